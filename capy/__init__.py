@@ -1,0 +1,3 @@
+"""capy: a context-saving sandbox and persistent memory for AI coding agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from capy.cli import run
+
+run()

@@ -1,0 +1,1 @@
+"""Benchmarks that print figures (`capy bench ...`); tests never assert timings."""

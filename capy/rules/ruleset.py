@@ -1,0 +1,235 @@
+"""Discovering, validating and merging every pack into one RuleSet the rest of capy reads."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from capy.rules.diagnostics import Diagnostic, render_text
+from capy.rules.hashing import index_version
+from capy.rules.lint import ExampleReport, lint_packs, run_examples
+from capy.rules.overlays import MergedPack, merge_packs
+from capy.rules.packfile import (
+    OVERLAY_SCHEMA,
+    PackFile,
+    header_diagnostics,
+    read_pack_file,
+    read_path,
+)
+from capy.rules.resources import shipped_pack_files
+from capy.rules.schemas import schema_diagnostics, schema_names
+from capy.rules.views.base import PackView
+
+
+class RulesError(Exception):
+    """The packs in force have errors; capy refuses to guess at policy."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        errors = [item for item in self.diagnostics if item.is_error]
+        first = errors[0] if errors else None
+        summary = f"{first.location()}: {first.message}" if first else "rule packs have errors"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"rule packs have errors: {summary}{more}; run `capy rules validate`")
+
+    def render(self) -> str:
+        return render_text(self.diagnostics)
+
+
+@dataclass
+class RuleSet:
+    packs: dict[str, MergedPack]
+    files: list[PackFile]
+    diagnostics: list[Diagnostic]
+    examples: ExampleReport | None = None
+    _views: dict[str, PackView] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not any(item.is_error for item in self.diagnostics)
+
+    @property
+    def index_version(self) -> str:
+        return index_version(self.packs.values())
+
+    def pack(self, name: str) -> MergedPack:
+        return self.packs[name]
+
+    def view(self, name: str) -> Any:
+        """The typed, frozen view of a pack, with disabled rules left out."""
+        if name not in self._views:
+            module = importlib.import_module(f"capy.rules.views.{name.replace('-', '_')}")
+            self._views[name] = module.VIEW.model_validate(active_only(self.packs[name].data))
+        return self._views[name]
+
+
+def active_only(node: Any) -> Any:
+    """Drop disabled rules everywhere, so views and interpreters never see them."""
+    if isinstance(node, dict):
+        return {key: active_only(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [
+            active_only(item)
+            for item in node
+            if not (isinstance(item, dict) and "id" in item and item.get("status") == "disabled")
+        ]
+    return node
+
+
+def shipped_files() -> list[PackFile]:
+    return list(_shipped_files_cached())
+
+
+@cache
+def _shipped_files_cached() -> tuple[PackFile, ...]:
+    files = []
+    for entry in shipped_pack_files():
+        pack, problems = read_pack_file(
+            entry.read_text(encoding="utf-8"), f"rules/{entry.name}", "shipped"
+        )
+        if problems:
+            raise RulesError(problems)
+        files.append(pack)
+    return tuple(files)
+
+
+def overlay_dirs(project_dir: Path | None) -> list[tuple[Path, str]]:
+    """Overlay folders in force, lowest precedence first: user, extra dirs, project."""
+    from capy.config import load_settings
+    from capy.config.paths import project_root, project_rules_dir, user_rules_dir
+
+    root = project_root(project_dir or Path.cwd())
+    settings = load_settings(root).settings
+    dirs = [(user_rules_dir(), "user")]
+    dirs.extend((Path(extra).expanduser(), "user") for extra in settings.rules.extra_dirs)
+    dirs.append((project_rules_dir(root), "project"))
+    return dirs
+
+
+def files_in(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(path for path in directory.iterdir() if path.suffix in (".yaml", ".yml"))
+
+
+def build_ruleset(
+    candidates: Iterable[tuple[Path, str]] = (),
+    *,
+    examples: bool = False,
+    include_shipped: bool = True,
+) -> RuleSet:
+    """Validate and merge the shipped packs plus the given files (full packs or overlays).
+
+    A full pack given explicitly replaces the shipped pack of the same name, so an edited copy
+    can be checked in the context of all the others.
+    """
+    diagnostics: list[Diagnostic] = []
+    parsed: list[PackFile] = []
+    for path, origin in candidates:
+        pack, problems = read_path(path, origin)
+        diagnostics.extend(problems)
+        if pack is not None:
+            parsed.append(pack)
+    explicit_names = {pack.name for pack in parsed if not pack.is_overlay}
+    shipped = (
+        [pack for pack in shipped_files() if pack.name not in explicit_names]
+        if include_shipped
+        else []
+    )
+    files = shipped + parsed
+
+    known = schema_names()
+    for pack in files:
+        diagnostics.extend(header_diagnostics(pack, known))
+        schema = OVERLAY_SCHEMA if pack.is_overlay else pack.schema
+        if schema in known:
+            diagnostics.extend(schema_diagnostics(pack.data, schema, _file_locator(pack)))
+
+    bases, overlays, seen = [], [], {}
+    for pack in files:
+        if pack.is_overlay:
+            overlays.append(pack)
+        elif pack.name in seen:
+            diagnostics.append(
+                pack.at(
+                    ("pack",),
+                    "duplicate-pack",
+                    f"pack {pack.name!r} is also defined in {seen[pack.name]}",
+                    "each pack name appears once; layer changes with an overlay",
+                )
+            )
+        elif pack.name:
+            seen[pack.name] = pack.file
+            bases.append(pack)
+
+    merged, merge_problems = merge_packs(bases, overlays)
+    diagnostics.extend(merge_problems)
+    for pack in merged.values():
+        if pack.overlays and pack.base.schema in known:
+            overlay_files = {overlay.file for overlay in pack.overlays}
+            diagnostics.extend(
+                item
+                for item in schema_diagnostics(pack.data, pack.base.schema, pack.locate)
+                if item.file in overlay_files
+            )
+    diagnostics.extend(lint_packs(merged.values()))
+    report = run_examples(merged.values()) if examples else None
+    if report:
+        diagnostics.extend(report.failures)
+    return RuleSet(merged, files, _dedupe(diagnostics), report)
+
+
+def _file_locator(pack: PackFile):
+    def locate(path: tuple, key: bool):
+        return pack.file, pack.loaded.position_of(path, key=key)
+
+    return locate
+
+
+def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for item in diagnostics:
+        marker = (item.file, item.line, item.column, item.code, item.message)
+        if marker not in seen:
+            seen.add(marker)
+            out.append(item)
+    return out
+
+
+def overlay_candidates(project_dir: Path | None = None) -> list[tuple[Path, str]]:
+    return [
+        (path, origin)
+        for directory, origin in overlay_dirs(project_dir)
+        for path in files_in(directory)
+    ]
+
+
+def load_rules(project_dir: Path | None = None) -> RuleSet:
+    """The rules in force for a project: shipped packs plus user and project overlays.
+
+    Cached per process and keyed by the overlay files' paths, sizes and modification times,
+    so a long-running server notices an edited overlay while a hook pays for parsing once.
+    """
+    candidates = overlay_candidates(project_dir)
+    key = tuple((str(path), origin, *_stamp(path)) for path, origin in candidates)
+    return _load_cached(key)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (0, 0)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _load_cached(key: tuple) -> RuleSet:
+    ruleset = build_ruleset([(Path(path), origin) for path, origin, *_ in key])
+    if not ruleset.ok:
+        raise RulesError(ruleset.diagnostics)
+    return ruleset

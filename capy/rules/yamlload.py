@@ -1,0 +1,181 @@
+"""Strict YAML loading that keeps every value's position.
+
+Packs are policy, so a loader that guesses is a liability: duplicate keys, non-string keys,
+custom tags and timestamps that YAML would silently turn into dates are all errors here. The
+result is plain Python data (dicts, lists, scalars) plus a map from JSON path to file position.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Loaded:
+    data: Any
+    positions: dict[PathKey, Position]
+    key_positions: dict[PathKey, Position]
+
+    def position_of(self, path: PathKey, *, key: bool = False) -> Position:
+        """Closest known position for a path: the value (or its key), else its nearest parent."""
+        table = self.key_positions if key else self.positions
+        probe = tuple(path)
+        while probe:
+            if probe in table:
+                return table[probe]
+            if probe in self.positions:
+                return self.positions[probe]
+            probe = probe[:-1]
+        return self.positions.get((), Position(1, 1))
+
+
+class YamlLoadError(Exception):
+    """A pack could not be read as strict YAML; carries a position and a hint."""
+
+    def __init__(self, code: str, message: str, position: Position, hint: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.position = position
+        self.hint = hint
+
+
+def _parser() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def load_yaml(text: str) -> Loaded:
+    """Parse one YAML document strictly; raise YamlLoadError with a position on any problem."""
+    try:
+        documents = list(_parser().load_all(text))
+    except MarkedYAMLError as exc:
+        raise _from_marked(exc) from None
+    except YAMLError as exc:
+        raise YamlLoadError("yaml-syntax", _first_line(str(exc)), Position(1, 1)) from None
+    if len(documents) != 1:
+        raise YamlLoadError(
+            "yaml-syntax",
+            f"expected exactly one YAML document, found {len(documents)}",
+            Position(1, 1),
+            "a pack is one document; remove extra `---` separators",
+        )
+    positions: dict[PathKey, Position] = {(): Position(1, 1)}
+    key_positions: dict[PathKey, Position] = {}
+    data = _plain(documents[0], (), positions, key_positions)
+    return Loaded(data, positions, key_positions)
+
+
+def _from_marked(exc: MarkedYAMLError) -> YamlLoadError:
+    mark = exc.problem_mark or exc.context_mark
+    position = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+    problem = exc.problem or exc.context or "invalid YAML"
+    name = type(exc).__name__
+    if "Duplicate" in name:
+        key = _first_line(problem).split('"')[1] if '"' in problem else ""
+        return YamlLoadError(
+            "duplicate-key",
+            f"duplicate key {key!r}" if key else "duplicate key",
+            position,
+            "each key may appear once in a mapping; merge the two entries",
+        )
+    hint = "check indentation and quoting on this line or the one above"
+    if "\\t" in problem or "\t" in problem:
+        hint = "YAML does not allow tabs for indentation; use spaces"
+    return YamlLoadError("yaml-syntax", _first_line(problem), position, hint)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "invalid YAML"
+
+
+def _record(node: Any, path: PathKey, table: dict[PathKey, Position]) -> None:
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        table[path] = Position(lc.line + 1, lc.col + 1)
+
+
+def _plain(node: Any, path: PathKey, positions: dict, key_positions: dict) -> Any:
+    if _custom_tag(node):
+        raise YamlLoadError(
+            "yaml-tag",
+            f"custom YAML tag {_tag_of(node)!r} is not allowed",
+            positions.get(path, Position(1, 1)),
+            "packs are plain data; remove the tag",
+        )
+    if isinstance(node, CommentedMap):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            kline, kcol = node.lc.key(key) if key in node.lc.data else (None, None)
+            key_pos = Position(kline + 1, kcol + 1) if kline is not None else positions.get(path)
+            if not isinstance(key, str):
+                raise YamlLoadError(
+                    "wrong-type",
+                    f"mapping key {key!r} is a {type(key).__name__}, not a string",
+                    key_pos or Position(1, 1),
+                    "quote the key",
+                )
+            child = (*path, key)
+            key_positions[child] = key_pos or Position(1, 1)
+            vline, vcol = node.lc.value(key) if key in node.lc.data else (None, None)
+            positions[child] = (
+                Position(vline + 1, vcol + 1) if vline is not None else key_positions[child]
+            )
+            out[key] = _plain(value, child, positions, key_positions)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for index, value in enumerate(node):
+            child = (*path, index)
+            line, col = node.lc.item(index)
+            positions[child] = Position(line + 1, col + 1)
+            items.append(_plain(value, child, positions, key_positions))
+        return items
+    if isinstance(node, TaggedScalar):
+        return _plain(node.value, path, positions, key_positions)
+    if isinstance(node, dt.date | dt.datetime):
+        raise YamlLoadError(
+            "silent-coercion",
+            f"value {node.isoformat()!r} was read as a date",
+            positions.get(path, Position(1, 1)),
+            'quote it to keep it text: "' + node.isoformat()[:10] + '"',
+        )
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    raise YamlLoadError(
+        "yaml-tag",
+        f"unsupported YAML value of type {type(node).__name__}",
+        positions.get(path, Position(1, 1)),
+        "packs hold only mappings, lists, strings, numbers, booleans and null",
+    )
+
+
+def _tag_of(node: Any) -> str:
+    tag = getattr(node, "tag", None)
+    return str(getattr(tag, "value", tag) or "")
+
+
+def _custom_tag(node: Any) -> bool:
+    tag = _tag_of(node)
+    return bool(tag) and not tag.startswith("tag:yaml.org,2002:")
