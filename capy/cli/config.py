@@ -1,0 +1,83 @@
+"""`capy config ...`: show the resolved configuration and where each value came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from cyclopts import App, Parameter
+
+app = App(name="config", help="Show capy's resolved configuration.")
+
+
+@app.command
+def show(
+    *,
+    as_json: Annotated[bool, Parameter(name="--json", negative=())] = False,
+    project: Annotated[Path | None, Parameter(name="--project")] = None,
+) -> int:
+    """Print every setting, its value (keys masked) and where it came from.
+
+    Parameters
+    ----------
+    as_json
+        Print JSON instead of a table.
+    project
+        Resolve for this directory instead of the current one.
+    """
+    from capy.cli.output import error_line, print_json
+    from capy.config import ConfigError, load_settings
+
+    try:
+        resolved = load_settings(project)
+    except ConfigError as error:
+        for line in error.lines:
+            error_line(line)
+        return 2
+    if as_json:
+        print_json(_as_json(resolved))
+    else:
+        _print_table(resolved)
+    return 0
+
+
+def _as_json(resolved: Any) -> dict[str, Any]:
+    return {
+        "project_root": str(resolved.project_root),
+        "files": [{"path": str(path), "exists": path.is_file()} for path in resolved.files],
+        "values": {
+            entry.key: {"value": entry.value, "source": entry.source}
+            for entry in resolved.entries()
+        },
+    }
+
+
+def _print_table(resolved: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="capy configuration", title_justify="left")
+    table.add_column("key", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_column("source", overflow="fold")
+    for entry in resolved.entries():
+        table.add_row(entry.key, Text(_text(entry.value)), Text(entry.source))
+    # A console of its own: the table's width must follow this run's terminal, and no path or
+    # value may be read as rich markup.
+    console = Console(highlight=False, markup=False)
+    console.print(table)
+    console.print(f"project root: {resolved.project_root}")
+    console.print("config files, lowest precedence first (environment CAPY_* overrides all):")
+    for path in resolved.files:
+        console.print(f"  {path}{'' if path.is_file() else '  (not present)'}")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(value) if value else "(none)"
+    return str(value)
