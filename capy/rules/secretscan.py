@@ -1,7 +1,8 @@
 """Secret detectors compiled from the secrets pack: keyword prefilter, regex, entropy, allowlists.
 
 A detector's regex may name a group `secret`; that span is what gets judged and redacted. Without
-it the whole match is the secret.
+it, or in a match where the group took no part (an alternation branch that has no group), the whole
+match is the secret.
 """
 
 from __future__ import annotations
@@ -35,10 +36,14 @@ class SecretDetector:
             if not any(keyword in haystack for keyword in self.keywords):
                 return []
         findings = []
+        has_group = "secret" in self.pattern.groupindex
         for match in self.pattern.finditer(text):
-            group = "secret" if "secret" in self.pattern.groupindex else 0
-            start, end = match.span(group)
-            if start < 0 or start == end:
+            start, end = match.span("secret") if has_group else (-1, -1)
+            if start < 0:
+                # A pattern may offer a self-delimiting token in one branch (no group) and a
+                # `name = (?P<secret>value)` branch in another: the branch without it is whole.
+                start, end = match.span()
+            if start == end:
                 continue
             secret = text[start:end]
             if self.min_entropy is not None and shannon_entropy(secret) < self.min_entropy:
@@ -61,6 +66,8 @@ def shannon_entropy(value: str) -> float:
 def compile_detector(
     rule: Mapping[str, Any], global_allowlist: Iterable[Any] = ()
 ) -> SecretDetector:
+    if not rule.get("use_global_allowlist", True):
+        global_allowlist = ()
     allow = [*rule.get("allowlist", ()), *(_allow_pattern(item) for item in global_allowlist)]
     return SecretDetector(
         rule_id=rule["id"],

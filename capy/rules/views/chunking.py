@@ -1,0 +1,200 @@
+"""Typed view of the chunking pack: how content is recognised and cut into indexed chunks."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cached_property
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from capy.rules.views.base import PackView, RuleView
+
+
+class ContentType(StrEnum):
+    MARKDOWN = "markdown"
+    JSON = "json"
+    LOG = "log"
+    CODE = "code"
+    CSV = "csv"
+    HTML = "html"
+    DIFF = "diff"
+    PLAINTEXT = "plaintext"
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    FAILURE = "failure"
+    WARNING = "warning"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _RegexRuleView(RuleView):
+    pattern: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+
+class DetectRule(_RegexRuleView):
+    content_type: ContentType
+    priority: int
+
+
+class ErrorRule(_RegexRuleView):
+    severity: Severity
+
+
+class DefinitionRule(_RegexRuleView):
+    languages: tuple[str, ...]
+
+    def applies_to(self, language: str | None) -> bool:
+        """Unknown language: every rule applies; known: only the rules that name it."""
+        return language is None or language in self.languages
+
+    def name_in(self, line: str) -> str | None:
+        match = self.regex.search(line)
+        return match.group("name") if match else None
+
+
+R = TypeVar("R", bound=RuleView)
+
+
+def active(rules: tuple[R, ...]) -> tuple[R, ...]:
+    """Rules that run: the engine already drops disabled ones; deprecated ones stop here."""
+    return tuple(rule for rule in rules if rule.active)
+
+
+class Titles(_Section):
+    max_chars: int
+    ellipsis: str
+    fallback: str
+
+    def clip(self, title: str) -> str:
+        title = " ".join(title.split())
+        if len(title) <= self.max_chars:
+            return title or self.fallback
+        return title[: self.max_chars - len(self.ellipsis)].rstrip() + self.ellipsis
+
+
+class Detection(_Section):
+    sample_bytes: int
+    fallback: ContentType
+    rules: tuple[DetectRule, ...]
+
+    @cached_property
+    def ordered_rules(self) -> tuple[DetectRule, ...]:
+        """Active rules by descending priority; equal priorities keep pack order."""
+        return tuple(sorted(active(self.rules), key=lambda rule: -rule.priority))
+
+    def detect(self, text: str) -> ContentType:
+        sample = text.encode("utf-8")[: self.sample_bytes].decode("utf-8", "ignore")
+        for rule in self.ordered_rules:
+            if rule.regex.search(sample):
+                return rule.content_type
+        return self.fallback
+
+
+class Markdown(_Section):
+    title_heading_depth: int
+    title_separator: str
+    never_split_fences: bool
+    oversize_split: Literal["paragraph", "line"]
+    overlap_bytes: int
+
+
+class Paragraphs(_Section):
+    min_sections: int
+    max_sections: int
+    max_section_bytes: int
+
+
+class PlainText(_Section):
+    paragraphs: Paragraphs
+    window_lines: int
+    overlap_lines: int
+    whitespace_break_ratio: float
+
+
+class Json(_Section):
+    identity_fields: tuple[str, ...]
+    array_batch_items: int
+    max_key_path_depth: int
+    key_path_separator: str
+    max_identity_chars: int
+
+
+class ErrorContext(_Section):
+    before_lines: int
+    after_lines: int
+
+
+class Log(_Section):
+    window_lines: int
+    overlap_lines: int
+    error_context: ErrorContext
+    max_error_chunks: int
+    title_strip_prefix: str
+    error_rules: tuple[ErrorRule, ...]
+
+    @cached_property
+    def active_error_rules(self) -> tuple[ErrorRule, ...]:
+        return active(self.error_rules)
+
+    @cached_property
+    def title_prefix_regex(self) -> re.Pattern[str]:
+        return re.compile(self.title_strip_prefix)
+
+    def classify(self, line: str) -> ErrorRule | None:
+        """The first active error rule that flags this line, if any."""
+        return next((rule for rule in self.active_error_rules if rule.regex.search(line)), None)
+
+
+class Code(_Section):
+    window_lines: int
+    overlap_lines: int
+    min_definition_lines: int
+    definition_rules: tuple[DefinitionRule, ...]
+
+    def rules_for(self, language: str | None) -> tuple[DefinitionRule, ...]:
+        return tuple(rule for rule in active(self.definition_rules) if rule.applies_to(language))
+
+
+class Csv(_Section):
+    rows_per_chunk: int
+    repeat_header: bool
+
+
+class Html(_Section):
+    convert_to: ContentType
+    drop_elements: tuple[str, ...]
+
+
+class Diff(_Section):
+    chunk_per: Literal["file", "hunk"]
+    repeat_file_header: bool
+
+
+class ChunkingPack(PackView):
+    max_chunk_bytes: int
+    min_chunk_bytes: int
+    titles: Titles
+    detection: Detection
+    markdown: Markdown
+    plaintext: PlainText
+    json_: Json = Field(alias="json")
+    log: Log
+    code: Code
+    csv: Csv
+    html: Html
+    diff: Diff
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+
+VIEW = ChunkingPack

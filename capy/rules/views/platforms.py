@@ -1,0 +1,233 @@
+"""Typed view of the platforms pack: how each agent platform names events and tools, and where
+hook input fields and output decisions live in its JSON.
+
+The hook adapter reads and writes payloads only through `InputPaths.read` and `write_path`, so a
+platform that moves a field is fixed in rules/platforms.yaml alone.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from capy.rules.views.base import PackView, RuleView
+
+_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]+)\])?")
+
+
+class CanonicalEvent(StrEnum):
+    PRE_TOOL_USE = "PreToolUse"
+    POST_TOOL_USE = "PostToolUse"
+    POST_TOOL_USE_FAILURE = "PostToolUseFailure"
+    USER_PROMPT_SUBMIT = "UserPromptSubmit"
+    SESSION_START = "SessionStart"
+    SESSION_END = "SessionEnd"
+    PRE_COMPACT = "PreCompact"
+    STOP = "Stop"
+    SUBAGENT_STOP = "SubagentStop"
+
+
+class Decision(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+
+
+def _segments(path: str) -> list[tuple[str, int | None]]:
+    return [(name, int(index) if index else None) for name, index in _SEGMENT.findall(path)]
+
+
+def read_path(payload: Any, path: str) -> Any:
+    """The value at a dotted JSON path (`workspace_roots[0]`), or None when any step is missing."""
+    node = payload
+    for name, index in _segments(path):
+        if not isinstance(node, dict) or name not in node:
+            return None
+        node = node[name]
+        if index is not None:
+            if not isinstance(node, list) or index >= len(node):
+                return None
+            node = node[index]
+    return node
+
+
+def write_path(target: dict[str, Any], path: str, value: Any) -> None:
+    """Set a value at a dotted path, creating intermediate objects (no list indexes)."""
+    steps = [name for name, _ in _segments(path)]
+    node = target
+    for name in steps[:-1]:
+        node = node.setdefault(name, {})
+    node[steps[-1]] = value
+
+
+def keep_active(rules: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Rules in force: the engine already dropped disabled ones; this also drops deprecated."""
+    return tuple(rule for rule in rules if rule.active)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class InputPaths(_Frozen):
+    event_name: tuple[str, ...]
+    session_id: tuple[str, ...] = ()
+    cwd: tuple[str, ...] = ()
+    transcript_path: tuple[str, ...] = ()
+    tool_name: tuple[str, ...] = ()
+    tool_input: tuple[str, ...] = ()
+    tool_response: tuple[str, ...] = ()
+    tool_use_id: tuple[str, ...] = ()
+    prompt: tuple[str, ...] = ()
+    source: tuple[str, ...] = ()
+
+    def read(self, payload: Any, field: str) -> Any:
+        """The first candidate path present in the payload, or None."""
+        for path in getattr(self, field):
+            value = read_path(payload, path)
+            if value is not None:
+                return value
+        return None
+
+
+class DecisionOutput(_Frozen):
+    style: Literal["json", "exit-code"]
+    path: str | None = None
+    values: dict[Decision, str] = Field(default_factory=dict)
+    reason_path: str | None = None
+    user_message_path: str | None = None
+
+    def supports(self, decision: Decision) -> bool:
+        return (self.style == "exit-code" and decision is Decision.DENY) or decision in self.values
+
+
+class ContextOutput(_Frozen):
+    style: Literal["json", "stdout"]
+    path: str | None = None
+    events: tuple[CanonicalEvent, ...]
+
+
+class HookOutput(_Frozen):
+    event_name_path: str | None = None
+    decision: DecisionOutput
+    updated_input_path: str | None = None
+    context: ContextOutput | None = None
+    block_exit_code: int
+
+    @property
+    def can_rewrite_input(self) -> bool:
+        return self.updated_input_path is not None
+
+    def accepts_context(self, event: CanonicalEvent) -> bool:
+        return self.context is not None and event in self.context.events
+
+
+class ConfigFile(_Frozen):
+    path: str
+    scope: Literal["project", "user"]
+    format: Literal["json", "jsonc", "toml", "js"]
+    key: str | None = None
+    note: str | None = None
+
+
+class ConfigLocations(_Frozen):
+    mcp: tuple[ConfigFile, ...]
+    hooks: tuple[ConfigFile, ...]
+
+
+class TranscriptLocation(_Frozen):
+    glob: str
+    format: Literal["claude-code-jsonl", "codex-rollout-jsonl"]
+
+
+class Platform(RuleView):
+    key: str
+    name: str
+    docs: tuple[str, ...]
+    transport: Literal["command", "plugin"]
+    events: dict[CanonicalEvent, str]
+    tools: dict[str, str]
+    input_fields: dict[str, str] = Field(default_factory=dict)
+    mcp_tool_name: str | None = None
+    input: InputPaths
+    output: HookOutput
+    config: ConfigLocations
+    resume_command: str | None = None
+    transcripts: TranscriptLocation | None = None
+
+    @cached_property
+    def _events_by_native(self) -> dict[str, CanonicalEvent]:
+        return {native: canonical for canonical, native in self.events.items()}
+
+    @cached_property
+    def _mcp_pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self.mcp_tool_name) if self.mcp_tool_name else None
+
+    def native_event(self, event: CanonicalEvent) -> str | None:
+        return self.events.get(event)
+
+    def canonical_event(self, native: str) -> CanonicalEvent | None:
+        return self._events_by_native.get(native)
+
+    def canonical_tool(self, native: str) -> str:
+        """Canonical name of a native tool; unknown names (MCP tools among them) pass through."""
+        return self.tools.get(native, native)
+
+    def canonical_input(self, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """Tool input with native field names renamed to the canonical ones."""
+        return {self.input_fields.get(name, name): value for name, value in tool_input.items()}
+
+    def native_input(self, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """The reverse of canonical_input, for writing a rewritten call back."""
+        reverse = {canonical: native for native, canonical in self.input_fields.items()}
+        return {reverse.get(name, name): value for name, value in tool_input.items()}
+
+    def mcp_tool(self, native: str) -> tuple[str, str] | None:
+        """(server, tool) when the native tool name is an MCP tool, else None."""
+        pattern = self._mcp_pattern
+        match = pattern.match(native) if pattern else None
+        return (match["server"], match["tool"]) if match else None
+
+    def resume(self, session_id: str) -> str | None:
+        if self.resume_command is None:
+            return None
+        return self.resume_command.format(session_id=session_id)
+
+
+class PlatformsPack(PackView):
+    hook_command: str
+    platforms: tuple[Platform, ...]
+
+    @field_validator("platforms", mode="after")
+    @classmethod
+    def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
+        return keep_active(rules)
+
+    @cached_property
+    def _by_key(self) -> dict[str, Platform]:
+        return {platform.key: platform for platform in self.platforms}
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(self._by_key)
+
+    def platform(self, key: str) -> Platform:
+        try:
+            return self._by_key[key]
+        except KeyError:
+            known = ", ".join(self._by_key)
+            raise KeyError(f"unknown platform {key!r}; known platforms: {known}") from None
+
+    def hook_command_for(self, key: str, event: CanonicalEvent) -> str | None:
+        """The command an installer registers for one event, or None if the platform lacks it."""
+        native = self.platform(key).native_event(event)
+        if native is None:
+            return None
+        return self.hook_command.format(platform=key, event=native)
+
+
+VIEW = PlatformsPack

@@ -1,0 +1,230 @@
+"""Typed view of the search pack: query processing, fusion, boosts, fuzzy correction, throttle."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from capy.rules.views.base import PackView, RuleView
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Query(_Section):
+    max_terms: int
+    max_bytes: int
+    min_term_chars: int
+    and_then_or: bool
+    or_fallback_below: int
+    strip_operators: tuple[str, ...]
+    strip_chars: str
+    trigram_min_chars: int
+
+    @cached_property
+    def operator_words(self) -> frozenset[str]:
+        return frozenset(word.upper() for word in self.strip_operators)
+
+
+class Bm25(_Section):
+    title_weight: float
+    content_weight: float
+
+
+class Fusion(_Section):
+    rrf_k: int
+    candidate_multiplier: int
+    min_candidates: int
+
+    def candidates_for(self, limit: int) -> int:
+        return max(limit * self.candidate_multiplier, self.min_candidates)
+
+    def contribution(self, rank: int) -> float:
+        """RRF share of a 1-based rank in one list."""
+        return 1.0 / (self.rrf_k + rank)
+
+
+class TitleBoost(_Section):
+    code: float
+    prose: float
+
+
+class PhraseBoost(_Section):
+    weight: float
+    gap_chars: int
+    saturate_at: int
+
+
+class Boosts(_Section):
+    title: TitleBoost
+    proximity: float
+    phrase: PhraseBoost
+    entity: float
+
+
+class DistanceBand(_Section):
+    min_chars: int
+    max_distance: int
+
+
+class Fuzzy(_Section):
+    enabled: bool
+    trigger_below_results: int
+    min_term_chars: int
+    max_distance_by_length: tuple[DistanceBand, ...]
+    max_candidates: int
+    max_corrections: int
+    cache_size: int
+
+    @model_validator(mode="after")
+    def _bands_ascend(self) -> Fuzzy:
+        lengths = [band.min_chars for band in self.max_distance_by_length]
+        if lengths != sorted(set(lengths)):
+            raise ValueError("fuzzy.max_distance_by_length must ascend by min_chars")
+        return self
+
+    def max_distance(self, term: str) -> int:
+        """Edit distance allowed for a term; 0 means it is never corrected."""
+        if not self.enabled or len(term) < self.min_term_chars:
+            return 0
+        allowed = 0
+        for band in self.max_distance_by_length:
+            if len(term) >= band.min_chars:
+                allowed = band.max_distance
+        return allowed
+
+
+class Diversity(_Section):
+    max_per_source: int
+
+
+class Limits(_Section):
+    default_results: int
+    max_results: int
+    max_queries_per_call: int
+    max_response_bytes: int
+
+    def clamp(self, requested: int | None) -> int:
+        if requested is None:
+            return self.default_results
+        return max(1, min(requested, self.max_results))
+
+
+class ThrottleStage(_Section):
+    after_calls: int
+    max_results: int
+    message: str
+
+    @property
+    def refuses(self) -> bool:
+        return self.max_results == 0
+
+
+class Throttle(_Section):
+    window_seconds: int
+    stages: tuple[ThrottleStage, ...]
+
+    @model_validator(mode="after")
+    def _stages_ascend(self) -> Throttle:
+        counts = [stage.after_calls for stage in self.stages]
+        if counts != sorted(set(counts)):
+            raise ValueError("throttle.stages must ascend by after_calls")
+        return self
+
+    def stage_for(self, calls_in_window: int) -> ThrottleStage | None:
+        """The stage for the Nth call in the window (1-based), or None when unthrottled."""
+        current = None
+        for stage in self.stages:
+            if calls_in_window > stage.after_calls:
+                current = stage
+        return current
+
+
+class Snippets(_Section):
+    window_bytes: int
+    max_bytes: int
+    merge_distance_bytes: int
+    boundary_slack_bytes: int
+    ellipsis: str
+    whole_chunk_below_bytes: int
+
+
+class EntityRule(RuleView):
+    pattern: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+
+class Entities(_Section):
+    min_chars: int
+    rules: tuple[EntityRule, ...]
+    stopwords: frozenset[str]
+
+    @cached_property
+    def active_rules(self) -> tuple[EntityRule, ...]:
+        return tuple(rule for rule in self.rules if rule.active)
+
+    def is_entity(self, term: str) -> bool:
+        if len(term) < self.min_chars or term.lower() in self.stopwords:
+            return False
+        return any(rule.regex.search(term) for rule in self.active_rules)
+
+
+class Stopwords(_Section):
+    english: tuple[str, ...]
+    query_filler: tuple[str, ...]
+
+    @cached_property
+    def all(self) -> frozenset[str]:
+        return frozenset(self.english) | frozenset(self.query_filler)
+
+
+class SynonymGroup(RuleView):
+    terms: tuple[str, ...]
+
+
+class Synonyms(_Section):
+    groups: tuple[SynonymGroup, ...]
+
+    @cached_property
+    def expansions(self) -> dict[str, tuple[str, ...]]:
+        """Term -> the other terms of its group (active groups only)."""
+        table: dict[str, tuple[str, ...]] = {}
+        for group in self.groups:
+            if not group.active:
+                continue
+            for term in group.terms:
+                table[term] = tuple(other for other in group.terms if other != term)
+        return table
+
+    def expand(self, term: str) -> tuple[str, ...]:
+        return self.expansions.get(term.lower(), ())
+
+
+class SearchPack(PackView):
+    query: Query
+    bm25: Bm25
+    fusion: Fusion
+    boosts: Boosts
+    fuzzy: Fuzzy
+    diversity: Diversity
+    limits: Limits
+    throttle: Throttle
+    snippets: Snippets
+    entities: Entities
+    stopwords: Stopwords
+    synonyms: Synonyms
+
+    @model_validator(mode="after")
+    def _limits_consistent(self) -> SearchPack:
+        if self.limits.default_results > self.limits.max_results:
+            raise ValueError("limits.default_results exceeds limits.max_results")
+        return self
+
+
+VIEW = SearchPack

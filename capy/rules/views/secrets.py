@@ -1,0 +1,129 @@
+"""Typed view of the secrets pack: detectors compiled once, findings merged, text redacted."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from capy.rules.secretscan import SecretDetector, SecretFinding, compile_detector
+from capy.rules.views.base import PackView, RuleView
+
+
+class Examples(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    match: tuple[str, ...]
+    no_match: tuple[str, ...]
+
+
+class AllowRule(RuleView):
+    """A global allowlist entry: a hit of `pattern` in a secret span drops the finding."""
+
+    pattern: str
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+    def allows(self, secret: str) -> bool:
+        return self.regex.search(secret) is not None
+
+
+class Detector(RuleView):
+    kind: Literal["secret"] = "secret"
+    keywords: tuple[str, ...]
+    pattern: str
+    entropy: float | None = Field(default=None, ge=0, le=8)
+    allowlist: tuple[str, ...] = ()
+    use_global_allowlist: bool = True
+    examples: Examples | None = None
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+    @property
+    def redacts_group(self) -> bool:
+        """True when only the `secret` group is redacted (a password inside a URL, say)."""
+        return "secret" in self.regex.groupindex
+
+    def compile(self, global_allowlist: tuple[AllowRule, ...] = ()) -> SecretDetector:
+        rule = {
+            "id": self.id,
+            "pattern": self.pattern,
+            "keywords": self.keywords,
+            "entropy": self.entropy,
+            "allowlist": self.allowlist,
+            "use_global_allowlist": self.use_global_allowlist,
+        }
+        return compile_detector(rule, (allow.pattern for allow in global_allowlist))
+
+
+R = TypeVar("R", bound=RuleView)
+
+
+def _active(rules: tuple[R, ...]) -> tuple[R, ...]:
+    """Rules that run: the engine already drops disabled ones; deprecated ones stop here."""
+    return tuple(rule for rule in rules if rule.active)
+
+
+class SecretsPack(PackView):
+    shapes_index: bool = True
+    global_allowlist: tuple[AllowRule, ...] = ()
+    detectors: tuple[Detector, ...]
+
+    @property
+    def active_detectors(self) -> tuple[Detector, ...]:
+        return _active(self.detectors)
+
+    @property
+    def active_allowlist(self) -> tuple[AllowRule, ...]:
+        return _active(self.global_allowlist)
+
+    def detector(self, rule_id: str) -> Detector:
+        for detector in self.detectors:
+            if detector.id == rule_id:
+                return detector
+        raise KeyError(rule_id)
+
+    @cached_property
+    def compiled(self) -> tuple[SecretDetector, ...]:
+        allow = self.active_allowlist
+        return tuple(detector.compile(allow) for detector in self.active_detectors)
+
+    def find_secrets(self, text: str) -> list[SecretFinding]:
+        """Every finding of every active detector, sorted by position, overlaps merged.
+
+        Where spans overlap (a JWT inside an Authorization header, say) the union is kept and
+        credited to the detector whose span starts first, longest first on a tie.
+        """
+        lowered = text.lower()
+        found = [f for detector in self.compiled for f in detector.find(text, lowered)]
+        found.sort(key=lambda f: (f.start, -f.end))
+        merged: list[SecretFinding] = []
+        for finding in found:
+            if merged and finding.start < merged[-1].end:
+                last = merged[-1]
+                if finding.end > last.end:
+                    merged[-1] = SecretFinding(last.rule_id, last.start, finding.end)
+                continue
+            merged.append(finding)
+        return merged
+
+    def redact_secrets(self, text: str, mask: str) -> tuple[str, list[SecretFinding]]:
+        """Replace each secret span with `mask` (`{rule}` in it becomes the detector's short id)."""
+        findings = self.find_secrets(text)
+        parts: list[str] = []
+        cursor = 0
+        for finding in findings:
+            parts.append(text[cursor : finding.start])
+            parts.append(mask.format(rule=finding.rule_id.removeprefix(f"{self.pack}.")))
+            cursor = finding.end
+        parts.append(text[cursor:])
+        return "".join(parts), findings
+
+
+VIEW = SecretsPack
