@@ -16,15 +16,23 @@ app = App(
 )
 
 
-def _register() -> None:
-    # Imported here so that `capy --help` builds the tree without importing every group eagerly.
-    from capy.cli import bench as bench_commands
-    from capy.cli import config as config_commands
-    from capy.cli import rules as rules_commands
+# Registered by import path: cyclopts imports a command's module only when it is invoked, so a
+# command never pays for the imports of the others. The one-line help shows in `capy --help`
+# without importing anything.
+COMMANDS = {
+    "rules": ("capy.cli.rules:app", "Validate, inspect and document the rule packs."),
+    "config": ("capy.cli.config:app", "Show capy's resolved configuration."),
+    "which": ("capy.cli.store:which", "Print the knowledge-base path for this project."),
+    "dbsize": ("capy.cli.store:dbsize", "Show the knowledge base's file, WAL and table sizes."),
+    "checkpoint": ("capy.cli.store:checkpoint", "Checkpoint the knowledge base's WAL."),
+    "encrypt": ("capy.cli.store:encrypt", "Encrypt a plaintext knowledge base or rotate its key."),
+    "bench": ("capy.cli.bench:app", "Measure capy and print the figures."),
+}
 
-    app.command(rules_commands.app)
-    app.command(config_commands.app)
-    app.command(bench_commands.app)
+
+def _register() -> None:
+    for name, (target, summary) in COMMANDS.items():
+        app.command(target, name=name, help=summary)
 
 
 _register()
@@ -55,8 +63,13 @@ def _report(exc: Exception, error_line) -> int:
         error_line("the rule packs in force have errors; fix them or remove the overlay")
         return 1
     if isinstance(exc, ConfigError):
-        error_line(str(exc))
+        for line in exc.lines:
+            error_line(line)
         return 2
+    if isinstance(exc, BrokenPipeError):
+        # `capy ... | head` closed the pipe early: not an error worth a word.
+        _silence_stdout()
+        return 0
     if os.environ.get("CAPY_DEBUG"):
         raise exc
     error_line(
@@ -64,6 +77,13 @@ def _report(exc: Exception, error_line) -> int:
         "traceback, and please report it."
     )
     return 70
+
+
+def _silence_stdout() -> None:
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def run() -> None:

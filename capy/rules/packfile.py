@@ -10,7 +10,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from capy import __version__
-from capy.rules.diagnostics import Diagnostic
+from capy.rules.diagnostics import Diagnostic, with_frame
 from capy.rules.yamlload import Loaded, Position, YamlLoadError, load_yaml
 
 OVERLAY_SCHEMA = "overlay.v1"
@@ -122,7 +122,7 @@ def read_pack_file(text: str, file: str, origin: str) -> tuple[PackFile | None, 
         diagnostic = Diagnostic(
             file, exc.position.line, exc.position.column, exc.code, exc.message, hint=exc.hint
         )
-        return None, [diagnostic]
+        return None, [with_frame(diagnostic, text)]
     if not isinstance(loaded.data, dict):
         return None, [
             Diagnostic(

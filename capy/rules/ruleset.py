@@ -9,9 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from capy.rules.diagnostics import Diagnostic, render_text
+from capy.rules.diagnostics import Diagnostic, render_text, with_frame
 from capy.rules.hashing import index_version
-from capy.rules.lint import ExampleReport, lint_packs, run_examples
 from capy.rules.overlays import MergedPack, merge_packs
 from capy.rules.packfile import (
     OVERLAY_SCHEMA,
@@ -21,8 +20,7 @@ from capy.rules.packfile import (
     read_path,
 )
 from capy.rules.resources import shipped_pack_files
-from capy.rules.schemas import schema_diagnostics, schema_names
-from capy.rules.views.base import PackView
+from capy.rules.yamlload import Loaded, Position
 
 
 class RulesError(Exception):
@@ -45,8 +43,8 @@ class RuleSet:
     packs: dict[str, MergedPack]
     files: list[PackFile]
     diagnostics: list[Diagnostic]
-    examples: ExampleReport | None = None
-    _views: dict[str, PackView] = field(default_factory=dict, repr=False)
+    examples: Any = None  # an ExampleReport when examples were run
+    _views: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -127,6 +125,11 @@ def build_ruleset(
     A full pack given explicitly replaces the shipped pack of the same name, so an edited copy
     can be checked in the context of all the others.
     """
+    # Imported here: jsonschema and the lint are only needed when packs are actually checked,
+    # not when a cached rule set is read back by a hook.
+    from capy.rules.lint import lint_packs, run_examples
+    from capy.rules.schemas import schema_diagnostics, schema_names
+
     diagnostics: list[Diagnostic] = []
     parsed: list[PackFile] = []
     for path, origin in candidates:
@@ -180,7 +183,9 @@ def build_ruleset(
     report = run_examples(merged.values()) if examples else None
     if report:
         diagnostics.extend(report.failures)
-    return RuleSet(merged, files, _dedupe(diagnostics), report)
+    texts = {pack.file: pack.text for pack in files}
+    framed = [with_frame(item, texts.get(item.file)) for item in _dedupe(diagnostics)]
+    return RuleSet(merged, files, framed, report)
 
 
 def _file_locator(pack: PackFile):
@@ -193,7 +198,9 @@ def _file_locator(pack: PackFile):
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     seen, out = set(), []
     for item in diagnostics:
-        marker = (item.file, item.line, item.column, item.code, item.message)
+        # The schema's regex format check and the lint's compile check find the same fault;
+        # one report per spot and code is enough.
+        marker = (item.file, item.line, item.column, item.code)
         if marker not in seen:
             seen.add(marker)
             out.append(item)
@@ -211,25 +218,49 @@ def overlay_candidates(project_dir: Path | None = None) -> list[tuple[Path, str]
 def load_rules(project_dir: Path | None = None) -> RuleSet:
     """The rules in force for a project: shipped packs plus user and project overlays.
 
-    Cached per process and keyed by the overlay files' paths, sizes and modification times,
-    so a long-running server notices an edited overlay while a hook pays for parsing once.
+    Cached in the process and on disk, both keyed by the content of every file involved, so a
+    long-running server notices an edited overlay and a fresh hook process skips validation.
+    Raises RulesError when the packs in force have errors.
     """
+    from capy.rules.cache import cache_key
+
     candidates = overlay_candidates(project_dir)
-    key = tuple((str(path), origin, *_stamp(path)) for path, origin in candidates)
-    return _load_cached(key)
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError:
-        return (0, 0)
-    return (stat.st_mtime_ns, stat.st_size)
+    return _load_cached(cache_key(candidates), tuple(candidates))
 
 
 @cache
-def _load_cached(key: tuple) -> RuleSet:
-    ruleset = build_ruleset([(Path(path), origin) for path, origin, *_ in key])
+def _load_cached(key: str, candidates: tuple[tuple[Path, str], ...]) -> RuleSet:
+    from capy.rules.cache import read_cache, write_cache
+
+    cached = read_cache(key)
+    if cached is not None:
+        return RuleSet(_packs_from_cache(cached["packs"]), [], [])
+    ruleset = build_ruleset(list(candidates))
     if not ruleset.ok:
         raise RulesError(ruleset.diagnostics)
+    write_cache(key, _packs_to_cache(ruleset))
     return ruleset
+
+
+def _packs_to_cache(ruleset: RuleSet) -> dict[str, Any]:
+    return {
+        name: {
+            "data": pack.data,
+            "file": pack.base.file,
+            "overlays": [[overlay.file, overlay.name] for overlay in pack.overlays],
+        }
+        for name, pack in ruleset.packs.items()
+    }
+
+
+def _packs_from_cache(entries: dict[str, Any]) -> dict[str, MergedPack]:
+    """Merged packs without positions: enough for views, hashing and listings."""
+
+    def stub(file: str, data: dict[str, Any]) -> PackFile:
+        return PackFile(file, "", Loaded(data, {(): Position(1, 1)}, {}), "cache")
+
+    packs = {}
+    for name, entry in entries.items():
+        overlays = [stub(file, {"pack": overlay_name}) for file, overlay_name in entry["overlays"]]
+        packs[name] = MergedPack(name, stub(entry["file"], entry["data"]), overlays, entry["data"])
+    return packs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -66,7 +67,11 @@ def schema_problems(data: Any, schema_name: str) -> list[SchemaProblem]:
     if validator is None:
         return []
     errors = sorted(validator.iter_errors(data), key=relevance)
-    return [_explain_error(data, error, validator) for error in errors]
+    problems = [_explain_error(data, error, validator) for error in errors]
+    problems = [problem for problem in problems if problem.code != "cascade"] or problems
+    # A misspelt key shows up twice: as unknown, and as the required key it was meant to be.
+    # The unknown key, with its "did you mean", is the one that tells the user what to fix.
+    return sorted(problems, key=lambda problem: problem.code != "unknown-key")
 
 
 def schema_diagnostics(data: Any, schema_name: str, locate: Locator) -> list[Diagnostic]:
@@ -120,6 +125,10 @@ def _explain(
     if keyword in ("unevaluatedProperties", "additionalProperties"):
         unknown = _unexpected_keys(error)
         allowed = _allowed_keys(error, validator)
+        if unknown and all(key in allowed for key in unknown):
+            # Declared keys reported as "unevaluated" only because a composed subschema failed
+            # elsewhere: a cascade, not the user's mistake. The real error is reported too.
+            return ("cascade", error.message, None, None)
         key = unknown[0] if unknown else "?"
         hint = _close_match_hint(key, allowed)
         return (
@@ -171,11 +180,21 @@ def _explain(
     if keyword == "format" and error.validator_value == "regex":
         return (
             "bad-regex",
-            f"{where} is not a valid regular expression",
+            f"{where} does not compile: {_regex_problem(error.instance)}",
             "Python `re` syntax; escape literal brackets, parentheses and backslashes",
             None,
         )
     return ("schema", f"{where or 'document'}: {error.message}", None, None)
+
+
+def _regex_problem(value: Any) -> str:
+    try:
+        re.compile(value)
+    except (re.error, TypeError) as exc:
+        position = getattr(exc, "pos", None)
+        where = f" at position {position}" if position is not None else ""
+        return f"{getattr(exc, 'msg', exc)}{where}"
+    return "not a regular expression"
 
 
 def _pattern_hint(path: Any) -> str | None:

@@ -1,0 +1,74 @@
+"""A compiled-rules cache on disk, so a fresh process (every hook is one) skips parse and schema.
+
+Validating the packs costs around a second; reading their merged result back as JSON costs a
+few milliseconds. The cache key is a hash of capy's version and the bytes of every file that
+goes into the result (shipped packs, schemas, overlays), so any edit anywhere is a miss. Only a
+rule set without errors is ever written, and a cache file that cannot be read is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from capy import __version__
+from capy.rules.resources import shipped_pack_files, shipped_schema_files
+
+CACHE_FORMAT = 1
+
+
+def cache_key(overlays: list[tuple[Path, str]]) -> str:
+    digest = hashlib.sha256(f"capy {__version__} cache {CACHE_FORMAT}\n".encode())
+    for entry in [*shipped_pack_files(), *shipped_schema_files()]:
+        digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
+    for path, origin in overlays:
+        try:
+            content = path.read_bytes()
+        except OSError:
+            content = b"<unreadable>"
+        digest.update(f"{origin}:{path}".encode() + b"\0" + content + b"\0")
+    return digest.hexdigest()
+
+
+def cache_path(key: str) -> Path:
+    from capy.config.paths import data_dir
+
+    return data_dir() / "cache" / "rules" / f"{key[:32]}.json"
+
+
+def read_cache(key: str) -> dict[str, Any] | None:
+    try:
+        payload = json.loads(cache_path(key).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(payload, dict) or payload.get("key") != key:
+        return None
+    return payload
+
+
+def write_cache(key: str, packs: dict[str, Any]) -> None:
+    """Best effort and atomic: a read-only home or a full disk only costs speed."""
+    path = cache_path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump({"key": key, "packs": packs}, stream, ensure_ascii=False)
+        os.replace(temporary, path)
+    except OSError:
+        return
+    _prune(path)
+
+
+def _prune(keep: Path, limit: int = 8) -> None:
+    """Keep the newest few entries: each edit of an overlay leaves an old one behind."""
+    try:
+        entries = sorted(keep.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in entries[limit:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        return

@@ -1,0 +1,66 @@
+"""Every test runs with a private HOME, XDG dirs and working directory, so nothing a developer
+has configured (overlays, keys, config files) can change a result, and nothing leaks out."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_TESTDATA = REPO_ROOT.parent / "shared" / "testdata"
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    project = tmp_path_factory.mktemp("project")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for name in [name for name in os.environ if name.startswith("CAPY_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(project)
+    from capy.rules import ruleset
+
+    ruleset._load_cached.cache_clear()
+    yield project
+    ruleset._load_cached.cache_clear()
+
+
+@pytest.fixture
+def project_dir(isolated_environment) -> Path:
+    return isolated_environment
+
+
+@pytest.fixture
+def user_rules_dir(isolated_environment) -> Path:
+    from capy.config.paths import user_rules_dir
+
+    path = user_rules_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def project_rules_dir(project_dir) -> Path:
+    path = project_dir / ".capy" / "rules"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def shared_testdata():
+    """Find a path under ../shared/testdata, or skip saying why the test cannot run."""
+
+    def find(*parts: str) -> Path:
+        path = SHARED_TESTDATA.joinpath(*parts)
+        if not path.exists():
+            pytest.skip(
+                f"shared test data not found at ../shared/testdata/{'/'.join(parts)}; "
+                "it sits beside the repository in CI and development checkouts"
+            )
+        return path
+
+    return find
