@@ -1,0 +1,219 @@
+"""`capy which | checkpoint | dbsize | encrypt`: thin shells over `capy.store`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from cyclopts import Parameter
+
+# `CAPY_DB_PATH` is read by the settings (relative to the project root); `--db` overrides it and,
+# like any path typed on a command line, is relative to the current directory.
+DbOption = Annotated[
+    Path | None,
+    Parameter(name="--db", help="Database file to use instead of the project's (CAPY_DB_PATH)."),
+]
+JsonFlag = Annotated[bool, Parameter(name="--json", negative=(), help="Print JSON.")]
+
+
+def _guarded(action: Callable[[], int]) -> int:
+    """Turn the errors a person can cause into one line on stderr and exit code 2."""
+    from capy.cli.output import error_line
+    from capy.config import ConfigError
+    from capy.store import StoreError
+
+    try:
+        return action()
+    except StoreError as error:
+        error_line(error.message)
+    except ConfigError as error:
+        for line in error.lines:
+            error_line(line)
+    except Exception as error:
+        if "locked" not in str(error) and "busy" not in str(error):
+            raise
+        error_line(
+            "the database stayed locked by another capy process for 30 seconds; "
+            "try again, or stop the process holding it (an MCP server or a long hook)"
+        )
+    return 2
+
+
+def which(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
+    """Print the path of this project's knowledge database.
+
+    Parameters
+    ----------
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    as_json
+        Print the path, project root, key source and whether the file exists, as JSON.
+    """
+
+    def run() -> int:
+        from capy.cli.output import print_json
+        from capy.store import locate_store
+
+        location = locate_store(db_path=db)
+        if not as_json:
+            print(location.path)
+            return 0
+        print_json(
+            {
+                "path": str(location.path),
+                "project_root": str(location.project_root),
+                "key_source": location.key_source.label,
+                "exists": location.path.is_file(),
+            }
+        )
+        return 0
+
+    return _guarded(run)
+
+
+def checkpoint(*, db: DbOption = None) -> int:
+    """Copy the write-ahead log into the database file and truncate it.
+
+    Parameters
+    ----------
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    """
+
+    def run() -> int:
+        from capy.store import open_store
+        from capy.store.maintenance import checkpoint as run_checkpoint
+
+        with open_store(db_path=db) as store:
+            result = run_checkpoint(store.conn)
+        print(f"checkpointed {result.checkpointed} of {result.wal_frames} WAL frames")
+        if not result.truncated:
+            print("the WAL was not truncated: another process is reading; run it again later")
+        return 0
+
+    return _guarded(run)
+
+
+def dbsize(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
+    """Show the size of the database, its WAL and SHM files, and of each table.
+
+    Parameters
+    ----------
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    as_json
+        Print JSON instead of a table.
+    """
+
+    def run() -> int:
+        from dataclasses import asdict
+
+        from capy.cli.output import print_json
+        from capy.store import open_store
+        from capy.store.maintenance import database_sizes
+
+        with open_store(db_path=db) as store:
+            report = database_sizes(store.conn, store.path)
+        if as_json:
+            print_json(asdict(report))
+        else:
+            _print_sizes(report)
+        return 0
+
+    return _guarded(run)
+
+
+def _print_sizes(report: Any) -> None:
+    from rich.table import Table
+
+    from capy.cli.output import console
+
+    console().print(f"{report.path}", markup=False)
+    console().print(
+        f"file {_bytes(report.file_bytes)}, WAL {_bytes(report.wal_bytes)}, "
+        f"SHM {_bytes(report.shm_bytes)}; {report.page_count} pages of {report.page_size} bytes, "
+        f"{report.freelist_pages} free",
+        markup=False,
+    )
+    what = "pages used" if report.method == "dbstat" else "stored data (no dbstat in this build)"
+    table = Table(title_justify="left")
+    table.add_column("table")
+    table.add_column("rows", justify="right")
+    table.add_column(what, justify="right")
+    for entry in report.tables:
+        table.add_row(entry.name, str(entry.rows), _bytes(entry.bytes))
+    console().print(table)
+
+
+def _bytes(count: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if count < 1024:
+            return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} GiB"
+
+
+def encrypt(
+    *,
+    db: DbOption = None,
+    new_key_file: Annotated[Path | None, Parameter(name="--new-key-file")] = None,
+    rotate: Annotated[bool, Parameter(name="--rotate", negative=())] = False,
+) -> int:
+    """Encrypt a plaintext database, or rotate an encrypted one to a new key.
+
+    The database is copied with sqlcipher_export, verified (integrity and row counts) and swapped
+    in atomically; the previous file is kept beside it as a timestamped backup. Stop capy's MCP
+    server and agents first: the database must not be open elsewhere.
+
+    Parameters
+    ----------
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    new_key_file
+        Rotate to the key in this file (64 hex digits, or a passphrase); CAPY_NEW_DB_KEY works
+        too.
+    rotate
+        Rotate the key kept in capy's key file to a fresh random key.
+    """
+
+    def run() -> int:
+        from capy.store import locate_store
+        from capy.store.maintenance import encrypt_store
+
+        text, label = _new_key_text(new_key_file)
+        outcome = encrypt_store(locate_store(db_path=db), text, label, generate=rotate)
+        _print_outcome(outcome)
+        return 0
+
+    return _guarded(run)
+
+
+def _new_key_text(path: Path | None) -> tuple[str | None, str]:
+    from capy.store import KeyFileError
+
+    if path is not None:
+        try:
+            return path.read_text(encoding="utf-8"), f"key file {path}"
+        except (OSError, UnicodeDecodeError) as error:
+            raise KeyFileError(f"cannot read the new key file {path} ({error})") from None
+    if os.environ.get("CAPY_NEW_DB_KEY", "").strip():
+        return os.environ["CAPY_NEW_DB_KEY"], "CAPY_NEW_DB_KEY"
+    return None, ""
+
+
+def _print_outcome(outcome: Any) -> None:
+    result = outcome.result
+    tables = ", ".join(f"{name} {count}" for name, count in result.row_counts.items())
+    done = "encrypted" if result.was_plaintext else "re-encrypted with the new key"
+    print(f"{result.path}: {done}; rows verified ({tables})")
+    if result.was_plaintext:
+        print(f"the unencrypted original is at {result.backup}; delete it once you are satisfied")
+    else:
+        print(f"the previous file is at {result.backup}; it still opens with the old key")
+    if outcome.key_file is not None:
+        print(f"the key file {outcome.key_file} now holds the new key")
+        print(f"the old key is kept in {outcome.old_key_backup} (it opens the backup)")
+    if outcome.set_env_var:
+        print(f"now set {outcome.set_env_var} to the new key; the old value opens the backup only")

@@ -1,0 +1,204 @@
+"""Encryption keys for capy's databases: from the environment, or a generated 0600 key file.
+
+One machinery serves every encrypted database, parametrised by a key name: `db` (the knowledge
+base, `CAPY_DB_KEY`, `db.key`) and later `vault` (`CAPY_VAULT_KEY`, `vault.key`).
+
+What a configured key (`CAPY_<NAME>_KEY` or `<name>_key` in the user config) means:
+- 64 hex digits, optionally written `x'...'`: a raw 256-bit key, used as is.
+- anything else: a passphrase, stretched once per process with PBKDF2-HMAC-SHA512 (256,000
+  rounds, SQLCipher 4's own default) into a raw key. SQLCipher would otherwise run its KDF on every
+  connection (~120 ms); a raw key opens in ~0.2 ms, and hooks open a connection per tool call.
+  The salt is fixed per key name (there is nowhere to keep a per-file salt before the file can be
+  decrypted), so a weak passphrase is weaker than a generated key: prefer the generated key file.
+
+Keys are never logged or printed; `DatabaseKey` hides its bytes from `repr`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import stat
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from capy.store.errors import KeyFileError
+
+KEY_BYTES = 32
+_HEX_KEY = re.compile(r"(?:[xX]'([0-9a-fA-F]{64})'|([0-9a-fA-F]{64}))")
+_KDF_ROUNDS = 256_000
+_KEY_CHECK_LABEL = b"capy key check v1"
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where a database's key comes from, known without reading or creating anything."""
+
+    name: str  # "db", "vault"
+    label: str  # shown to people: an env var, a config file, or "key file <path>"
+    secret: SecretStr | None = field(default=None, repr=False)
+    key_file: Path | None = None
+
+    @property
+    def env_var(self) -> str:
+        return env_var_for(self.name)
+
+    @property
+    def is_key_file(self) -> bool:
+        return self.secret is None
+
+
+@dataclass(frozen=True, repr=False)
+class DatabaseKey:
+    """A raw 256-bit key and where it came from. `repr` never shows the bytes."""
+
+    raw: bytes
+    source: KeySource
+
+    def __repr__(self) -> str:
+        return f"DatabaseKey(source={self.source.label!r})"
+
+    def pragma(self) -> str:
+        """The statement that unlocks a connection with this raw key (no per-connection KDF)."""
+        return f"PRAGMA key = \"x'{self.raw.hex()}'\""
+
+    def attach_clause(self) -> str:
+        """The `KEY ...` clause of `ATTACH DATABASE ... KEY` for this raw key."""
+        return f"KEY \"x'{self.raw.hex()}'\""
+
+    def fingerprint(self) -> str:
+        """A keyed hash that says whether two keys are the same and reveals nothing about them."""
+        return hmac.new(self.raw, _KEY_CHECK_LABEL, hashlib.sha256).hexdigest()[:32]
+
+
+def env_var_for(name: str) -> str:
+    return f"CAPY_{name.upper()}_KEY"
+
+
+def key_file_path(key_dir: Path, name: str) -> Path:
+    return key_dir / f"{name}.key"
+
+
+def key_source(
+    name: str, secret: SecretStr | None, key_dir: Path, secret_label: str | None = None
+) -> KeySource:
+    """The configured secret when there is one, else the key file under `key_dir`."""
+    if secret is not None and secret.get_secret_value().strip():
+        return KeySource(name=name, label=secret_label or env_var_for(name), secret=secret)
+    path = key_file_path(key_dir, name)
+    return KeySource(name=name, label=f"key file {path}", key_file=path)
+
+
+def load_key(source: KeySource) -> DatabaseKey:
+    """The raw key for `source`, generating the key file on first use."""
+    if source.secret is not None:
+        return DatabaseKey(key_from_text(source.secret.get_secret_value(), source.name), source)
+    assert source.key_file is not None
+    return DatabaseKey(load_or_create_key_file(source.key_file), source)
+
+
+def key_from_text(text: str, name: str) -> bytes:
+    """A configured key: 64 hex digits are a raw key, anything else a passphrase (module doc)."""
+    text = text.strip()
+    if match := _HEX_KEY.fullmatch(text):
+        return bytes.fromhex(match.group(1) or match.group(2))
+    return _stretch(text, name)
+
+
+@lru_cache(maxsize=8)
+def _stretch(passphrase: str, name: str) -> bytes:
+    # Cached so that a process pays the KDF once, not once per connection.
+    salt = b"capy/" + name.encode()
+    return hashlib.pbkdf2_hmac("sha512", passphrase.encode(), salt, _KDF_ROUNDS, KEY_BYTES)
+
+
+def load_or_create_key_file(path: Path) -> bytes:
+    """Read the key file, or create it with a fresh random key if it does not exist yet."""
+    try:
+        return read_key_file(path)
+    except FileNotFoundError:
+        pass
+    raw = secrets.token_bytes(KEY_BYTES)
+    if write_key_file(path, raw, replace=False):
+        return raw
+    # Another process created it between our read and our write: its key is the one.
+    return read_key_file(path)
+
+
+def read_key_file(path: Path) -> bytes:
+    """A key file must be private to its owner and hold exactly 64 hex digits."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        data = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    if os.name == "posix" and stat.S_IMODE(mode) & 0o077:
+        raise KeyFileError(
+            f"key file {path} is readable by other users (mode {stat.S_IMODE(mode):o}); "
+            f"run `chmod 600 {path}` and, if others may have read it, rotate it with "
+            "`capy encrypt --rotate`"
+        )
+    text = data.decode("ascii", errors="replace").strip()
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise KeyFileError(
+            f"key file {path} does not hold a 256-bit key (64 hex digits, got {len(text)} "
+            "characters); restore it from a backup, or set the key in the environment instead"
+        )
+    return bytes.fromhex(text)
+
+
+def write_key_file(path: Path, raw: bytes, *, replace: bool) -> bool:
+    """Write `raw` as a 0600 key file; never leaves a partial file under `path`.
+
+    The key goes to a private temporary file first. Without `replace` it is then hard-linked
+    into place, which fails if `path` exists: two processes racing on first use end up sharing
+    whichever key landed first (False is returned to the loser). With `replace` it is renamed
+    over `path` (used when rotating).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, raw.hex().encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        if replace:
+            os.replace(temporary, path)
+            return True
+        return _link_exclusively(temporary, path, raw)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _link_exclusively(temporary: Path, path: Path, raw: bytes) -> bool:
+    try:
+        os.link(temporary, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
+            raise
+    # A file system without hard links: O_EXCL on the final name still lets only one creator win.
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, raw.hex().encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True

@@ -1,0 +1,191 @@
+"""The knowledge base schema, as named migrations applied in order and recorded in a table.
+
+A migration's name is never changed or reused once released; a schema change is a new entry at
+the end of `MIGRATIONS`. Each one runs in its own `BEGIN IMMEDIATE` transaction and re-checks
+`schema_migrations` inside it, so processes opening the same file at once apply it exactly once.
+
+Conventions the indexer and the retrieval core rely on (documented here, next to the tables):
+- Timestamps are INTEGER Unix seconds, UTC (`unixepoch()`), so retention can do arithmetic.
+- A chunk's rowid is `chunk_rowid(source_id, ordinal)`, the same in `chunks` and
+  `chunks_trigram`: the two ranked lists fuse by rowid, and all chunks of one source form one
+  rowid range, so replacing or deleting them is a range delete instead of a full FTS scan.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import sqlcipher3
+
+# Room for 2**20 (about a million) chunks per source; the retention pack caps sources far below.
+CHUNK_ORDINAL_BITS = 20
+
+
+def chunk_rowid(source_id: int, ordinal: int) -> int:
+    """The rowid of chunk number `ordinal` (0-based) of a source, in both FTS tables."""
+    if not 0 <= ordinal < 1 << CHUNK_ORDINAL_BITS:
+        raise ValueError(f"chunk ordinal {ordinal} out of range")
+    return (source_id << CHUNK_ORDINAL_BITS) | ordinal
+
+
+def chunk_rowid_range(source_id: int) -> tuple[int, int]:
+    """The inclusive rowid range holding every chunk of one source."""
+    first = source_id << CHUNK_ORDINAL_BITS
+    return first, first + (1 << CHUNK_ORDINAL_BITS) - 1
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001-meta",
+        """
+        -- Small facts about the database as a whole. Keys in use:
+        --   index_version: the rules hash the chunks were built with (set by the indexer).
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ),
+    Migration(
+        "0002-sources",
+        """
+        -- One row per indexed document. `raw` is what the chunks are derived from, so a rules
+        -- change re-chunks from here and nothing derived is ever the only copy.
+        --   label          the name a person or agent gave it (a path, URL, command, session id)
+        --   kind           retention policy: durable | ephemeral (TTL, not searched by default)
+        --                  | session (TTL)
+        --   content_hash   SHA-256 hex of the redacted content; same label+kind+hash = touch only
+        --   content_type   markdown | json | plaintext | ... as detected or requested
+        --   raw            the redacted content, zstd-compressed
+        --   raw_size       its uncompressed size in bytes (size caps, dbsize, retention)
+        --   index_version  rules hash the chunks were built with; NULL = not chunked yet,
+        --                  differing from meta.index_version = stale, re-chunk from raw
+        --   created_at, indexed_at, accessed_at, expires_at: Unix seconds (expires_at NULL = never)
+        --   access_count   search hits served from it, for retention scores
+        -- UNIQUE (label, kind), not UNIQUE (label): the kind sets a source's lifetime, so an
+        -- ephemeral copy must never replace (and later expire) a durable source of the same name.
+        CREATE TABLE sources (
+            id            INTEGER PRIMARY KEY,
+            label         TEXT    NOT NULL CHECK (length(label) > 0),
+            kind          TEXT    NOT NULL CHECK (kind IN ('durable', 'ephemeral', 'session')),
+            content_hash  TEXT    NOT NULL,
+            content_type  TEXT    NOT NULL,
+            raw           BLOB    NOT NULL,
+            raw_size      INTEGER NOT NULL CHECK (raw_size >= 0),
+            index_version TEXT,
+            created_at    INTEGER NOT NULL DEFAULT (unixepoch()),
+            indexed_at    INTEGER,
+            accessed_at   INTEGER,
+            access_count  INTEGER NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+            expires_at    INTEGER,
+            UNIQUE (label, kind)
+        );
+        CREATE INDEX sources_by_hash ON sources (content_hash);
+        CREATE INDEX sources_by_index_version ON sources (index_version);
+        CREATE INDEX sources_by_expiry ON sources (expires_at) WHERE expires_at IS NOT NULL;
+        """,
+    ),
+    Migration(
+        "0003-chunks",
+        """
+        -- Searchable pieces of sources, twice: word-level (porter stemming) and substring-level
+        -- (trigram), with the same rowid for the same chunk (see chunk_rowid).
+        --   title     heading path, JSON key path, or similar context for the chunk
+        --   content   the chunk text (redacted)
+        --   source_id sources.id (UNINDEXED: stored, not searched)
+        --   ordinal   0-based position of the chunk within its source (UNINDEXED)
+        CREATE VIRTUAL TABLE chunks USING fts5 (
+            title, content, source_id UNINDEXED, ordinal UNINDEXED,
+            tokenize = 'porter unicode61'
+        );
+        CREATE VIRTUAL TABLE chunks_trigram USING fts5 (
+            title, content, source_id UNINDEXED, ordinal UNINDEXED,
+            tokenize = 'trigram'
+        );
+        -- FTS tables cannot hold foreign keys; deleting a source drops its chunks by rowid range.
+        CREATE TRIGGER sources_delete_chunks AFTER DELETE ON sources BEGIN
+            DELETE FROM chunks
+             WHERE rowid BETWEEN old.id << 20 AND (old.id << 20) + 1048575;
+            DELETE FROM chunks_trigram
+             WHERE rowid BETWEEN old.id << 20 AND (old.id << 20) + 1048575;
+        END;
+        """,
+    ),
+    Migration(
+        "0004-vocabulary",
+        """
+        -- Surface forms of indexed words and how often they occur, for fuzzy query correction.
+        -- The length index lets a corrector fetch only terms within its edit-distance band.
+        CREATE TABLE vocabulary (
+            term      TEXT    PRIMARY KEY,
+            frequency INTEGER NOT NULL DEFAULT 0 CHECK (frequency >= 0)
+        ) WITHOUT ROWID;
+        CREATE INDEX vocabulary_by_length ON vocabulary (length(term));
+        """,
+    ),
+)
+
+_BOOKKEEPING = """CREATE TABLE IF NOT EXISTS schema_migrations (
+    name       TEXT    PRIMARY KEY,
+    applied_at INTEGER NOT NULL DEFAULT (unixepoch())
+) WITHOUT ROWID"""
+
+
+def applied_migrations(conn: sqlcipher3.Connection) -> list[str]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def pending_migrations(conn: sqlcipher3.Connection) -> list[Migration]:
+    done = set(applied_migrations(conn))
+    return [migration for migration in MIGRATIONS if migration.name not in done]
+
+
+def migrate(conn: sqlcipher3.Connection) -> list[str]:
+    """Apply every pending migration, each in its own transaction; return the names applied."""
+    from capy.store.database import transaction
+
+    if not pending_migrations(conn):
+        return []  # the common case: one cheap read, no write lock taken
+    applied = []
+    for migration in MIGRATIONS:
+        with transaction(conn):
+            conn.execute(_BOOKKEEPING)
+            done = conn.execute(
+                "SELECT 1 FROM schema_migrations WHERE name = ?", (migration.name,)
+            ).fetchone()
+            if done:
+                continue  # another process applied it while we waited for the lock
+            for statement in split_statements(migration.sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (migration.name,))
+        applied.append(migration.name)
+    return applied
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script into statements (trigger bodies hold `;` too), without `executescript`,
+    which would commit the transaction the migration runs in."""
+    statements, current = [], ""
+    # Dedented so that the schema stored in sqlite_master reads as written here.
+    for line in textwrap.dedent(sql).splitlines(keepends=True):
+        if not current and (not line.strip() or line.strip().startswith("--")):
+            continue
+        current += line
+        if sqlcipher3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

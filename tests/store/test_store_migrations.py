@@ -1,0 +1,86 @@
+"""Named migrations: an empty database migrates to the snapshotted schema, once."""
+
+from __future__ import annotations
+
+import pytest
+
+from capy.store import MIGRATIONS, chunk_rowid, chunk_rowid_range, migrate, open_store
+from capy.store.database import connect, transaction
+from capy.store.keys import key_source, load_key
+from capy.store.migrations import CHUNK_ORDINAL_BITS, split_statements
+
+
+def test_empty_database_migrates_to_the_known_schema(env, snapshot) -> None:
+    key = load_key(key_source("db", None, env.key_file.parent))
+    conn = connect(env.home / "empty.db", key)
+    applied = migrate(conn)
+    assert applied == [migration.name for migration in MIGRATIONS]
+    schema = conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name"
+    ).fetchall()
+    assert "\n\n".join(f"-- {kind} {name}\n{sql}" for kind, name, sql in schema) == snapshot
+    assert migrate(conn) == []  # idempotent
+    conn.close()
+
+
+def test_migration_names_are_unique_and_ordered() -> None:
+    names = [migration.name for migration in MIGRATIONS]
+    assert names == sorted(set(names))
+
+
+def test_split_keeps_trigger_bodies_whole() -> None:
+    statements = split_statements(MIGRATIONS[2].sql)
+    assert [statement.split()[:3] for statement in statements] == [
+        ["CREATE", "VIRTUAL", "TABLE"],
+        ["CREATE", "VIRTUAL", "TABLE"],
+        ["CREATE", "TRIGGER", "sources_delete_chunks"],
+    ]
+
+
+def test_sources_constraints(env) -> None:
+    import sqlcipher3
+
+    with open_store() as store:
+        insert = (
+            "INSERT INTO sources (label, kind, content_hash, content_type, raw, raw_size) "
+            "VALUES (?, ?, 'h', 'plaintext', x'00', 1)"
+        )
+        store.conn.execute(insert, ("a", "durable"))
+        store.conn.execute(insert, ("a", "ephemeral"))  # same label, other lifetime: allowed
+        with pytest.raises(sqlcipher3.IntegrityError):
+            store.conn.execute(insert, ("a", "durable"))
+        with pytest.raises(sqlcipher3.IntegrityError):
+            store.conn.execute(insert, ("b", "forever"))
+
+
+def test_deleting_a_source_deletes_its_chunks_in_both_indexes(env) -> None:
+    with open_store() as store, transaction(store.conn) as conn:
+        for source_id in (1, 2):
+            conn.execute(
+                "INSERT INTO sources (id, label, kind, content_hash, content_type, raw, raw_size)"
+                " VALUES (?, ?, 'durable', 'h', 'plaintext', x'00', 1)",
+                (source_id, f"s{source_id}"),
+            )
+            for ordinal in range(3):
+                for table in ("chunks", "chunks_trigram"):
+                    conn.execute(
+                        f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
+                        "VALUES (?, 'title', 'needle haystack', ?, ?)",
+                        (chunk_rowid(source_id, ordinal), source_id, ordinal),
+                    )
+        conn.execute("DELETE FROM sources WHERE id = 1")
+        for table in ("chunks", "chunks_trigram"):
+            left = conn.execute(f"SELECT DISTINCT source_id FROM {table}").fetchall()
+            assert left == [(2,)]
+        assert conn.execute("SELECT count(*) FROM chunks WHERE chunks MATCH 'haystacks'").fetchone()
+        assert conn.execute(
+            "SELECT count(*) FROM chunks_trigram WHERE chunks_trigram MATCH 'ayst'"
+        ).fetchone() == (3,)
+
+
+def test_rowid_scheme_matches_the_trigger() -> None:
+    assert CHUNK_ORDINAL_BITS == 20  # the trigger in 0003-chunks hard-codes 20 and 1048575
+    assert chunk_rowid_range(3) == (3 << 20, (3 << 20) + 1048575)
+    assert chunk_rowid(3, 5) == (3 << 20) + 5
+    with pytest.raises(ValueError):
+        chunk_rowid(1, 1 << 20)
