@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -49,6 +50,42 @@ class Diagnostic:
         data = asdict(self)
         data.pop("frame")
         return data
+
+
+def json_pointer(path: Sequence) -> str:
+    return "/" + "/".join(str(part) for part in path) if path else ""
+
+
+class Locatable:
+    """Anything that can say which file and position a path inside a pack came from."""
+
+    def locate(self, path: tuple, key: bool = False) -> tuple[str, Any]:
+        raise NotImplementedError
+
+    def at(
+        self,
+        path: tuple,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        *,
+        key: bool = False,
+        severity: str = "error",
+        rule_id: str | None = None,
+    ) -> Diagnostic:
+        """A diagnostic pointing at `path` (at its key when `key`)."""
+        file, position = self.locate(path, key)
+        return Diagnostic(
+            file,
+            position.line,
+            position.column,
+            code,
+            message,
+            severity=severity,
+            hint=hint,
+            rule_id=rule_id,
+            pointer=json_pointer(path),
+        )
 
 
 def with_frame(diagnostic: Diagnostic, text: str | None) -> Diagnostic:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from capy.rules.diagnostics import Diagnostic
+from capy.rules.diagnostics import Diagnostic, Locatable
 from capy.rules.packfile import PackFile
 from capy.rules.yamlload import Position
 
@@ -28,7 +28,7 @@ Origin = tuple[PackFile, tuple]
 
 
 @dataclass
-class MergedPack:
+class MergedPack(Locatable):
     """A shipped pack with every overlay that layers onto it applied, in order."""
 
     name: str
@@ -56,30 +56,6 @@ class MergedPack:
         while probe and probe not in self.origins:
             probe = probe[:-1]
         return self.origins.get(probe, (self.base, ()))[0]
-
-    def at(
-        self,
-        path: tuple,
-        code: str,
-        message: str,
-        hint: str | None = None,
-        *,
-        key: bool = False,
-        severity: str = "error",
-        rule_id: str | None = None,
-    ) -> Diagnostic:
-        file, position = self.locate(path, key)
-        return Diagnostic(
-            file,
-            position.line,
-            position.column,
-            code,
-            message,
-            severity=severity,
-            hint=hint,
-            rule_id=rule_id,
-            pointer="/" + "/".join(str(p) for p in path) if path else "",
-        )
 
 
 def merge_packs(

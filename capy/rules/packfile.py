@@ -10,14 +10,14 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from capy import __version__
-from capy.rules.diagnostics import Diagnostic, with_frame
+from capy.rules.diagnostics import Diagnostic, Locatable, with_frame
 from capy.rules.yamlload import Loaded, Position, YamlLoadError, load_yaml
 
 OVERLAY_SCHEMA = "overlay.v1"
 
 
 @dataclass(frozen=True)
-class PackFile:
+class PackFile(Locatable):
     """A parsed file. `origin` says where it came from: shipped, user, project or path."""
 
     file: str
@@ -41,50 +41,8 @@ class PackFile:
     def is_overlay(self) -> bool:
         return self.schema == OVERLAY_SCHEMA
 
-    def at(
-        self,
-        path: tuple,
-        code: str,
-        message: str,
-        hint: str | None = None,
-        *,
-        key: bool = False,
-        severity: str = "error",
-        rule_id: str | None = None,
-    ) -> Diagnostic:
-        position = self.loaded.position_of(path, key=key)
-        return self.diagnostic(
-            position,
-            code,
-            message,
-            hint,
-            severity=severity,
-            rule_id=rule_id,
-            pointer="/" + "/".join(str(p) for p in path) if path else "",
-        )
-
-    def diagnostic(
-        self,
-        position: Position,
-        code: str,
-        message: str,
-        hint: str | None = None,
-        *,
-        severity: str = "error",
-        rule_id: str | None = None,
-        pointer: str = "",
-    ) -> Diagnostic:
-        return Diagnostic(
-            self.file,
-            position.line,
-            position.column,
-            code,
-            message,
-            severity=severity,
-            hint=hint,
-            rule_id=rule_id,
-            pointer=pointer,
-        )
+    def locate(self, path: tuple, key: bool = False) -> tuple[str, Position]:
+        return self.file, self.loaded.position_of(path, key=key)
 
 
 def display_path(path: Path, origin: str) -> str:

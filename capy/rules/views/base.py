@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -26,3 +28,17 @@ class RuleView(BaseModel):
     @property
     def active(self) -> bool:
         return self.status in ("active", "experimental")
+
+
+class Section(BaseModel):
+    """A frozen part of a pack view; unknown keys were already refused by the schema."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+R = TypeVar("R", bound=RuleView)
+
+
+def active(rules: tuple[R, ...]) -> tuple[R, ...]:
+    """Rules in force: the engine already drops disabled ones; deprecated ones stop here."""
+    return tuple(rule for rule in rules if rule.active)

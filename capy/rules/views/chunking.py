@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from functools import cached_property
-from typing import Literal, TypeVar
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, Section, active
 
 
 class ContentType(StrEnum):
@@ -27,10 +27,6 @@ class Severity(StrEnum):
     ERROR = "error"
     FAILURE = "failure"
     WARNING = "warning"
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class _RegexRuleView(RuleView):
@@ -62,15 +58,7 @@ class DefinitionRule(_RegexRuleView):
         return match.group("name") if match else None
 
 
-R = TypeVar("R", bound=RuleView)
-
-
-def active(rules: tuple[R, ...]) -> tuple[R, ...]:
-    """Rules that run: the engine already drops disabled ones; deprecated ones stop here."""
-    return tuple(rule for rule in rules if rule.active)
-
-
-class Titles(_Section):
+class Titles(Section):
     max_chars: int
     ellipsis: str
     fallback: str
@@ -82,7 +70,7 @@ class Titles(_Section):
         return title[: self.max_chars - len(self.ellipsis)].rstrip() + self.ellipsis
 
 
-class Detection(_Section):
+class Detection(Section):
     sample_bytes: int
     fallback: ContentType
     rules: tuple[DetectRule, ...]
@@ -100,7 +88,7 @@ class Detection(_Section):
         return self.fallback
 
 
-class Markdown(_Section):
+class Markdown(Section):
     title_heading_depth: int
     title_separator: str
     never_split_fences: bool
@@ -108,20 +96,20 @@ class Markdown(_Section):
     overlap_bytes: int
 
 
-class Paragraphs(_Section):
+class Paragraphs(Section):
     min_sections: int
     max_sections: int
     max_section_bytes: int
 
 
-class PlainText(_Section):
+class PlainText(Section):
     paragraphs: Paragraphs
     window_lines: int
     overlap_lines: int
     whitespace_break_ratio: float
 
 
-class Json(_Section):
+class Json(Section):
     identity_fields: tuple[str, ...]
     array_batch_items: int
     max_key_path_depth: int
@@ -129,12 +117,12 @@ class Json(_Section):
     max_identity_chars: int
 
 
-class ErrorContext(_Section):
+class ErrorContext(Section):
     before_lines: int
     after_lines: int
 
 
-class Log(_Section):
+class Log(Section):
     window_lines: int
     overlap_lines: int
     error_context: ErrorContext
@@ -155,7 +143,7 @@ class Log(_Section):
         return next((rule for rule in self.active_error_rules if rule.regex.search(line)), None)
 
 
-class Code(_Section):
+class Code(Section):
     window_lines: int
     overlap_lines: int
     min_definition_lines: int
@@ -165,17 +153,17 @@ class Code(_Section):
         return tuple(rule for rule in active(self.definition_rules) if rule.applies_to(language))
 
 
-class Csv(_Section):
+class Csv(Section):
     rows_per_chunk: int
     repeat_header: bool
 
 
-class Html(_Section):
+class Html(Section):
     convert_to: ContentType
     drop_elements: tuple[str, ...]
 
 
-class Diff(_Section):
+class Diff(Section):
     chunk_per: Literal["file", "hunk"]
     repeat_file_header: bool
 

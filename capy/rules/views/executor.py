@@ -6,25 +6,10 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 from functools import cached_property
-from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, Section, active
 
 _ARGV_PLACEHOLDER = re.compile(r"\{(runtime|file|dir|binary)\}")
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-R = TypeVar("R", bound=RuleView)
-
-
-def active(rules: tuple[R, ...]) -> tuple[R, ...]:
-    """Rules that apply: the engine already drops disabled ones; deprecated ones stop here."""
-    return tuple(rule for rule in rules if rule.active)
 
 
 class WorkingDir(StrEnum):
@@ -47,14 +32,14 @@ def fill_argv(template: tuple[str, ...], **values: str) -> list[str]:
     return [_ARGV_PLACEHOLDER.sub(lambda match: values[match.group(1)], arg) for arg in template]
 
 
-class Runtime(_Section):
+class Runtime(Section):
     command: str
     run: tuple[str, ...] | None = None
     compile: tuple[str, ...] | None = None
     file_name: str | None = None
 
 
-class RuntimePlan(_Section):
+class RuntimePlan(Section):
     """What running one language with one runtime candidate takes, overrides applied."""
 
     command: str
@@ -63,7 +48,7 @@ class RuntimePlan(_Section):
     run: tuple[str, ...]
 
 
-class Wrapper(_Section):
+class Wrapper(Section):
     description: str
     when: str | None = None
     unless: str | None = None
@@ -87,7 +72,7 @@ class Wrapper(_Section):
         return self.template.replace("{prelude}", prelude).replace("{code}", code)
 
 
-class FileContent(_Section):
+class FileContent(Section):
     placement: PreludePlacement
     prelude: str
 
@@ -142,7 +127,7 @@ class EnvOverride(RuleView):
     value: str
 
 
-class Env(_Section):
+class Env(Section):
     inherit: Inherit
     strip: tuple[EnvVar, ...]
     strip_prefixes: tuple[EnvPrefix, ...]
@@ -193,7 +178,7 @@ class Env(_Section):
         return result
 
 
-class Timeout(_Section):
+class Timeout(Section):
     default_seconds: float
     max_seconds: float
     kill_grace_seconds: float
@@ -204,7 +189,7 @@ class Timeout(_Section):
         return min(requested, self.max_seconds)
 
 
-class Output(_Section):
+class Output(Section):
     max_returned_bytes: int
     head_ratio: float
     cut_at_line_boundary: bool
@@ -226,11 +211,11 @@ class Output(_Section):
         )
 
 
-class Processes(_Section):
+class Processes(Section):
     max_new_processes: int
 
 
-class Batch(_Section):
+class Batch(Section):
     min_concurrency: int
     max_concurrency: int
     default_concurrency: int
@@ -241,13 +226,13 @@ class Batch(_Section):
         return max(self.min_concurrency, min(requested, self.max_concurrency))
 
 
-class Background(_Section):
+class Background(Section):
     max_jobs: int
     max_runtime_seconds: int
     buffer_bytes: int
 
 
-class Limits(_Section):
+class Limits(Section):
     timeout: Timeout
     output: Output
     processes: Processes
@@ -255,7 +240,7 @@ class Limits(_Section):
     background: Background
 
 
-class FileContentEnv(_Section):
+class FileContentEnv(Section):
     path_env: str
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, active
 
 _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]+)\])?")
 
@@ -62,11 +62,6 @@ def write_path(target: dict[str, Any], path: str, value: Any) -> None:
     for name in steps[:-1]:
         node = node.setdefault(name, {})
     node[steps[-1]] = value
-
-
-def keep_active(rules: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Rules in force: the engine already dropped disabled ones; this also drops deprecated."""
-    return tuple(rule for rule in rules if rule.active)
 
 
 class _Frozen(BaseModel):
@@ -205,7 +200,7 @@ class PlatformsPack(PackView):
     @field_validator("platforms", mode="after")
     @classmethod
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
-        return keep_active(rules)
+        return active(rules)
 
     @cached_property
     def _by_key(self) -> dict[str, Platform]:

@@ -8,9 +8,9 @@ from datetime import timedelta
 from enum import StrEnum
 from functools import cached_property
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import model_validator
 
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, Section
 
 
 class SourceKind(StrEnum):
@@ -32,11 +32,7 @@ class OversizePolicy(StrEnum):
     REJECT = "reject"
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class KindPolicy(_Section):
+class KindPolicy(Section):
     description: str
     ttl_hours: float | None
     in_default_search: bool
@@ -46,7 +42,7 @@ class KindPolicy(_Section):
         return None if self.ttl_hours is None else timedelta(hours=self.ttl_hours)
 
 
-class Kinds(_Section):
+class Kinds(Section):
     durable: KindPolicy
     ephemeral: KindPolicy
     session: KindPolicy
@@ -59,7 +55,7 @@ class Kinds(_Section):
         return tuple(kind for kind in SourceKind if self.of(kind).in_default_search)
 
 
-class Scoring(_Section):
+class Scoring(Section):
     decay_per_day: float
     recency_weight: float
     salience_weight: float
@@ -100,7 +96,7 @@ class SalienceRule(RuleView):
         return re.compile(self.pattern)
 
 
-class Salience(_Section):
+class Salience(Section):
     base: float
     sample_bytes: int
     rules: tuple[SalienceRule, ...]
@@ -122,7 +118,7 @@ class Salience(_Section):
         return min(1.0, max(0.0, total))
 
 
-class Tiers(_Section):
+class Tiers(Section):
     hot: float
     warm: float
     cold: float
@@ -143,20 +139,20 @@ class Tiers(_Section):
         return Tier.EVICTABLE
 
 
-class Size(_Section):
+class Size(Section):
     max_source_bytes: int
     on_oversize: OversizePolicy
     store_soft_cap_bytes: int
     low_water_ratio: float
 
 
-class EvictDurable(_Section):
+class EvictDurable(Section):
     never_accessed_only: bool
     below_tier: Tier
     min_age_days: int
 
 
-class Cleanup(_Section):
+class Cleanup(Section):
     dry_run: bool
     remove_expired: bool
     evict_durable: EvictDurable
@@ -174,7 +170,7 @@ class FetchRule(RuleView):
         return re.compile(self.pattern)
 
 
-class FetchCache(_Section):
+class FetchCache(Section):
     default_ttl_hours: float
     rules: tuple[FetchRule, ...]
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from capy.rules.commands import command_pattern_regex, normalise_command
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, active
 
 EventCategory = Literal[
     "todo",
@@ -54,11 +54,6 @@ _SWITCH_FOR: dict[RoutingAction, str | None] = {
     RoutingAction.ISSUE_CLI: "issue_cli",
     RoutingAction.SECURITY_CHECK: None,
 }
-
-
-def keep_active(rules: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Rules in force: the engine already dropped disabled ones; this also drops deprecated."""
-    return tuple(rule for rule in rules if rule.active)
 
 
 class _Frozen(BaseModel):
@@ -181,7 +176,7 @@ class EscapeHatches(_Frozen):
     @field_validator("allow_commands", mode="after")
     @classmethod
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
-        return keep_active(rules)
+        return active(rules)
 
     def command_allowed(self, command: str) -> bool:
         return any(rule.matches(command) for rule in self.allow_commands)
@@ -244,7 +239,7 @@ class RoutingPack(PackView):
     @field_validator("guidance", "pre_tool_actions", "issue_urls", mode="after")
     @classmethod
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
-        return keep_active(rules)
+        return active(rules)
 
     @cached_property
     def _guidance_by_id(self) -> dict[str, Guidance]:

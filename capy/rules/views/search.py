@@ -5,16 +5,12 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import model_validator
 
-from capy.rules.views.base import PackView, RuleView
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+from capy.rules.views.base import PackView, RuleView, Section
 
 
-class Query(_Section):
+class Query(Section):
     max_terms: int
     max_bytes: int
     min_term_chars: int
@@ -29,12 +25,12 @@ class Query(_Section):
         return frozenset(word.upper() for word in self.strip_operators)
 
 
-class Bm25(_Section):
+class Bm25(Section):
     title_weight: float
     content_weight: float
 
 
-class Fusion(_Section):
+class Fusion(Section):
     rrf_k: int
     candidate_multiplier: int
     min_candidates: int
@@ -47,30 +43,30 @@ class Fusion(_Section):
         return 1.0 / (self.rrf_k + rank)
 
 
-class TitleBoost(_Section):
+class TitleBoost(Section):
     code: float
     prose: float
 
 
-class PhraseBoost(_Section):
+class PhraseBoost(Section):
     weight: float
     gap_chars: int
     saturate_at: int
 
 
-class Boosts(_Section):
+class Boosts(Section):
     title: TitleBoost
     proximity: float
     phrase: PhraseBoost
     entity: float
 
 
-class DistanceBand(_Section):
+class DistanceBand(Section):
     min_chars: int
     max_distance: int
 
 
-class Fuzzy(_Section):
+class Fuzzy(Section):
     enabled: bool
     trigger_below_results: int
     min_term_chars: int
@@ -97,11 +93,11 @@ class Fuzzy(_Section):
         return allowed
 
 
-class Diversity(_Section):
+class Diversity(Section):
     max_per_source: int
 
 
-class Limits(_Section):
+class Limits(Section):
     default_results: int
     max_results: int
     max_queries_per_call: int
@@ -113,7 +109,7 @@ class Limits(_Section):
         return max(1, min(requested, self.max_results))
 
 
-class ThrottleStage(_Section):
+class ThrottleStage(Section):
     after_calls: int
     max_results: int
     message: str
@@ -123,7 +119,7 @@ class ThrottleStage(_Section):
         return self.max_results == 0
 
 
-class Throttle(_Section):
+class Throttle(Section):
     window_seconds: int
     stages: tuple[ThrottleStage, ...]
 
@@ -143,7 +139,7 @@ class Throttle(_Section):
         return current
 
 
-class Snippets(_Section):
+class Snippets(Section):
     window_bytes: int
     max_bytes: int
     merge_distance_bytes: int
@@ -160,7 +156,7 @@ class EntityRule(RuleView):
         return re.compile(self.pattern)
 
 
-class Entities(_Section):
+class Entities(Section):
     min_chars: int
     rules: tuple[EntityRule, ...]
     stopwords: frozenset[str]
@@ -175,7 +171,7 @@ class Entities(_Section):
         return any(rule.regex.search(term) for rule in self.active_rules)
 
 
-class Stopwords(_Section):
+class Stopwords(Section):
     english: tuple[str, ...]
     query_filler: tuple[str, ...]
 
@@ -188,7 +184,7 @@ class SynonymGroup(RuleView):
     terms: tuple[str, ...]
 
 
-class Synonyms(_Section):
+class Synonyms(Section):
     groups: tuple[SynonymGroup, ...]
 
     @cached_property

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal, TypeVar
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from capy.rules.secretscan import SecretDetector, SecretFinding, compile_detector
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, active
 
 
 class Examples(BaseModel):
@@ -62,14 +62,6 @@ class Detector(RuleView):
         return compile_detector(rule, (allow.pattern for allow in global_allowlist))
 
 
-R = TypeVar("R", bound=RuleView)
-
-
-def _active(rules: tuple[R, ...]) -> tuple[R, ...]:
-    """Rules that run: the engine already drops disabled ones; deprecated ones stop here."""
-    return tuple(rule for rule in rules if rule.active)
-
-
 class SecretsPack(PackView):
     shapes_index: bool = True
     global_allowlist: tuple[AllowRule, ...] = ()
@@ -77,11 +69,11 @@ class SecretsPack(PackView):
 
     @property
     def active_detectors(self) -> tuple[Detector, ...]:
-        return _active(self.detectors)
+        return active(self.detectors)
 
     @property
     def active_allowlist(self) -> tuple[AllowRule, ...]:
-        return _active(self.global_allowlist)
+        return active(self.global_allowlist)
 
     def detector(self, rule_id: str) -> Detector:
         for detector in self.detectors:

@@ -7,27 +7,14 @@ import ipaddress
 import re
 from enum import StrEnum
 from functools import cached_property
-from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import field_validator, model_validator
 
 from capy.rules.commands import command_pattern_regex, normalise_command
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, Section, active
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-R = TypeVar("R", bound=RuleView)
-
-
-def active(rules: tuple[R, ...]) -> tuple[R, ...]:
-    """Rules that apply: the engine already drops disabled ones; deprecated ones stop here."""
-    return tuple(rule for rule in rules if rule.active)
 
 
 class Decision(StrEnum):
@@ -86,7 +73,7 @@ class HttpException(_RegexRule):
     exempt_refs: tuple[str, ...]
 
 
-class HttpCommands(_Section):
+class HttpCommands(Section):
     detectors: tuple[_RegexRule, ...]
     exceptions: tuple[HttpException, ...]
 
@@ -123,7 +110,7 @@ class BlockedNetwork(RuleView):
         return ipaddress.ip_network(self.cidr, strict=True)
 
 
-class BitRange(_Section):
+class BitRange(Section):
     offset: int
     length: int
 
@@ -170,7 +157,7 @@ def _canonical_host(host: str) -> str:
     return host.strip().strip("[]").rstrip(".").lower()
 
 
-class Ssrf(_Section):
+class Ssrf(Section):
     fail_closed: bool
     allowed_schemes: tuple[str, ...]
     max_redirects: int
@@ -236,7 +223,7 @@ class AllowedType(RuleView):
     media_type: str
 
 
-class BinaryContentTypes(_Section):
+class BinaryContentTypes(Section):
     refuse: tuple[RefusedType, ...]
     allow: tuple[AllowedType, ...]
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from capy.rules.views.base import PackView, RuleView
+from capy.rules.views.base import PackView, RuleView, active
 
 Role = Literal["user", "assistant", "tool_result"]
 LineHandling = Literal["read", "meta", "title", "skip"]
@@ -31,11 +31,6 @@ class ResultMode(StrEnum):
     EXCLUDED = "excluded"
     DIFF = "diff"
     BODY = "body"
-
-
-def keep_active(rules: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Rules in force: the engine already dropped disabled ones; this also drops deprecated."""
-    return tuple(rule for rule in rules if rule.active)
 
 
 class _Frozen(BaseModel):
@@ -205,7 +200,7 @@ class TranscriptsPack(PackView):
     @field_validator("tool_actions", "summaries", "noise", mode="after")
     @classmethod
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
-        return keep_active(rules)
+        return active(rules)
 
     def action_for(self, tool: str, *, is_error: bool = False) -> Action:
         """The first matching registry rule decides; on_error overrides for failed calls."""
