@@ -1,0 +1,167 @@
+"""JSON: chunks follow key paths; arrays are batched with their items' identity in the title.
+
+Content is compact JSON (`"key": value` lines for an object's members, one item per line for an
+array batch) serialised with ensure_ascii=False and the default separators, so values stay
+verbatim and read the way the pretty-printed original does: `"total_count": 287` is findable as
+a key, a value and the pair. A document that fits in one chunk is kept exactly as it came.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from capy.chunking.pieces import Piece, nbytes, window_pieces
+from capy.rules.views.chunking import ChunkingPack
+
+
+def chunk_json(text: str, label: str, rules: ChunkingPack) -> list[Piece] | None:
+    """Chunks of a JSON document, or None when the text does not parse as one."""
+    try:
+        data = json.loads(text)
+        stripped = text.strip()
+        if nbytes(stripped) <= rules.max_chunk_bytes:
+            return [Piece(None, stripped)]
+        walker = _Walker(rules)
+        walker.walk(data, ())
+        return walker.out
+    except (ValueError, RecursionError):
+        return None
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _Walker:
+    def __init__(self, rules: ChunkingPack) -> None:
+        self.rules = rules
+        self.config = rules.json_
+        self.limit = rules.max_chunk_bytes
+        self.out: list[Piece] = []
+
+    def walk(self, value: Any, path: tuple[str, ...]) -> None:
+        text = _dumps(value)
+        if nbytes(text) <= self.limit or not isinstance(value, (dict, list)) or not value:
+            self.emit(path, text)
+        elif len(path) >= self.config.max_key_path_depth:
+            # Past the depth cap the value is text: one item per line, cut into windows.
+            self.emit(path, json.dumps(value, ensure_ascii=False, indent=1))
+        elif isinstance(value, dict):
+            self.walk_object(value, path)
+        else:
+            self.walk_array(value, path)
+
+    def emit(self, path: tuple[str, ...], text: str, *, batch: bool = False) -> None:
+        """One chunk (or line windows of it) titled by the path; `batch` marks a last segment
+        that lists what the content already holds (member keys, item names)."""
+        separator = self.config.key_path_separator
+        title = separator.join(path) or None
+        keys = separator.join(path[:-1] if batch else path)
+        if len(keys) > self.rules.titles.max_chars - len(self.rules.titles.ellipsis):
+            # The clipped title would lose keys; the content keeps the whole path instead.
+            text = f"{keys}\n{text}"
+        if nbytes(text) <= self.limit:
+            self.out.append(Piece(title, text))
+            return
+        lines = text.split("\n")
+        for piece in window_pieces(
+            lines, first_line=1, window=len(lines), overlap=0, rules=self.rules
+        ):
+            self.out.append(Piece(title, piece.content))
+
+    def walk_object(self, value: dict[str, Any], path: tuple[str, ...]) -> None:
+        """Small members share chunks (in order), titled by their keys; a big member recurses."""
+        group: list[tuple[str, str]] = []
+        size = 0
+        for key, member in value.items():
+            line = f"{_dumps(key)}: {_dumps(member)}"
+            line_size = nbytes(line)
+            if line_size > self.limit:
+                self._flush_group(path, group)
+                group, size = [], 0
+                self.walk(member, (*path, str(key)))
+                continue
+            if group and size + 1 + line_size > self.limit:
+                self._flush_group(path, group)
+                group, size = [], 0
+            group.append((str(key), line))
+            size += line_size + (1 if size else 0)
+        self._flush_group(path, group)
+
+    def _flush_group(self, path: tuple[str, ...], group: list[tuple[str, str]]) -> None:
+        if group:
+            keys = "{" + ", ".join(key or '""' for key, _ in group) + "}"
+            self.emit((*path, keys), "\n".join(line for _, line in group), batch=True)
+
+    def walk_array(self, value: list[Any], path: tuple[str, ...]) -> None:
+        """Items batched up to array_batch_items and max_chunk_bytes; a big item recurses."""
+        batch: list[tuple[int, Any, str]] = []
+        size = 0
+        for index, item in enumerate(value):
+            text = _dumps(item)
+            text_size = nbytes(text)
+            if text_size > self.limit:
+                self._flush_batch(path, batch)
+                batch, size = [], 0
+                self.walk(item, (*path, self._segment([(index, item)])))
+                continue
+            full = len(batch) >= self.config.array_batch_items
+            if batch and (full or size + 1 + text_size > self.limit):
+                self._flush_batch(path, batch)
+                batch, size = [], 0
+            batch.append((index, item, text))
+            size += text_size + (1 if size else 0)
+        self._flush_batch(path, batch)
+
+    def _flush_batch(self, path: tuple[str, ...], batch: list[tuple[int, Any, str]]) -> None:
+        if batch:
+            segment = self._segment([(index, item) for index, item, _ in batch])
+            self.emit((*path, segment), "\n".join(text for _, _, text in batch), batch=True)
+
+    def _segment(self, items: list[tuple[int, Any]]) -> str:
+        """`[id=42, name=foo]` for one item, `[foo, bar, baz]` for a batch, else `[3-22]`.
+
+        A batch names each item by its first non-numeric identity value: in a title that lists
+        several items, `auth flow: progress bar is confusing` says more than `2180152810`.
+        """
+        identities = [self._identity(item) for _, item in items]
+        if len(items) == 1 and identities[0]:
+            pairs = identities[0][:2]
+            return "[" + ", ".join(f"{key}={value}" for key, value in pairs) + "]"
+        if len(items) > 1 and all(identities):
+            return "[" + ", ".join(_best_name(identity) for identity in identities) + "]"
+        first, last = items[0][0], items[-1][0]
+        return f"[{first}]" if first == last else f"[{first}-{last}]"
+
+    def _identity(self, item: Any) -> list[tuple[str, str]]:
+        """Up to two identity fields of an object, or of the first nested object that has any
+        (a Kubernetes item is named by `metadata.name`)."""
+        if not isinstance(item, dict):
+            return []
+        found = self._fields(item)
+        if found:
+            return found
+        for member in item.values():
+            if isinstance(member, dict) and (found := self._fields(member)):
+                return found
+        return []
+
+    def _fields(self, item: dict[str, Any]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        for name in self.config.identity_fields:
+            value = item.get(name)
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                continue
+            text = " ".join(str(value).split())
+            if text and len(text) <= self.config.max_identity_chars:
+                found.append((name, text))
+        return found
+
+
+def _best_name(identity: list[tuple[str, str]]) -> str:
+    return next((value for _, value in identity if not _numeric(value)), identity[0][1])
+
+
+def _numeric(value: str) -> bool:
+    return value.replace(".", "", 1).lstrip("-").isdigit()

@@ -1,0 +1,40 @@
+"""Logs: windows plus one chunk per distinct error line, with context, capped."""
+
+from __future__ import annotations
+
+from capy.chunking import chunk_text
+
+
+def test_error_chunks_are_titled_by_their_line(chunk, checks, fixture_text, snapshot):
+    chunks = chunk("pytest.log")
+    checks.lines_kept(fixture_text("pytest.log"), chunks)
+    assert [c.title for c in chunks] == snapshot
+
+
+def test_error_chunk_holds_context_before_and_after(chunk, rules):
+    (key_error,) = [c for c in chunk("pytest.log") if c.title == "KeyError: 'KESTREL_JOBS'"]
+    lines = key_error.content.splitlines()
+    assert lines[rules.log.error_context.before_lines] == "KeyError: 'KESTREL_JOBS'"
+    assert 'env.py", line 31, in build_env' in lines[0]
+
+
+def test_timestamps_are_stripped_and_repeats_get_one_chunk(chunk):
+    titles = [c.title for c in chunk("service.log")]
+    assert titles.count("ERROR db: connection pool exhausted (size=20, waiting=57)") == 1
+    assert "FATAL worker-3: cannot bind port 9091: address already in use" in titles
+    assert "WARN cache: hit ratio dropped to 0.41" in titles
+
+
+def test_error_chunks_are_capped_worst_first(rules):
+    lines = [f"2025-06-03 10:00:{n % 60:02d} WARN slow request id={n}" for n in range(80)]
+    lines += [f"2025-06-03 10:01:{n % 60:02d} ERROR failed request id={n}" for n in range(80)]
+    chunks = chunk_text("\n".join(lines), content_type="log", rules=rules)
+    flagged = [c for c in chunks if "(line" not in c.title]
+    assert len(flagged) == rules.log.max_error_chunks
+    assert all(c.title.startswith("ERROR") for c in flagged)
+
+
+def test_log_detected_from_content(rules):
+    text = "[INFO] Scanning for projects...\n[ERROR] BUILD FAILURE\n[ERROR] see above\n"
+    chunks = chunk_text(text, label="mvn package", rules=rules)
+    assert "[ERROR] BUILD FAILURE" in [c.title for c in chunks]
