@@ -18,7 +18,7 @@ DbOption = Annotated[
 JsonFlag = Annotated[bool, Parameter(name="--json", negative=(), help="Print JSON.")]
 
 
-def _guarded(action: Callable[[], int]) -> int:
+def guarded(action: Callable[[], int]) -> int:
     """Turn the errors a person can cause into one line on stderr and exit code 2."""
     from capy.cli.output import error_line
     from capy.config import ConfigError
@@ -70,7 +70,7 @@ def which(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
         )
         return 0
 
-    return _guarded(run)
+    return guarded(run)
 
 
 def checkpoint(*, db: DbOption = None) -> int:
@@ -93,7 +93,7 @@ def checkpoint(*, db: DbOption = None) -> int:
             print("the WAL was not truncated: another process is reading; run it again later")
         return 0
 
-    return _guarded(run)
+    return guarded(run)
 
 
 def dbsize(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
@@ -122,7 +122,7 @@ def dbsize(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
             _print_sizes(report)
         return 0
 
-    return _guarded(run)
+    return guarded(run)
 
 
 def _print_sizes(report: Any) -> None:
@@ -132,9 +132,9 @@ def _print_sizes(report: Any) -> None:
 
     console().print(f"{report.path}", markup=False)
     console().print(
-        f"file {_bytes(report.file_bytes)}, WAL {_bytes(report.wal_bytes)}, "
-        f"SHM {_bytes(report.shm_bytes)}; {report.page_count} pages of {report.page_size} bytes, "
-        f"{report.freelist_pages} free",
+        f"file {human_bytes(report.file_bytes)}, WAL {human_bytes(report.wal_bytes)}, "
+        f"SHM {human_bytes(report.shm_bytes)}; "
+        f"{report.page_count} pages of {report.page_size} bytes, {report.freelist_pages} free",
         markup=False,
     )
     what = "pages used" if report.method == "dbstat" else "stored data (no dbstat in this build)"
@@ -143,11 +143,11 @@ def _print_sizes(report: Any) -> None:
     table.add_column("rows", justify="right")
     table.add_column(what, justify="right")
     for entry in report.tables:
-        table.add_row(entry.name, str(entry.rows), _bytes(entry.bytes))
+        table.add_row(entry.name, str(entry.rows), human_bytes(entry.bytes))
     console().print(table)
 
 
-def _bytes(count: int) -> str:
+def human_bytes(count: int) -> str:
     for unit in ("B", "KiB", "MiB"):
         if count < 1024:
             return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
@@ -187,7 +187,7 @@ def encrypt(
         _print_outcome(outcome)
         return 0
 
-    return _guarded(run)
+    return guarded(run)
 
 
 def _new_key_text(path: Path | None) -> tuple[str | None, str]:

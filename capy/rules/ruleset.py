@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,9 @@ class RuleSet:
     def ok(self) -> bool:
         return not any(item.is_error for item in self.diagnostics)
 
-    @property
+    @cached_property
     def index_version(self) -> str:
+        # A rule set is never changed after it is built, so its hash is computed once.
         return index_version(self.packs.values())
 
     def pack(self, name: str) -> MergedPack:

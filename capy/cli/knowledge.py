@@ -1,0 +1,371 @@
+"""`capy index | search | reindex | cleanup`: thin shells over the knowledge-base library."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from cyclopts import Parameter
+
+from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
+    from capy.store import Store
+
+STDIN = "-"
+
+
+def index(
+    # allow_leading_hyphen: `-` (standard input) would otherwise be read as an unknown option.
+    path: Annotated[str | None, Parameter(allow_leading_hyphen=True)] = None,
+    /,
+    *,
+    source: Annotated[str | None, Parameter(name="--source")] = None,
+    kind: Annotated[str, Parameter(name="--kind")] = "durable",
+    content_type: Annotated[str, Parameter(name="--content-type")] = "auto",
+    db: DbOption = None,
+    as_json: JsonFlag = False,
+) -> int:
+    """Index a file or standard input into the knowledge base.
+
+    Secrets are redacted before anything is stored; indexing the same content under the same
+    label again only marks it as used.
+
+    Parameters
+    ----------
+    path
+        File to index, or - (the default) to read standard input.
+    source
+        Label to store it under (default: the path as given; required for standard input).
+    kind
+        durable (kept), ephemeral (expires, not searched by default) or session (expires).
+    content_type
+        auto, markdown, json, plaintext, log, code, csv, html or diff.
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    as_json
+        Print the result as JSON.
+    """
+
+    def run() -> int:
+        from capy.store.indexing import index_content
+
+        label, content = _read_input(path, source)
+        with _open(db) as (store, rules):
+            result = index_content(
+                store, content, label=label, kind=kind, content_type=content_type, rules=rules
+            )
+        if as_json:
+            from capy.cli.output import print_json
+
+            print_json(asdict(result))
+        else:
+            _print_indexed(result)
+        return 0
+
+    return guarded(run)
+
+
+def _read_input(path: str | None, source: str | None) -> tuple[str, bytes]:
+    from capy.store.content import ContentError
+
+    if path is None or path == STDIN:
+        if source is None:
+            raise ContentError("give --source LABEL to name content read from standard input")
+        if sys.stdin is None or sys.stdin.isatty():
+            raise ContentError("nothing on standard input; give a PATH, or pipe content in")
+        return source, sys.stdin.buffer.read()
+    try:
+        return source or path, Path(path).read_bytes()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ContentError(f"cannot read {path}: {reason.lower()}") from None
+
+
+@contextmanager
+def _open(db: Path | None) -> Iterator[tuple[Store, RuleSet]]:
+    """Open the store and the rules in force, re-chunking a small stale backlog first."""
+    from capy.cli.output import error_line
+    from capy.rules import load_rules
+    from capy.store import open_store
+    from capy.store.indexing import ensure_fresh
+
+    with open_store(db_path=db) as store:
+        rules = load_rules(store.location.project_root)
+        ensure_fresh(store, rules, notify=error_line)
+        yield store, rules
+
+
+def _print_indexed(result: Any) -> None:
+    size = human_bytes(result.bytes)
+    chunks = _plural(result.chunk_count, "chunk")
+    print(
+        f"{result.status} {result.label} ({result.kind}, {result.content_type}): {chunks}, {size}"
+    )
+    if result.redactions:
+        total = sum(result.redactions.values())
+        detail = ", ".join(
+            f"{rule.removeprefix('secrets.')} {count}"
+            for rule, count in sorted(result.redactions.items())
+        )
+        print(f"redacted {_plural(total, 'secret')} ({detail})")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def search(
+    *queries: str,
+    limit: Annotated[int | None, Parameter(name="--limit")] = None,
+    kind: Annotated[list[str] | None, Parameter(name="--kind")] = None,
+    source: Annotated[str | None, Parameter(name="--source")] = None,
+    db: DbOption = None,
+    as_json: JsonFlag = False,
+) -> int:
+    """Search the knowledge base; each QUERY is searched on its own.
+
+    Parameters
+    ----------
+    queries
+        One or more queries (quote a query of several words).
+    limit
+        Hits per query (default: the search pack's).
+    kind
+        Search sources of this kind; repeat for several (default: durable and session).
+    source
+        Only this source label, or labels starting with a prefix ending in *.
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    as_json
+        Print JSON: per query, its hits with label, kind, title, content, snippet, layer, score.
+    """
+
+    def run() -> int:
+        from capy.store.content import ContentError
+        from capy.store.corpus import search_store
+
+        if not queries:
+            raise ContentError("give at least one QUERY to search for")
+        if limit is not None and limit < 1:
+            raise ContentError(f"--limit must be at least 1, not {limit}")
+        kinds = _check_kinds(kind)
+        with _open(db) as (store, rules):
+            results = search_store(
+                store, list(queries), limit=limit, kinds=kinds, source=source, rules=rules
+            )
+        if as_json:
+            from capy.cli.output import print_json
+
+            print_json({"queries": [_result_json(result) for result in results]})
+        else:
+            for number, result in enumerate(results):
+                _print_result(result, first=number == 0)
+        return 0
+
+    return guarded(run)
+
+
+def _check_kinds(kinds: list[str] | None) -> list[str] | None:
+    from capy.rules.views.retention import SourceKind
+    from capy.store.content import ContentError
+
+    known = [item.value for item in SourceKind]
+    for kind in kinds or []:
+        if kind not in known:
+            raise ContentError(f"unknown source kind {kind!r}; use one of {', '.join(known)}")
+    return kinds or None
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    fields = ("source_label", "kind", "title", "content", "snippet", "layer", "score")
+    return {
+        "query": result.query,
+        "corrected_query": result.corrected_query,
+        "note": result.note,
+        "hits": [{name: getattr(hit, name) for name in fields} for hit in result.hits],
+    }
+
+
+def _print_result(result: Any, *, first: bool) -> None:
+    if not first:
+        print()
+    count = len(result.hits)
+    header = f"{result.query!r}: {_plural(count, 'hit')}"
+    if result.corrected_query:
+        header += f" (searched as {result.corrected_query!r})"
+    print(header)
+    for rank, hit in enumerate(result.hits, start=1):
+        print(f"{rank:>3}. {hit.source_label} › {hit.title}  [{hit.layer} {hit.score:.4f}]")
+        for line in hit.snippet.splitlines() or [""]:
+            print(f"     {line}")
+    if result.note:
+        print(f"note: {result.note}")
+
+
+def reindex(
+    *,
+    all_sources: Annotated[bool, Parameter(name="--all", negative=())] = False,
+    db: DbOption = None,
+) -> int:
+    """Re-chunk sources indexed with older rules, from their stored raw content.
+
+    Parameters
+    ----------
+    all_sources
+        Re-chunk every source, not only the stale ones.
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    """
+
+    def run() -> int:
+        from capy.rules import load_rules
+        from capy.store import open_store
+        from capy.store.indexing import reindex_stale
+
+        with open_store(db_path=db) as store:
+            rules = load_rules(store.location.project_root)
+            with _progress_bar("re-chunking") as advance:
+                count = reindex_stale(store, rules=rules, progress=advance, force=all_sources)
+        if count:
+            print(f"re-chunked {_plural(count, 'source')} (rules {rules.index_version})")
+        else:
+            print(f"nothing to re-chunk: every source matches the rules ({rules.index_version})")
+        return 0
+
+    return guarded(run)
+
+
+class _progress_bar:
+    """A rich progress bar on stderr, fed by (done, total) callbacks; silent when not a tty."""
+
+    def __init__(self, description: str) -> None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        console = Console(stderr=True)
+        # Off the terminal (a pipe, CI, a test) a bar is noise in someone's log.
+        self.progress = Progress(console=console, transient=True, disable=not console.is_terminal)
+        self.description = description
+        self.task: Any = None
+
+    def __enter__(self):
+        self.progress.start()
+
+        def advance(done: int, total: int) -> None:
+            if self.task is None:
+                self.task = self.progress.add_task(self.description, total=total)
+            self.progress.update(self.task, completed=done, total=total)
+
+        return advance
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def cleanup(
+    *,
+    apply: Annotated[bool, Parameter(name="--apply", negative=())] = False,
+    source: Annotated[str | None, Parameter(name="--source")] = None,
+    optimize: Annotated[bool, Parameter(name="--optimize", negative=())] = False,
+    vacuum: Annotated[bool, Parameter(name="--vacuum", negative=())] = False,
+    db: DbOption = None,
+    as_json: JsonFlag = False,
+) -> int:
+    """List what a cleanup would remove (expired, evictable, oversized), or remove it.
+
+    A dry run unless --apply is given (or the retention pack sets cleanup.dry_run: false).
+    --optimize and --vacuum remove nothing, so they run in a dry run too.
+
+    Parameters
+    ----------
+    apply
+        Remove what the plan lists.
+    source
+        Plan removing this one source label (every kind of it) instead.
+    optimize
+        Merge the full-text indexes' segments (smaller, faster searches).
+    vacuum
+        Rebuild the database file to give freed space back to the disk.
+    db
+        Database file to use instead of the project's (also CAPY_DB_PATH).
+    as_json
+        Print the plan and what was done as JSON.
+    """
+
+    def run() -> int:
+        from dataclasses import replace
+
+        from capy.store.retention import apply_cleanup, plan_cleanup
+
+        with _open(db) as (store, rules):
+            plan = plan_cleanup(store, rules=rules, source=source)
+            applying = apply or not rules.view("retention").cleanup.dry_run
+            # A dry run still optimizes and vacuums when asked: neither removes anything.
+            todo = plan if applying else replace(plan, items=())
+            report = apply_cleanup(store, todo, optimize=optimize, vacuum=vacuum)
+        _print_cleanup(plan, report, applying, as_json)
+        return 0
+
+    return guarded(run)
+
+
+def _print_cleanup(plan: Any, report: Any, applied: bool, as_json: bool) -> None:
+    from capy.cli.output import print_json
+
+    items = [asdict(item) for item in plan.items]
+    if as_json:
+        print_json(
+            {
+                "applied": applied,
+                "planned": items,
+                "removed": [asdict(item) for item in report.removed],
+                "skipped": [asdict(item) for item in report.skipped],
+                "optimized": report.optimized,
+                "vacuumed": report.vacuumed,
+                "notes": list(report.notes),
+            }
+        )
+        return
+    if not plan.items:
+        print("nothing to remove")
+    else:
+        _print_plan_table(plan)
+        if applied:
+            removed = len(report.removed)
+            print(f"removed {_plural(removed, 'source')} ({human_bytes(report.raw_bytes)})")
+            if report.skipped:
+                print(f"left {len(report.skipped)} alone: used or re-indexed since the plan")
+        else:
+            count = len(plan.items)
+            print(
+                f"would remove {_plural(count, 'source')} "
+                f"({human_bytes(plan.raw_bytes)}); run again with --apply to remove"
+            )
+    if report.optimized:
+        print("merged the full-text index segments")
+    if report.vacuumed:
+        print("vacuumed the database file")
+    for note in report.notes:
+        print(f"note: {note}")
+
+
+def _print_plan_table(plan: Any) -> None:
+    from rich.table import Table
+
+    from capy.cli.output import console
+
+    table = Table(title_justify="left")
+    for column in ("source", "kind", "reason", "size", "score", "tier"):
+        table.add_column(column, justify="right" if column in ("size", "score") else "left")
+    for item in plan.items:
+        score = "" if item.score is None else f"{item.score:.3f}"
+        table.add_row(
+            item.label, item.kind, item.reason, human_bytes(item.raw_size), score, item.tier or ""
+        )
+    console().print(table)

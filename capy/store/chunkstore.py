@@ -1,0 +1,84 @@
+"""Writing and removing one source's chunks in both FTS tables, with its vocabulary counts.
+
+Shared by indexing, re-indexing and cleanup; callers hold the write transaction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import sqlcipher3
+
+from capy.store.content import ContentError
+from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
+from capy.store.vocabulary import term_counts
+
+if TYPE_CHECKING:
+    from capy.chunking import Chunk
+    from capy.rules.views.chunking import ChunkingPack
+
+MAX_CHUNKS_PER_SOURCE = 1 << CHUNK_ORDINAL_BITS
+
+
+def chunk_for_index(
+    text: str, content_type: str, label: str, chunking: ChunkingPack
+) -> list[Chunk]:
+    """The chunker's output, never empty and never more chunks than rowids allow."""
+    from capy.chunking import Chunk, chunk_text
+
+    chunks = chunk_text(text, content_type=content_type, label=label, rules=chunking)
+    if not chunks:
+        # The chunker found nothing to cut (it should not happen for non-blank text); one chunk
+        # keeps the invariant that every stored source is searchable.
+        chunks = [Chunk(title=chunking.titles.clip(label), content=text)]
+    if len(chunks) > MAX_CHUNKS_PER_SOURCE:
+        raise ContentError(
+            f"refusing to index {label!r}: it makes {len(chunks):,} chunks, more than the "
+            f"{MAX_CHUNKS_PER_SOURCE:,} one source can hold; lower the size cap"
+        )
+    return chunks
+
+
+def count_chunks(conn: sqlcipher3.Connection, source_id: int) -> int:
+    first, last = chunk_rowid_range(source_id)
+    return conn.execute(
+        "SELECT count(*) FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last)
+    ).fetchone()[0]
+
+
+def drop_chunks(conn: sqlcipher3.Connection, source_id: int) -> Counter[str]:
+    """Delete a source's chunks from both FTS tables; return their vocabulary counts."""
+    first, last = chunk_rowid_range(source_id)
+    rows = conn.execute(
+        "SELECT title, content FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last)
+    ).fetchall()
+    conn.execute("DELETE FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last))
+    conn.execute("DELETE FROM chunks_trigram WHERE rowid BETWEEN ? AND ?", (first, last))
+    return term_counts(text for row in rows for text in row)
+
+
+def insert_chunks(
+    conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]
+) -> Counter[str]:
+    """Write chunks into both FTS tables under the same rowids; return their vocabulary counts."""
+    rows = [
+        (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
+        for ordinal, chunk in enumerate(chunks)
+    ]
+    for table in ("chunks", "chunks_trigram"):
+        conn.executemany(
+            f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
+            "VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+    return term_counts(text for chunk in chunks for text in (chunk.title, chunk.content))
+
+
+def set_index_version(conn: sqlcipher3.Connection, version: str) -> None:
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('index_version', ?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (version,),
+    )
