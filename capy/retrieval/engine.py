@@ -1,0 +1,186 @@
+"""The search pipeline, over any `Corpus`:
+
+sanitise -> stopwords -> synonyms -> AND on the porter and trigram lists -> (too few, and a
+word is missing from the vocabulary) fuzzy-correct it and AND again -> (still too few) OR ->
+(still too few) fuzzy OR -> fuse by RRF -> scale by (1 + boosts) -> per-source diversity ->
+limit -> snippets.
+
+Fuzzy correction runs before the OR fallback when a word is unknown to the vocabulary: such a
+word can match nothing, so the AND pass failed because of it, and "circut breaker" should find
+the circuit breaker rather than every chunk that mentions a breaker. A word with no neighbour
+within its distance band is left alone, and OR only returns chunks holding some real query
+term, so a query about something absent still returns nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from capy.retrieval.boosts import boost, find_matches, term_weights
+from capy.retrieval.diversity import diversify
+from capy.retrieval.fusion import Fused, reciprocal_rank_fusion
+from capy.retrieval.fuzzy import Corrector
+from capy.retrieval.matching import compile_terms
+from capy.retrieval.model import Corpus, SearchFilters, SearchHit, SearchResult
+from capy.retrieval.query import ParsedQuery, Term, clean_text, parse_query, porter_query
+from capy.retrieval.query import trigram_query as build_trigram_query
+from capy.retrieval.snippets import make_snippet
+from capy.rules.views.search import SearchPack
+
+FUZZY_LAYER = "fuzzy"
+_correctors: dict[int, Corrector] = {}  # one LRU per cache size, for the life of the process
+
+
+@dataclass(frozen=True)
+class _Retrieved:
+    fused: list[Fused]
+    terms: tuple[Term, ...]
+    corrected: bool = False
+
+
+def search(
+    corpus: Corpus,
+    query: str,
+    *,
+    rules: SearchPack,
+    limit: int | None = None,
+    filters: SearchFilters = SearchFilters(),  # noqa: B008 (frozen, safe to share)
+) -> SearchResult:
+    """Search `corpus` for `query`; any query text is safe (it never reaches FTS5 unquoted)."""
+    limit = rules.limits.clamp(limit)
+    shown_query = query if isinstance(query, str) else clean_text(query, rules.query.max_bytes)
+    parsed = parse_query(query, rules)
+    if parsed.empty:
+        return SearchResult(query=shown_query, hits=())  # nothing was searched, nothing to note
+    retrieved = _retrieve(corpus, parsed, rules.fusion.candidates_for(limit), filters, rules)
+    hits = _rank(retrieved, limit, rules)
+    if hits:
+        corpus.record_access({hit.source_id for hit in hits})
+    corrected = parsed.with_terms(retrieved.terms).shown if retrieved.corrected else None
+    return SearchResult(
+        query=shown_query,
+        hits=tuple(hits),
+        corrected_query=corrected,
+        note=_note(corpus, filters, len(hits), limit),
+    )
+
+
+def _retrieve(
+    corpus: Corpus, parsed: ParsedQuery, wanted: int, filters: SearchFilters, rules: SearchPack
+) -> _Retrieved:
+    terms, settings = parsed.terms, rules.query
+    found = _run(corpus, terms, "AND", wanted, filters, rules)
+    if len(found) >= settings.or_fallback_below:
+        return _Retrieved(found, terms)
+    corrected = _corrected(corpus, terms, rules)
+    if corrected != terms:
+        retry = _run(corpus, corrected, "AND", wanted, filters, rules)
+        if len(retry) >= settings.or_fallback_below:
+            return _Retrieved(retry, corrected, corrected=True)
+    if settings.and_then_or and len(terms) > 1:
+        found = _merge(found, _run(corpus, terms, "OR", wanted, filters, rules))
+    if len(found) < rules.fuzzy.trigger_below_results and corrected != terms:
+        retry = _run(
+            corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
+        )
+        if retry:
+            return _Retrieved(retry, corrected, corrected=True)
+    return _Retrieved(found, terms)
+
+
+def _corrected(corpus: Corpus, terms: tuple[Term, ...], rules: SearchPack) -> tuple[Term, ...]:
+    if not rules.fuzzy.enabled:
+        return terms
+    corrector = _correctors.setdefault(rules.fuzzy.cache_size, Corrector(rules.fuzzy.cache_size))
+    corrected = corrector.correct(corpus, terms, rules.fuzzy)
+    # A corrected word brings its own synonym group ("authentcation" -> "authentication" -> login).
+    return tuple(
+        replace(term, synonyms=_union(term.synonyms, *map(rules.synonyms.expand, term.corrections)))
+        for term in corrected
+    )
+
+
+def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(word for group in groups for word in group))
+
+
+def _run(
+    corpus: Corpus,
+    terms: tuple[Term, ...],
+    conjunction: str,
+    wanted: int,
+    filters: SearchFilters,
+    rules: SearchPack,
+) -> list[Fused]:
+    lists = {}
+    porter = porter_query(terms, conjunction=conjunction)
+    if porter:
+        lists["porter"] = corpus.match("porter", porter, wanted, filters)
+    trigram = build_trigram_query(
+        terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
+    )
+    if trigram:
+        lists["trigram"] = corpus.match("trigram", trigram, wanted, filters)
+    return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)
+
+
+def _merge(first: list[Fused], second: list[Fused]) -> list[Fused]:
+    """AND results (fewer than wanted) stay ahead of the OR results that repeat them."""
+    seen = {entry.candidate.chunk_id for entry in first}
+    return first + [entry for entry in second if entry.candidate.chunk_id not in seen]
+
+
+def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHit]:
+    patterns = compile_terms(retrieved.terms)
+    found = [
+        find_matches(entry.candidate.title, entry.candidate.content, patterns)
+        for entry in retrieved.fused
+    ]
+    weights = term_weights(found)
+    scored = []
+    for entry, matches in zip(retrieved.fused, found, strict=True):
+        candidate = entry.candidate
+        extra = boost(
+            candidate.title,
+            candidate.content,
+            patterns,
+            matches,
+            weights,
+            rules.boosts,
+            rules.entities,
+        )
+        scored.append((entry.score * (1.0 + extra), entry, matches))
+    scored.sort(key=lambda item: -item[0])
+    ordered = diversify(
+        scored, lambda item: item[1].candidate.source_id, rules.diversity.max_per_source
+    )
+    hits = []
+    for score, entry, matches in ordered[:limit]:
+        candidate = entry.candidate
+        hits.append(
+            SearchHit(
+                chunk_id=candidate.chunk_id,
+                source_id=candidate.source_id,
+                source_label=candidate.source_label,
+                kind=candidate.kind,
+                title=candidate.title,
+                content=candidate.content,
+                snippet=make_snippet(candidate.content, matches.content, rules.snippets),
+                layer=FUZZY_LAYER if retrieved.corrected else entry.layer,
+                score=round(score, 6),
+            )
+        )
+    return hits
+
+
+def _note(corpus: Corpus, filters: SearchFilters, found: int, limit: int) -> str | None:
+    """Say which kinds were left out, when results are short and some were."""
+    if found >= limit:
+        return None
+    excluded = {kind: n for kind, n in corpus.excluded_counts(filters).items() if n > 0}
+    if not excluded:
+        return None
+    parts = [f"{n} {kind} source{'s' if n != 1 else ''}" for kind, n in sorted(excluded.items())]
+    verb = "was" if sum(excluded.values()) == 1 else "were"
+    passes = " or ".join(f"kind={kind}" for kind in sorted(excluded))
+    return f"{' and '.join(parts)} {verb} not searched; pass {passes}"

@@ -1,0 +1,75 @@
+"""The values the retrieval core passes around, and the corpus interface it searches through.
+
+The core knows nothing about SQLCipher: the store, the vault and memory each implement `Corpus`
+(four small methods) and get the whole pipeline (sanitising, fusion, fuzzy correction, boosts,
+diversity, snippets) without copying it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    kinds: tuple[str, ...] | None = None  # None = the retention pack's default-search kinds
+    source: str | None = None  # exact source label, or a label prefix ending in "*"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One row a corpus returns for one ranked list, best first."""
+
+    chunk_id: int
+    source_id: int
+    source_label: str
+    kind: str
+    title: str
+    content: str
+    rank: float  # the list's own score (bm25: lower is better); only the order matters here
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    chunk_id: int
+    source_id: int
+    source_label: str
+    kind: str
+    title: str
+    content: str  # the full chunk content
+    snippet: str  # bounded smart snippet around the matches
+    layer: str  # "porter" | "trigram" | "fuzzy" | "rrf" (found by both lists)
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: tuple[SearchHit, ...]
+    corrected_query: str | None = None  # set when fuzzy correction changed the query
+    note: str | None = None  # e.g. "2 ephemeral sources were not searched; pass kind=ephemeral"
+
+
+class Corpus(Protocol):
+    """What the core needs from a searchable collection of chunks."""
+
+    def match(
+        self, layer: str, fts_query: str, limit: int, filters: SearchFilters
+    ) -> list[Candidate]:
+        """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
+        `fts_query` is always well-formed: the core builds it from quoted terms only."""
+        ...
+
+    def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
+        """Indexed words (lowercase) with a length in the range, most frequent first."""
+        ...
+
+    def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
+        """Kind -> number of sources the kind filter left out (label filter applied)."""
+        ...
+
+    def record_access(self, source_ids: Iterable[int]) -> None:
+        """Note that these sources served results (retention reads access counts)."""
+        ...

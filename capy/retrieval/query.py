@@ -1,0 +1,195 @@
+"""From what a person or agent typed to FTS5 queries that can never be a syntax error.
+
+Every term reaches FTS5 as a quoted string (`"term"`, inner quotes doubled), so operators,
+column filters and parentheses in user text are inert; the pack's operator words and syntax
+characters are removed on top of that so that they do not become search terms either.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+
+from capy.rules.views.search import SearchPack
+
+# A term must hold at least one letter or digit: the tokenizers drop everything else, and a
+# quoted string with no token in it would be an empty phrase.
+_HAS_WORD = re.compile(r"[^\W_]")
+# Words as the vocabulary stores them (letters, digits, underscore), for synonyms and fuzzy.
+_PLAIN_WORD = re.compile(r"\w+")
+_PHRASE = re.compile(r'"([^"]*)"')
+# Sentence punctuation glued to the end of a word ("locked," "why?") is not part of it.
+_EDGE_PUNCTUATION = ".,;!?"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One query term: a word, an identifier or a quoted phrase, with what it may also match."""
+
+    text: str  # as typed (case kept: entity boosts compare verbatim)
+    phrase: bool = False  # a quoted phrase from the query
+    synonyms: tuple[str, ...] = ()  # the pack's synonym group, OR-ed in the porter list
+    corrections: tuple[str, ...] = ()  # fuzzy corrections, OR-ed in both lists
+
+    @property
+    def key(self) -> str:
+        return self.text.lower()
+
+    @property
+    def is_word(self) -> bool:
+        """A single vocabulary-style word: the only kind synonyms and fuzzy correction apply to."""
+        return not self.phrase and _PLAIN_WORD.fullmatch(self.text) is not None
+
+    def porter_variants(self) -> tuple[str, ...]:
+        return _unique((self.text, *self.corrections, *self.synonyms))
+
+    def trigram_variants(self, min_chars: int) -> tuple[str, ...]:
+        """Synonyms stay out: as substrings, short forms such as "del" or "kube" match inside
+        unrelated words."""
+        variants = _unique((self.text, *self.corrections))
+        return tuple(variant for variant in variants if len(variant) >= min_chars)
+
+    @property
+    def shown(self) -> str:
+        """The term as it reads in a corrected query."""
+        text = self.corrections[0] if self.corrections else self.text
+        return f'"{text}"' if self.phrase else text
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    text: str
+    terms: tuple[Term, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+    def with_terms(self, terms: tuple[Term, ...]) -> ParsedQuery:
+        return replace(self, terms=terms)
+
+    @property
+    def shown(self) -> str:
+        return " ".join(term.shown for term in self.terms)
+
+
+def parse_query(text: object, rules: SearchPack) -> ParsedQuery:
+    """Clean, split and filter a query into terms; never raises, may return no terms."""
+    cleaned = clean_text(text, rules.query.max_bytes)
+    candidates: list[Term] = []
+    position = 0
+    for match in _PHRASE.finditer(cleaned):
+        candidates += _loose_terms(cleaned[position : match.start()], rules)
+        candidates += _phrase_terms(match.group(1), rules)
+        position = match.end()
+    candidates += _loose_terms(cleaned[position:], rules)
+    terms = _drop_stopwords(candidates, rules)
+    terms = _dedupe(terms)[: rules.query.max_terms]
+    return ParsedQuery(text=cleaned, terms=tuple(_with_synonyms(term, rules) for term in terms))
+
+
+def clean_text(text: object, max_bytes: int) -> str:
+    """A str of at most `max_bytes` UTF-8 bytes with control and format characters turned into
+    spaces (lone surrogates, NULs and bidi controls included)."""
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", "replace")
+    elif not isinstance(text, str):
+        text = "" if text is None else str(text)
+    clipped = text.encode("utf-8", "ignore")[: max(max_bytes, 0)].decode("utf-8", "ignore")
+    return "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in clipped)
+
+
+def _strip_syntax(text: str, rules: SearchPack) -> str:
+    """Syntax characters become spaces, so "10:14" gives two terms instead of one "1014"."""
+    return text.translate({ord(ch): " " for ch in rules.query.strip_chars})
+
+
+def _loose_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:
+    found = []
+    for token in _strip_syntax(text, rules).split():
+        token = token.strip(_EDGE_PUNCTUATION)
+        if token in rules.query.operator_words or not _usable(token, rules):
+            continue
+        found.append((Term(token), token.lower() in rules.stopwords.all))
+    return found
+
+
+def _phrase_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:
+    """A quoted phrase stays one phrase (stopwords inside it kept); one word is a plain term."""
+    words = _strip_syntax(text, rules).split()
+    if len(words) == 1:
+        return _loose_terms(words[0], rules)
+    phrase = " ".join(words)
+    if not words or not _usable(phrase, rules):
+        return []
+    return [(Term(phrase, phrase=True), False)]
+
+
+def _usable(token: str, rules: SearchPack) -> bool:
+    return len(token) >= rules.query.min_term_chars and _HAS_WORD.search(token) is not None
+
+
+def _drop_stopwords(candidates: list[tuple[Term, bool]], rules: SearchPack) -> list[Term]:
+    """Stopwords go unless nothing else is left: "to be or not to be" still searches."""
+    kept = [term for term, is_stopword in candidates if not is_stopword]
+    return kept or [term for term, _ in candidates]
+
+
+def _dedupe(terms: list[Term]) -> list[Term]:
+    seen: set[str] = set()
+    unique = []
+    for term in terms:
+        if term.key not in seen:
+            seen.add(term.key)
+            unique.append(term)
+    return unique
+
+
+def _with_synonyms(term: Term, rules: SearchPack) -> Term:
+    if not term.is_word:
+        return term
+    return replace(term, synonyms=rules.synonyms.expand(term.key))
+
+
+def _unique(values: tuple[str, ...]) -> tuple[str, ...]:
+    seen: set[str] = set()
+    unique = []
+    for value in values:
+        if value.lower() not in seen:
+            seen.add(value.lower())
+            unique.append(value)
+    return tuple(unique)
+
+
+# --- FTS5 query text -------------------------------------------------------------------------
+
+
+def fts_quote(text: str) -> str:
+    """An FTS5 string: inside double quotes every character is literal, `"` is written `""`."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _group(variants: tuple[str, ...]) -> str:
+    quoted = [fts_quote(variant) for variant in variants]
+    return quoted[0] if len(quoted) == 1 else "(" + " OR ".join(quoted) + ")"
+
+
+def porter_query(terms: tuple[Term, ...], *, conjunction: str) -> str | None:
+    """`conjunction` is "AND" (every term) or "OR" (any term); None when there is nothing."""
+    groups = [_group(term.porter_variants()) for term in terms]
+    return f" {conjunction} ".join(groups) or None
+
+
+def trigram_query(terms: tuple[Term, ...], *, conjunction: str, min_chars: int) -> str | None:
+    """Substring phrases for the trigram table. A term too short to form a trigram is left out,
+    and an AND query that would lose a term to that is not run at all: it would be looser than
+    the porter query it is fused with."""
+    groups = []
+    for term in terms:
+        variants = term.trigram_variants(min_chars)
+        if variants:
+            groups.append(_group(variants))
+        elif conjunction == "AND":
+            return None
+    return f" {conjunction} ".join(groups) or None

@@ -1,0 +1,211 @@
+"""The knowledge base as a search corpus: FTS5 queries over `chunks` / `chunks_trigram`.
+
+Each ranked list is one SQL statement: the inner query ranks rowids with bm25 (kind and label
+filters applied inside it, through the source id every chunk rowid carries), the outer one reads
+title, content and source for the few rows kept, so large chunks are never sorted and no query
+runs per candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from capy.retrieval import Candidate, SearchFilters, SearchResult, search
+from capy.rules import RuleSet, load_rules
+from capy.rules.views.retention import SourceKind
+from capy.rules.views.search import Bm25
+from capy.store import Store
+from capy.store.database import DatabaseError
+from capy.store.migrations import CHUNK_ORDINAL_BITS
+
+_TABLES = {"porter": "chunks", "trigram": "chunks_trigram"}
+_KINDS = tuple(kind.value for kind in SourceKind)
+
+
+@dataclass
+class _VocabularyCache:
+    """Vocabulary rows by length band, for the life of the process, per database file.
+
+    Valid while the vocabulary's (row count, total frequency) fingerprint holds; that is
+    re-read only when this connection sees a commit (`data_version` or its own changes)."""
+
+    fingerprint: tuple[int, int] | None = None
+    bands: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+
+
+_vocabulary_caches: dict[str, _VocabularyCache] = {}
+
+
+class StoreCorpus:
+    """Implements `capy.retrieval.Corpus` over a Store (sources, chunks, chunks_trigram,
+    vocabulary)."""
+
+    def __init__(
+        self, store: Store, *, default_kinds: tuple[str, ...], bm25: Bm25 | None = None
+    ) -> None:
+        self.store = store
+        self.default_kinds = tuple(default_kinds)
+        if bm25 is None:
+            bm25 = load_rules().view("search").bm25
+        self.weights = (bm25.title_weight, bm25.content_weight)
+        self._generation: tuple[int, int] | None = None
+
+    # --- ranked lists ---
+
+    def match(
+        self, layer: str, fts_query: str, limit: int, filters: SearchFilters
+    ) -> list[Candidate]:
+        table = _TABLES.get(layer)
+        sources_sql, params = self._sources_filter(filters)
+        if table is None or sources_sql is None or limit < 1 or not fts_query:
+            return []
+        sql = f"""
+            WITH ranked AS (
+                SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
+                  FROM {table}
+                 WHERE {table} MATCH ?
+                   AND (rowid >> {CHUNK_ORDINAL_BITS}) IN ({sources_sql})
+                 ORDER BY score
+                 LIMIT ?
+            )
+            SELECT ranked.chunk_id, s.id, s.label, s.kind, c.title, c.content, ranked.score
+              FROM ranked
+              JOIN {table} AS c ON c.rowid = ranked.chunk_id
+              JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
+             ORDER BY ranked.score, ranked.chunk_id
+        """
+        rows = self.store.conn.execute(sql, (*self.weights, fts_query, *params, limit))
+        return [
+            Candidate(
+                chunk_id=row[0],
+                source_id=row[1],
+                source_label=row[2],
+                kind=row[3],
+                title=row[4] or "",
+                content=row[5] or "",
+                rank=row[6],
+            )
+            for row in rows
+        ]
+
+    def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
+        """SQL selecting the ids of sources the filters allow (None: no source can match)."""
+        kinds = self._kinds(filters)
+        if not kinds:
+            return None, []
+        sql = f"SELECT id FROM sources WHERE kind IN ({', '.join('?' * len(kinds))})"
+        label_sql, label_params = _label_filter(filters.source)
+        return sql + label_sql, [*kinds, *label_params]
+
+    def _kinds(self, filters: SearchFilters) -> tuple[str, ...]:
+        return self.default_kinds if filters.kinds is None else tuple(filters.kinds)
+
+    # --- fuzzy correction ---
+
+    def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
+        cache = _vocabulary_caches.setdefault(str(self.store.path), _VocabularyCache())
+        self._refresh(cache)
+        band = (max(min_length, 1), max_length)
+        if band not in cache.bands:
+            rows = self.store.conn.execute(
+                "SELECT term FROM vocabulary WHERE length(term) BETWEEN ? AND ? "
+                "ORDER BY frequency DESC, term",
+                band,
+            )
+            cache.bands[band] = tuple(row[0] for row in rows)
+        return cache.bands[band]
+
+    def _refresh(self, cache: _VocabularyCache) -> None:
+        conn = self.store.conn
+        generation = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        if generation == self._generation and cache.fingerprint is not None:
+            return
+        self._generation = generation
+        count, total = conn.execute(
+            "SELECT count(*), coalesce(sum(frequency), 0) FROM vocabulary"
+        ).fetchone()
+        if cache.fingerprint != (count, total):
+            cache.fingerprint = (count, total)
+            cache.bands.clear()
+
+    # --- notes and retention ---
+
+    def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
+        kinds = self._kinds(filters)
+        label_sql, label_params = _label_filter(filters.source)
+        placeholders = ", ".join("?" * len(kinds)) or "NULL"
+        rows = self.store.conn.execute(
+            f"SELECT kind, count(*) FROM sources WHERE kind NOT IN ({placeholders}){label_sql} "
+            "GROUP BY kind ORDER BY kind",
+            (*kinds, *label_params),
+        )
+        return {kind: count for kind, count in rows}
+
+    def record_access(self, source_ids: Iterable[int]) -> None:
+        """Best effort: a search must not fail, or wait long, because a writer holds the lock."""
+        ids = sorted({int(source_id) for source_id in source_ids})
+        if not ids:
+            return
+        conn = self.store.conn
+        sql = (
+            "UPDATE sources SET access_count = access_count + 1, accessed_at = unixepoch() "
+            f"WHERE id IN ({', '.join('?' * len(ids))})"
+        )
+        owns_transaction = not conn.in_transaction  # inside a caller's: just join it
+        try:
+            if owns_transaction:
+                conn.execute("BEGIN IMMEDIATE")
+            conn.execute(sql, ids)
+            if owns_transaction:
+                conn.execute("COMMIT")
+        except DatabaseError:
+            if owns_transaction and conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+
+def _label_filter(source: str | None) -> tuple[str, list[object]]:
+    """Exact label, or a prefix when it ends in "*" (compared with substr, so `%`, `_` and
+    glob characters in labels are literal)."""
+    if source is None:
+        return "", []
+    if source.endswith("*"):
+        prefix = source[:-1]
+        if not prefix:
+            return "", []
+        return " AND substr(label, 1, ?) = ?", [len(prefix), prefix]
+    return " AND label = ?", [source]
+
+
+def search_store(
+    store: Store,
+    queries: Sequence[str],
+    *,
+    limit: int | None = None,
+    kinds: Sequence[str] | None = None,
+    source: str | None = None,
+    rules: RuleSet | None = None,
+) -> list[SearchResult]:
+    """Search the knowledge base once per query, with the packs in force (or `rules`).
+
+    Raises ValueError for a kind that does not exist (naming the ones that do).
+    """
+    rules = rules or load_rules(store.location.project_root)
+    search_rules = rules.view("search")
+    default_kinds = tuple(str(kind) for kind in rules.view("retention").kinds.default_search)
+    filters = SearchFilters(kinds=_checked_kinds(kinds), source=source or None)
+    corpus = StoreCorpus(store, default_kinds=default_kinds, bm25=search_rules.bm25)
+    return [
+        search(corpus, query, rules=search_rules, limit=limit, filters=filters) for query in queries
+    ]
+
+
+def _checked_kinds(kinds: Sequence[str] | None) -> tuple[str, ...] | None:
+    if kinds is None:
+        return None
+    unknown = sorted({kind for kind in kinds if kind not in _KINDS})
+    if unknown:
+        raise ValueError(
+            f"unknown source kind {', '.join(map(repr, unknown))}; use {', '.join(_KINDS)}"
+        )
+    return tuple(dict.fromkeys(kinds)) or None
