@@ -16,9 +16,13 @@ lint:
 gen:
     capy rules gen
 
-# Print the benchmark figures.
-bench:
-    capy bench rules
+# Run every benchmark and print its figures (arguments, e.g. --json, go to each command).
+bench *args:
+    capy bench rules {{args}}
+    capy bench executor {{args}}
+    capy bench redaction {{args}}
+    capy bench quality {{args}}
+    capy bench perf {{args}}
 
 # Run the MCP server on stdio.
 serve:

@@ -1,43 +1,247 @@
-"""`capy bench ...`: print benchmark figures as a table, or JSON with --json."""
+"""`capy bench ...`: benchmark figures as tables, as JSON (--json), as markdown (--markdown)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 from cyclopts import App, Parameter
 
-from capy.cli.output import console, print_json
+from capy.cli.output import error_line, print_json
 
 app = App(name="bench", help="Measure capy and print the figures.")
 
+JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
+Flag = Annotated[bool, Parameter(negative="")]
+# Where the repository keeps its fixtures, and where the shared test data sits beside it.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_FIXTURES = REPO_ROOT / "fixtures" / "bench" / "quality"
+DEFAULT_TREC = REPO_ROOT.parent / "shared" / "testdata" / "ir" / "vaswani"
+
 
 @app.command
-def rules(*, runs: int = 15, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
+def rules(*, runs: int = 15, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
     """Time loading the rule packs, cold and warm, as a ratio to a bare YAML parse.
 
     Parameters
     ----------
     runs
         Repetitions per measurement (the median is reported).
+    markdown
+        Also write the table as markdown to this file.
     """
+    from capy.bench.report import rules_tables
     from capy.bench.rules import run
 
     report = run(runs)
+    return _emit(report, rules_tables(report), json_output, markdown)
+
+
+@app.command
+def executor(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
+    """Time the sandbox's overhead per call against a bare subprocess.run of the same script.
+
+    Parameters
+    ----------
+    runs
+        Calls per measurement (the median is reported).
+    markdown
+        Also write the table as markdown to this file.
+    """
+    from capy.bench.executor import run
+    from capy.bench.report import executor_tables
+
+    report = run(runs)
+    return _emit(report, executor_tables(report), json_output, markdown)
+
+
+@app.command
+def redaction(
+    *, runs: int = 15, json_output: JsonFlag = False, markdown: Path | None = None
+) -> int:
+    """Time redacting 1 MB of typical log text with every secret detector.
+
+    Parameters
+    ----------
+    runs
+        Repetitions (the median is reported).
+    markdown
+        Also write the table as markdown to this file.
+    """
+    from capy.bench.redaction import run
+    from capy.bench.report import redaction_tables
+
+    report = run(runs)
+    return _emit(report, redaction_tables(report), json_output, markdown)
+
+
+@app.command
+def quality(
+    *,
+    fixtures: Path | None = None,
+    trec: Path | None = None,
+    skip_trec: Flag = False,
+    json_output: JsonFlag = False,
+    markdown: Path | None = None,
+    check: Flag = False,
+) -> int:
+    """Search quality on the needle fixtures, then on a TREC collection against plain FTS5 bm25.
+
+    Parameters
+    ----------
+    fixtures
+        Folder of *.jsonl fixture files (default: the repository's fixtures/bench/quality).
+    trec
+        TREC collection folder (default: ../shared/testdata/ir/vaswani beside the repository,
+        skipped with a note when absent).
+    skip_trec
+        Run the needle fixtures only.
+    markdown
+        Also write the tables as markdown to this file.
+    check
+        Exit with 1 when a goal is missed.
+    """
+    from capy.bench import report as render
+    from capy.bench.fixtures import FixtureError, load_fixtures, load_typo_ids
+    from capy.bench.quality import run_quality
+    from capy.bench.trec_format import TrecFormatError, load_collection
+
+    directory = fixtures or DEFAULT_FIXTURES
+    trec_dir, trec_note = _trec_directory(trec, skip_trec)
+    try:
+        haystacks = load_fixtures(directory)
+        collection = load_collection(trec_dir) if trec_dir else None
+    except (FixtureError, TrecFormatError) as error:
+        error_line(error.message)
+        return 2
+    rules = _load_rules()
+    with _progress(not json_output) as progress:
+        quality_report = run_quality(
+            haystacks, rules=rules, typo_ids=load_typo_ids(directory), progress=progress
+        )
+        trec_report = None
+        if collection is not None:
+            from capy.bench.trec import run_trec
+
+            trec_report = run_trec(collection, rules=rules, progress=progress)
+    tables = render.quality_tables(quality_report)
+    if trec_report is not None:
+        tables += render.trec_tables(trec_report)
+    else:
+        tables.append(render.skipped_table("TREC", trec_note))
+    report = {"quality": quality_report, "trec": trec_report or {"skipped": trec_note}}
+    code = _emit(report, tables, json_output, markdown)
+    goals = quality_report["goals"] + (trec_report["goals"] if trec_report else [])
+    return 1 if check and not all(goal["met"] for goal in goals) else code
+
+
+def _trec_directory(given: Path | None, skip: bool) -> tuple[Path | None, str]:
+    if skip:
+        return None, "skipped (--skip-trec)"
+    if given is not None:
+        return given, ""  # asked for by name: a missing folder is an error, said by the loader
+    if DEFAULT_TREC.is_dir():
+        return DEFAULT_TREC, ""
+    return None, f"no TREC collection at {DEFAULT_TREC}; pass --trec DIR to run one"
+
+
+@app.command
+def perf(
+    *,
+    sizes: str = "1000,10000,100000",
+    megabytes: float = 2.0,
+    rounds: int = 3,
+    queries: int = 200,
+    json_output: JsonFlag = False,
+    markdown: Path | None = None,
+    check: Flag = False,
+) -> int:
+    """Index throughput per content type against bare FTS5 inserts, and search latency by size.
+
+    Parameters
+    ----------
+    sizes
+        Comma-separated chunk counts at which to measure search latency.
+    megabytes
+        Generated text per content type for the throughput runs.
+    rounds
+        Throughput runs per content type (the best is kept).
+    queries
+        Queries timed at each size.
+    markdown
+        Also write the tables as markdown to this file.
+    check
+        Exit with 1 when a goal is missed.
+    """
+    from capy.bench.perf import run_perf
+    from capy.bench.report import perf_tables
+
+    try:
+        counts = [int(part) for part in sizes.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1 or megabytes <= 0 or rounds < 1 or queries < 1:
+        error_line(
+            "--sizes takes positive chunk counts such as 1000,10000,100000, and --megabytes, "
+            "--rounds and --queries must be positive"
+        )
+        return 2
+    rules = _load_rules()
+    with _progress(not json_output) as progress:
+        report = run_perf(
+            sizes=counts,
+            megabytes=megabytes,
+            rounds=rounds,
+            queries=queries,
+            rules=rules,
+            progress=progress,
+        )
+    code = _emit(report, perf_tables(report), json_output, markdown)
+    return 1 if check and not all(goal["met"] for goal in report["goals"]) else code
+
+
+def _load_rules():
+    from capy.rules import load_rules
+
+    return load_rules()
+
+
+def _emit(report: dict, tables: list, json_output: bool, markdown: Path | None) -> int:
+    from capy.bench.report import markdown as to_markdown
+    from capy.bench.report import print_tables
+
     if json_output:
         print_json(report)
-        return 0
-    from rich.table import Table
-
-    table = Table(title=f"rule packs (baseline: {report['baseline']})")
-    for column in ("measurement", "median ms", "p95 ms", "runs", "x baseline"):
-        table.add_column(column)
-    for row in report["results"]:
-        table.add_row(
-            row["name"],
-            f"{row['median_ms']:.2f}",
-            f"{row['p95_ms']:.2f}",
-            str(row["runs"]),
-            f"{row['ratio_to_baseline']:.2f}",
-        )
-    console().print(table)
+    else:
+        print_tables(tables)
+    if markdown is not None:
+        try:
+            markdown.write_text(to_markdown(tables), encoding="utf-8")
+        except OSError as error:
+            error_line(f"could not write {markdown}: {error.strerror}; pick another path")
+            return 2
+        print(f"wrote {markdown}", file=sys.stderr)
     return 0
+
+
+@contextmanager
+def _progress(wanted: bool) -> Iterator:
+    """A transient progress bar on stderr, only for a person at a terminal."""
+    if not (wanted and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    tasks: dict[str, int] = {}
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+
+        def update(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        yield update

@@ -1,0 +1,253 @@
+"""Benchmark reports as tables: one shape (`Table`) rendered with rich or as markdown.
+
+Each benchmark returns a plain dict (what `--json` prints); the `*_tables` functions here turn
+one into the tables a person reads, so the terminal and the markdown file always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+MISSING = "–"
+_NUMBER = re.compile(r"[-+]?[\d,]*\.?\d+")
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: tuple[str, ...]
+    rows: list[tuple[str, ...]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return MISSING
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def goals_table(title: str, goals: Sequence[dict]) -> Table:
+    rows = [(g["goal"], fmt(g["value"]), "met" if g["met"] else "MISSED") for g in goals]
+    return Table(title, ("goal", "measured", "status"), rows)
+
+
+def print_tables(tables: Iterable[Table]) -> None:
+    from rich.table import Table as RichTable
+
+    from capy.cli.output import console
+
+    out = console()
+    for table in tables:
+        rich_table = RichTable(title=table.title, title_justify="left")
+        for index, column in enumerate(table.columns):
+            rich_table.add_column(column, justify="right" if _numeric(table, index) else "left")
+        for row in table.rows:
+            rich_table.add_row(*row)
+        out.print(rich_table)
+        for note in table.notes:
+            out.print(f"  {note}", soft_wrap=True)
+
+
+def markdown(tables: Iterable[Table]) -> str:
+    parts = []
+    for table in tables:
+        lines = [f"### {table.title}", ""]
+        lines.append("| " + " | ".join(table.columns) + " |")
+        aligns = ["---:" if _numeric(table, i) else "---" for i in range(len(table.columns))]
+        lines.append("| " + " | ".join(aligns) + " |")
+        lines.extend("| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows)
+        if table.notes:
+            lines.append("")
+            lines.extend(f"- {note}" for note in table.notes)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _numeric(table: Table, index: int) -> bool:
+    """Figures align right, words left."""
+    cells = [row[index] for row in table.rows]
+    return bool(cells) and all(_NUMBER.fullmatch(cell) or cell == MISSING for cell in cells)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+# ---- per benchmark -------------------------------------------------------------------------
+
+RECALL_KEYS = ("r@1", "r@3", "r@5", "r@10", "mrr", "ndcg@10")
+MAX_FAILURES_SHOWN = 15
+
+
+def quality_tables(report: dict) -> list[Table]:
+    groups = report["groups"]
+    ranking = Table(
+        f"search quality on needle fixtures (limit {report['limit']})",
+        ("group", "cases", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10"),
+    )
+    for row in groups:
+        ranking.rows.append(
+            (row["group"], str(row["positives"]), *(fmt(row[key]) for key in RECALL_KEYS))
+        )
+    ranking.notes.append(
+        "rank = that of the first hit whose full content holds every needle (the one relevant "
+        "hit); nDCG@10 = 1/log2(1 + rank); MRR counts the top 10 only"
+    )
+    layers = sorted({name for row in groups for name in row["layers"]})
+    outcome = Table(
+        "ceilings, negatives, and the layer that found each hit",
+        ("group", "in ceiling", "neg", "neg empty", *layers),
+    )
+    for row in groups:
+        outcome.rows.append(
+            (
+                row["group"],
+                fmt(row["within_ceiling"]),
+                str(row["negatives"]),
+                fmt(row["negative_pass"]),
+                *(str(row["layers"].get(name, 0)) for name in layers),
+            )
+        )
+    tables = [ranking, outcome, goals_table("quality goals", report["goals"])]
+    failures = report["failures"]
+    if failures:
+        shown = Table(f"failing cases ({len(failures)})", ("case", "why", "query"))
+        shown.rows.extend(
+            (f["case_id"], f["why"], f["query"]) for f in failures[:MAX_FAILURES_SHOWN]
+        )
+        if len(failures) > MAX_FAILURES_SHOWN:
+            shown.notes.append(f"{len(failures) - MAX_FAILURES_SHOWN} more in --json")
+        tables.append(shown)
+    return tables
+
+
+def trec_tables(report: dict) -> list[Table]:
+    table = Table(
+        f"TREC {report['collection']}: {report['documents']} documents, "
+        f"{report['judged_topics']} judged topics",
+        ("system", "nDCG@10", "MAP@100", "MAP@1000", "P@10", "index s", "ms/query"),
+    )
+    for system in report["systems"]:
+        table.rows.append(
+            (
+                system["system"],
+                fmt(system["ndcg@10"], 4),
+                fmt(system["map@100"], 4),
+                fmt(system.get("map@1000"), 4),
+                fmt(system["p@10"], 4),
+                fmt(system["index_s"], 2),
+                fmt(system["query_ms_mean"], 2),
+            )
+        )
+    table.notes.append(
+        f"capy / floor: nDCG@10 x{fmt(report['ratio_ndcg@10'])}, "
+        f"MAP@100 x{fmt(report['ratio_map@100'])} (same documents, same run)"
+    )
+    return [table, goals_table("TREC goal", report["goals"])]
+
+
+def skipped_table(title: str, reason: str) -> Table:
+    return Table(title, ("skipped",), [(reason,)])
+
+
+def rules_tables(report: dict) -> list[Table]:
+    table = Table(
+        f"rule packs (baseline: {report['baseline']})",
+        ("measurement", "median ms", "p95 ms", "runs", "x baseline"),
+    )
+    for row in report["results"]:
+        table.rows.append(
+            (
+                row["name"],
+                f"{row['median_ms']:.2f}",
+                f"{row['p95_ms']:.2f}",
+                str(row["runs"]),
+                fmt(row["ratio_to_baseline"], 2),
+            )
+        )
+    return [table]
+
+
+def executor_tables(report: dict) -> list[Table]:
+    table = Table(
+        f"executor overhead per call (median of {report['runs']} runs; bare = subprocess.run)",
+        ("language", "bare ms", "capy ms", "overhead ms", "x bare", "goal"),
+    )
+    for row in report["results"]:
+        table.rows.append(
+            (
+                row["language"],
+                f"{row['bare']['median_ms']:.2f}",
+                f"{row['capy']['median_ms']:.2f}",
+                f"{row['overhead_ms']:.2f}",
+                fmt(row["ratio"], 2),
+                f"<= {report['goal_ratio']}",
+            )
+        )
+    table.notes.extend(f"skipped {s['language']}: {s['reason']}" for s in report["skipped"])
+    return [table]
+
+
+def redaction_tables(report: dict) -> list[Table]:
+    table = Table(
+        f"redaction of {report['input_mb']} MB of typical log text, {report['detectors']} "
+        f"detectors (baseline: {report['baseline']})",
+        ("measurement", "median ms", "p95 ms", "MB/s", "ms per MB", "x baseline"),
+    )
+    for row in report["results"]:
+        table.rows.append(
+            (
+                row["name"],
+                f"{row['median_ms']:.1f}",
+                f"{row['p95_ms']:.1f}",
+                fmt(row["mb_per_s"], 2),
+                fmt(row["ms_per_mb"], 1),
+                fmt(row["speedup"], 2),
+            )
+        )
+    table.notes.append("goal: 1 MB in under 50 ms")
+    return [table]
+
+
+def perf_tables(report: dict) -> list[Table]:
+    indexing = Table(
+        "indexing throughput (best of "
+        f"{report['settings']['rounds']} rounds; bare = the same chunks into both FTS5 tables "
+        "+ raw into a plain table, SQLCipher)",
+        ("content type", "MB", "chunks", "capy MB/s", "bare MB/s", "x bare"),
+    )
+    for row in report["indexing"]:
+        indexing.rows.append(
+            (
+                row["content_type"],
+                fmt(row["bytes"] / 1e6, 2),
+                str(row["chunks"]),
+                fmt(row["capy_mb_s"], 2),
+                fmt(row["bare_mb_s"], 2),
+                fmt(row["ratio"], 2),
+            )
+        )
+    latency = Table(
+        "search latency (search_store, limit 10; bare = FTS5 AND query ranked by bm25)",
+        ("chunks", "queries", "p50 ms", "p95 ms", "max ms", "bare p50", "bare p95", "build s"),
+    )
+    for row in report["latency"]:
+        latency.rows.append(
+            (
+                f"{row['chunks']:,}",
+                str(row["queries"]),
+                fmt(row["p50_ms"], 2),
+                fmt(row["p95_ms"], 2),
+                fmt(row["max_ms"], 2),
+                fmt(row["bare_p50_ms"], 2),
+                fmt(row["bare_p95_ms"], 2),
+                fmt(row["build_s"], 1),
+            )
+        )
+        shapes = ", ".join(f"{k} {v:.1f}" for k, v in row["p95_ms_by_shape"].items())
+        latency.notes.append(f"{row['chunks']:,} chunks, p95 ms by query shape: {shapes}")
+    return [indexing, latency, goals_table("performance goals", report["goals"])]
