@@ -27,6 +27,13 @@ COMMANDS = {
     "checkpoint": ("capy.cli.store:checkpoint", "Checkpoint the knowledge base's WAL."),
     "encrypt": ("capy.cli.store:encrypt", "Encrypt a plaintext knowledge base or rotate its key."),
     "bench": ("capy.cli.bench:app", "Measure capy and print the figures."),
+    "index": ("capy.cli.knowledge:index", "Index a file or standard input for search."),
+    "search": ("capy.cli.knowledge:search", "Search the knowledge base."),
+    "reindex": ("capy.cli.knowledge:reindex", "Re-chunk sources indexed with older rules."),
+    "cleanup": ("capy.cli.knowledge:cleanup", "List or remove expired and evictable sources."),
+    "execute": ("capy.cli.execute:execute", "Run code in the sandbox and print its capped output."),
+    "redact": ("capy.cli.redact:redact", "Redact secrets from a file or stdin."),
+    "policy": ("capy.cli.policy:app", "Check commands, paths and URLs against permission rules."),
 }
 
 

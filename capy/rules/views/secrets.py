@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from capy.rules.secretscan import SecretDetector, SecretFinding, compile_detector
+from capy.rules.secretscan import SecretDetector, SecretFinding, SecretScanner, compile_detector
 from capy.rules.views.base import PackView, RuleView, active
 
 
@@ -86,14 +86,18 @@ class SecretsPack(PackView):
         allow = self.active_allowlist
         return tuple(detector.compile(allow) for detector in self.active_detectors)
 
+    @cached_property
+    def scanner(self) -> SecretScanner:
+        """All compiled detectors run together: the same findings as one by one, faster."""
+        return SecretScanner(self.compiled)
+
     def find_secrets(self, text: str) -> list[SecretFinding]:
         """Every finding of every active detector, sorted by position, overlaps merged.
 
         Where spans overlap (a JWT inside an Authorization header, say) the union is kept and
         credited to the detector whose span starts first, longest first on a tie.
         """
-        lowered = text.lower()
-        found = [f for detector in self.compiled for f in detector.find(text, lowered)]
+        found = self.scanner.find(text)
         found.sort(key=lambda f: (f.start, -f.end))
         merged: list[SecretFinding] = []
         for finding in found:
@@ -104,18 +108,6 @@ class SecretsPack(PackView):
                 continue
             merged.append(finding)
         return merged
-
-    def redact_secrets(self, text: str, mask: str) -> tuple[str, list[SecretFinding]]:
-        """Replace each secret span with `mask` (`{rule}` in it becomes the detector's short id)."""
-        findings = self.find_secrets(text)
-        parts: list[str] = []
-        cursor = 0
-        for finding in findings:
-            parts.append(text[cursor : finding.start])
-            parts.append(mask.format(rule=finding.rule_id.removeprefix(f"{self.pack}.")))
-            cursor = finding.end
-        parts.append(text[cursor:])
-        return "".join(parts), findings
 
 
 VIEW = SecretsPack

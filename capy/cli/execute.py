@@ -1,0 +1,156 @@
+"""`capy execute LANGUAGE [CODE | -]`: run a snippet through the sandbox, print what it printed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+from cyclopts import Parameter
+
+
+def execute(
+    language: str,
+    code: Annotated[str, Parameter(allow_leading_hyphen=True)] = "-",
+    /,
+    *,
+    timeout: Annotated[float | None, Parameter(name="--timeout")] = None,
+    intent: Annotated[str | None, Parameter(name="--intent")] = None,
+    background: Annotated[bool, Parameter(name="--background", negative=())] = False,
+    as_json: Annotated[bool, Parameter(name="--json", negative=())] = False,
+    yes: Annotated[bool, Parameter(name="--yes", negative=())] = False,
+) -> int:
+    """Run code in a sandboxed subprocess and print its (capped) output.
+
+    The exit code is the program's own (128 + N when signal N ended it).
+
+    Parameters
+    ----------
+    language
+        A language of the executor pack (python, shell, javascript, ...) or one of its
+        aliases (py, sh, bash, js, ...).
+    code
+        The code to run; `-` or nothing reads it from standard input.
+    timeout
+        Seconds before the run is stopped (default and ceiling come from the executor pack).
+    intent
+        What you are looking for in the output. Recorded only for now: searching long output
+        for the intent arrives with the MCP server.
+    background
+        Keep the program running past the timeout and return its partial output and pid.
+        A background job lives as long as the capy process that started it, so this command
+        waits for the job to end (Ctrl-C stops it).
+    as_json
+        Print the whole result as JSON.
+    yes
+        Run code that a permission rule marks "ask" (a "deny" rule always wins).
+    """
+    from capy.cli.output import error_line
+    from capy.executor import ExecutorError
+    from capy.executor import execute as run_code
+
+    if code == "-":
+        code = _read_stdin()
+        if code is None:
+            error_line("could not read the code from standard input: it is not UTF-8 text")
+            return 2
+    try:
+        refusal = _policy_refusal(language, code, allow_ask=yes)
+        if refusal is not None:
+            error_line(refusal)
+            return 2
+        result = run_code(language, code, timeout=timeout, background=background)
+    except ExecutorError as exc:
+        error_line(str(exc))
+        return 2
+    _print(result, intent, as_json)
+    if result.background:
+        return _wait_for_job(result.pid)
+    return result.exit_code if result.exit_code is not None else 1
+
+
+def _policy_refusal(language: str, code: str, *, allow_ask: bool) -> str | None:
+    """The same permission rules the agent hooks apply; None when the code may run.
+
+    The language and the code are checked first, so bad input gets the executor's own message.
+    """
+    from capy.cli.output import error_line
+    from capy.executor import ExecutorError
+    from capy.executor.runtimes import find_language
+    from capy.executor.sandbox import executor_view
+    from capy.security import check_command
+    from capy.security.policy import Outcome
+
+    canonical = find_language(executor_view(), language).language
+    if not code.strip():
+        raise ExecutorError("no code to run: the code is empty")
+    decision = check_command(code, language=canonical, project_dir=Path.cwd())
+    for warning in decision.warnings:
+        error_line(warning)
+    rule = f"{decision.rule} ({decision.source})" if decision.source else str(decision.rule)
+    if decision.decision is Outcome.DENY:
+        return f"refused by {rule}: {decision.reason or decision.part}"
+    if decision.decision is Outcome.ASK and not allow_ask:
+        return f"{rule} asks before running {decision.part!r}; rerun with --yes to run it"
+    return None
+
+
+def _read_stdin() -> str | None:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _print(result, intent: str | None, as_json: bool) -> None:
+    from capy.cli.output import error_line, print_json
+
+    if as_json:
+        data = {
+            name: getattr(result, name)
+            for name in result.__dataclass_fields__
+            if name not in ("stdout", "stderr")
+        }
+        data["intent"] = intent
+        print_json(data)
+        return
+    sys.stdout.write(result.output)
+    if result.output and not result.output.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    for line in _status_lines(result):
+        error_line(line)
+
+
+def _status_lines(result) -> list[str]:
+    lines = []
+    if result.killed_reason == "timeout":
+        lines.append(f"stopped after {result.duration_s:.1f} s: the timeout passed")
+    elif result.killed_reason == "output-cap":
+        lines.append("stopped: the program printed more than the output cap allows")
+    elif result.killed_reason == "process-limit":
+        lines.append("stopped: the program started more processes than the limit allows")
+    if result.truncated_bytes:
+        lines.append(f"output shortened: {result.truncated_bytes:,} bytes from the middle cut")
+    if result.binary:
+        lines.append("the output was not valid UTF-8 text; undecodable bytes show as U+FFFD")
+    if result.background:
+        lines.append(f"still running in the background as pid {result.pid}")
+    return lines
+
+
+def _wait_for_job(pid: int | None) -> int:
+    from capy.cli.output import error_line
+    from capy.executor import background
+
+    found = background.job(pid) if pid is not None else None
+    if found is None:
+        return 0
+    try:
+        found.finished.wait()
+    except KeyboardInterrupt:
+        background.shutdown_background()
+        error_line(f"background job {pid} stopped")
+        return 130
+    sys.stdout.write(found.output_tail())
+    return found.exit_code if found.exit_code is not None else 1

@@ -1,0 +1,79 @@
+"""Several shell commands at once, each in its own sandboxed call, results in the given order."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from capy.executor.errors import ExecutorError
+from capy.executor.result import ExecutionResult
+from capy.executor.sandbox import execute, executor_view
+
+
+def execute_batch(
+    commands: list[tuple[str, str]],
+    *,
+    timeout: float | None = None,
+    per_command_timeout: float | None = None,
+    concurrency: int | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    rules=None,
+) -> list[ExecutionResult]:
+    """Run `(label, command)` pairs as shell, `concurrency` at a time (clamped to the pack).
+
+    `timeout` is shared: the whole batch ends by then, and a command that starts late gets only
+    what is left. `per_command_timeout` bounds each command on its own. With both, each command
+    gets the smaller. A command that could not run (say, empty) comes back as a failed result
+    carrying the error, so one bad entry does not lose the others' output.
+    """
+    if not commands:
+        raise ExecutorError("no commands to run: the batch is empty")
+    view = executor_view(rules)
+    workers = view.limits.batch.clamp(concurrency)
+    batch_deadline = (
+        None if timeout is None else time.monotonic() + view.limits.timeout.clamp(timeout)
+    )
+
+    def run_one(entry: tuple[str, str]) -> ExecutionResult:
+        label, command = entry
+        budget = _budget(per_command_timeout, batch_deadline)
+        if budget is not None and budget <= 0:
+            return _failed(
+                label, "not started: the batch's shared timeout had passed", timed_out=True
+            )
+        try:
+            result = execute("shell", command, timeout=budget, cwd=cwd, rules=view)
+        except ExecutorError as exc:
+            return _failed(label, str(exc))
+        return dataclasses.replace(result, label=label)
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="capy-batch") as pool:
+        return list(pool.map(run_one, commands))
+
+
+def _budget(per_command: float | None, batch_deadline: float | None) -> float | None:
+    budgets = []
+    if per_command is not None:
+        budgets.append(per_command)
+    if batch_deadline is not None:
+        budgets.append(batch_deadline - time.monotonic())
+    return min(budgets) if budgets else None
+
+
+def _failed(label: str, message: str, *, timed_out: bool = False) -> ExecutionResult:
+    return ExecutionResult(
+        language="shell",
+        exit_code=None,
+        stdout="",
+        stderr=message,
+        output=message,
+        truncated_bytes=0,
+        timed_out=timed_out,
+        killed_reason="timeout" if timed_out else None,
+        pid=None,
+        duration_s=0.0,
+        soft_failure=False,
+        label=label,
+    )

@@ -1,0 +1,102 @@
+"""One subprocess of a call (a compile step or the run): spawn, pump, stop, clean up."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from capy.executor import processes
+from capy.executor.limits import nproc_limiter
+from capy.executor.pump import Pump, Stop
+from capy.rules.views.executor import Limits
+
+_KILLED_REASON = {
+    Stop.DEADLINE: "timeout",
+    Stop.OUTPUT_CAP: "output-cap",
+    Stop.PROCESS_LIMIT: "process-limit",
+}
+
+
+@dataclass
+class Phase:
+    """A running subprocess with its output pump and the means to find all it started."""
+
+    proc: subprocess.Popen[bytes]
+    pump: Pump
+    procs: processes.CallProcesses
+    limits: Limits
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+
+@dataclass(frozen=True)
+class PhaseOutcome:
+    exit_code: int | None
+    stop: Stop
+    killed_reason: str | None
+
+
+def spawn(argv: list[str], *, env: dict[str, str], cwd: str, marker: str, limits: Limits) -> Phase:
+    """Start `argv` in its own session, stdin closed, both output pipes captured."""
+    processes.enable_subreaper()
+    started = processes.boot_ticks_now()
+    with processes.spawn_lock:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=nproc_limiter(limits.processes.max_new_processes),
+        )
+        processes.register_leader(proc.pid)
+    call = processes.CallProcesses(proc.pid, marker, started)
+    pump = Pump(
+        proc,
+        cap_bytes=limits.output.hard_cap_bytes,
+        count_processes=call.count,
+        max_processes=limits.processes.max_new_processes,
+    )
+    return Phase(proc, pump, call, limits)
+
+
+def finish(phase: Phase, deadline: float) -> PhaseOutcome:
+    """Pump until the deadline; past it (or past a cap) stop the whole call's processes."""
+    stop = phase.pump.run_until(deadline)
+    return stop_and_collect(phase, stop)
+
+
+def stop_and_collect(phase: Phase, stop: Stop) -> PhaseOutcome:
+    if stop is Stop.DEADLINE:
+        # A polite SIGTERM first, so programs can flush and remove their own temp files.
+        phase.procs.signal_group(signal.SIGTERM)
+        # Whatever still runs after the grace is killed by the sweep in cleanup().
+        phase.pump.run_until(time.monotonic() + phase.limits.timeout.kill_grace_seconds)
+    cleanup(phase)
+    return PhaseOutcome(exit_code(phase.proc.returncode), stop, _KILLED_REASON.get(stop))
+
+
+def cleanup(phase: Phase) -> None:
+    """Kill whatever of the call survives, reap the leader, then strays it left behind."""
+    if phase.proc.poll() is None:
+        phase.procs.sweep()
+        phase.proc.wait()
+    with processes.spawn_lock:
+        processes.forget_leader(phase.pid)
+    phase.procs.ended_ticks = processes.boot_ticks_now()
+    phase.procs.sweep()
+    phase.pump.close()
+
+
+def exit_code(returncode: int | None) -> int | None:
+    """Shell convention: a process ended by signal N exits 128 + N."""
+    if returncode is None:
+        return None
+    return 128 - returncode if returncode < 0 else returncode

@@ -1,0 +1,201 @@
+"""`execute` and `execute_file`: run one snippet in its own temp dir, session and environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from capy.executor import background as background_jobs
+from capy.executor.environment import sandbox_environment
+from capy.executor.errors import ExecutorError
+from capy.executor.janitor import remove_later
+from capy.executor.output import decode, returned_text
+from capy.executor.phase import Phase, PhaseOutcome, finish, spawn, stop_and_collect
+from capy.executor.pump import Stop
+from capy.executor.result import ExecutionResult
+from capy.executor.runtimes import ResolvedRuntime, find_language, resolve_runtime
+from capy.rules.views.executor import ExecutorPack, WorkingDir, fill_argv
+
+
+def executor_view(rules=None, project_dir: Path | None = None) -> ExecutorPack:
+    """Accept a RuleSet, the executor view itself, or nothing (load the packs in force)."""
+    if isinstance(rules, ExecutorPack):
+        return rules
+    if rules is None:
+        from capy.rules import load_rules
+
+        rules = load_rules(project_dir)
+    return rules.view("executor")
+
+
+@dataclass
+class _Call:
+    view: ExecutorPack
+    runtime: ResolvedRuntime
+    project_dir: Path
+    temp_dir: Path
+    marker: str
+    env: dict[str, str]
+    started: float
+    deadline: float
+
+
+def execute(
+    language: str,
+    code: str,
+    *,
+    timeout: float | None = None,
+    background: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    rules=None,
+) -> ExecutionResult:
+    """Run `code` in `language`; `cwd` is the project directory (where shell commands run)."""
+    return _execute(language, code, timeout, background, cwd, rules, file_path=None)
+
+
+def execute_file(
+    path: str | os.PathLike[str],
+    language: str,
+    code: str,
+    *,
+    timeout: float | None = None,
+    background: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+    rules=None,
+) -> ExecutionResult:
+    """Run `code` with FILE_CONTENT and FILE_CONTENT_PATH set from `path` for the language.
+
+    Only what the code prints comes back; the file's content never enters the result.
+    """
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    target = (base / Path(path)).resolve()
+    if not target.is_file() or not os.access(target, os.R_OK):
+        raise ExecutorError(f"cannot read {str(path)!r}: no such readable file")
+    return _execute(language, code, timeout, background, cwd, rules, file_path=str(target))
+
+
+def _execute(language, code, timeout, background, cwd, rules, *, file_path) -> ExecutionResult:
+    project_dir = Path(cwd) if cwd is not None else Path.cwd()
+    if not project_dir.is_dir():
+        raise ExecutorError(f"working directory {str(project_dir)!r} does not exist")
+    view = executor_view(rules, project_dir)
+    lang = find_language(view, language)
+    if not isinstance(code, str) or not code.strip():
+        raise ExecutorError("no code to run: the code is empty")
+    runtime = resolve_runtime(lang)
+    if background:
+        background_jobs.check_capacity(view.limits.background)
+    source = _encode(lang.source(code, with_file_content=file_path is not None))
+    call = _prepare(view, runtime, project_dir, source, timeout, file_path)
+    handed_over = False
+    try:
+        result, handed_over = _run(call, background)
+        return result
+    finally:
+        if not handed_over:
+            remove_later(call.temp_dir)
+
+
+def _encode(source: str) -> bytes:
+    try:
+        return source.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ExecutorError(
+            f"the code holds a character UTF-8 cannot encode at position {exc.start}"
+        ) from None
+
+
+def _prepare(view, runtime, project_dir, source, timeout, file_path) -> _Call:
+    temp_dir = Path(tempfile.mkdtemp(prefix="capy-exec-"))
+    (temp_dir / runtime.plan.file_name).write_bytes(source)
+    marker = secrets.token_hex(12)
+    env = sandbox_environment(view, marker, file_path=file_path)
+    started = time.monotonic()
+    deadline = started + view.limits.timeout.clamp(timeout)
+    return _Call(view, runtime, project_dir, temp_dir, marker, env, started, deadline)
+
+
+def _argv(call: _Call, template: tuple[str, ...]) -> list[str]:
+    binary = call.temp_dir / ("script.exe" if sys.platform == "win32" else "script")
+    return fill_argv(
+        template,
+        runtime=call.runtime.executable,
+        file=str(call.temp_dir / call.runtime.plan.file_name),
+        dir=str(call.temp_dir),
+        binary=str(binary),
+    )
+
+
+def _spawn(call: _Call, template: tuple[str, ...]) -> Phase:
+    language = call.runtime.language
+    workdir = call.project_dir if language.cwd is WorkingDir.PROJECT else call.temp_dir
+    try:
+        return spawn(
+            _argv(call, template),
+            env=call.env,
+            cwd=str(workdir),
+            marker=call.marker,
+            limits=call.view.limits,
+        )
+    except OSError as exc:
+        raise ExecutorError(
+            f"could not start {call.runtime.executable} for {language.language}: "
+            f"{exc.strerror or exc}"
+        ) from None
+
+
+def _run(call: _Call, background: bool) -> tuple[ExecutionResult, bool]:
+    plan = call.runtime.plan
+    if plan.compile is not None:
+        compiled = _spawn(call, plan.compile)
+        outcome = finish(compiled, call.deadline)
+        if outcome.exit_code != 0 or outcome.killed_reason:
+            return _result(call, compiled, outcome), False
+    phase = _spawn(call, plan.run)
+    stop = phase.pump.run_until(call.deadline)
+    if stop is Stop.DEADLINE and background:
+        partial = _result(call, phase, None)
+        background_jobs.adopt(phase, call.temp_dir, call.runtime.language.language, call.view)
+        return partial, True
+    return _result(call, phase, stop_and_collect(phase, stop)), False
+
+
+def _result(call: _Call, phase: Phase, outcome: PhaseOutcome | None) -> ExecutionResult:
+    """`outcome` None: the process keeps running in the background, so no exit code yet."""
+    pump = phase.pump
+    combined = bytes(pump.combined)
+    text, cut = returned_text(combined, call.view.limits.output)
+    stdout, stderr = decode(bytes(pump.stdout)), decode(bytes(pump.stderr))
+    language = call.runtime.language
+    exit_code = outcome.exit_code if outcome else None
+    killed = outcome.killed_reason if outcome else None
+    # The pack has no per-language exit-code semantics yet, so the shell rule is named here.
+    soft = (
+        language.language == "shell"
+        and exit_code == 1
+        and killed is None
+        and bool(stdout.text.strip())
+    )
+    return ExecutionResult(
+        language=language.language,
+        exit_code=exit_code,
+        stdout=stdout.text,
+        stderr=stderr.text,
+        output=text,
+        truncated_bytes=cut,
+        timed_out=killed == "timeout",
+        killed_reason=killed,
+        pid=phase.pid if outcome is None else None,
+        duration_s=round(time.monotonic() - call.started, 4),
+        soft_failure=soft,
+        invalid_utf8=stdout.invalid_utf8 or stderr.invalid_utf8,
+        binary=stdout.binary or stderr.binary,
+        background=outcome is None,
+        sandbox_id=call.marker,
+        runtime=call.runtime.executable,
+    )

@@ -1,0 +1,71 @@
+"""Secret redaction: every secret the secrets pack finds becomes `[REDACTED:<rule id>]`.
+
+One engine: the pack view's `find_secrets` (keywords, regexes, entropy floors, allowlists, with
+overlapping finds merged). This module only splices the masks in and counts them, so that what
+capy stores, indexes, returns and prints (`capy redact`) is redacted the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.rules.secretscan import SecretFinding
+    from capy.rules.views.secrets import SecretsPack
+
+# The full rule id stays in the mask, so a reader knows what kind of secret was there and can
+# find the rule (`capy rules show <id>`). "REDACTED" is on the pack's placeholder allowlist, so
+# redacting already-redacted text changes nothing.
+MASK = "[REDACTED:{rule_id}]"
+
+
+@dataclass(frozen=True)
+class Redaction:
+    text: str
+    findings: tuple[SecretFinding, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many secrets each rule redacted, most first (then by id)."""
+        counts = Counter(finding.rule_id for finding in self.findings)
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.findings)
+
+
+def mask_for(rule_id: str) -> str:
+    return MASK.format(rule_id=rule_id)
+
+
+def load_secrets_view(project_dir: Path | None = None) -> SecretsPack:
+    from capy.rules import load_rules
+
+    return load_rules(project_dir).view("secrets")
+
+
+def redact(
+    text: str, *, secrets: SecretsPack | None = None, project_dir: Path | None = None
+) -> Redaction:
+    """Mask every secret in `text` with its rule id; the secrets themselves go nowhere else."""
+    secrets = secrets if secrets is not None else load_secrets_view(project_dir)
+    findings = secrets.find_secrets(text)
+    if not findings:
+        return Redaction(text, ())
+    parts: list[str] = []
+    cursor = 0
+    for finding in findings:
+        parts.append(text[cursor : finding.start])
+        parts.append(mask_for(finding.rule_id))
+        cursor = finding.end
+    parts.append(text[cursor:])
+    return Redaction("".join(parts), tuple(findings))
+
+
+def redact_text(text: str, *, secrets: SecretsPack | None = None) -> str:
+    """Just the redacted text, for callers that need no report."""
+    return redact(text, secrets=secrets).text

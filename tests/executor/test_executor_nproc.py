@@ -1,0 +1,86 @@
+"""RLIMIT_NPROC, the fork-bomb cap the OS offers, seen from a non-root capy.
+
+Linux exempts root from RLIMIT_NPROC, so under root capy skips it and relies on its process
+watchdog (see test_executor_hostile). To see the real limit at work, this test runs capy as
+the unprivileged `nobody` user: the system Python of the same version, with the repository and
+the venv's site-packages on PYTHONPATH. Without root (so no user switch) it runs as the current
+user, where the limit applies anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+CHILD = '''
+import json
+from capy.executor import execute
+from capy.rules import load_rules
+
+CODE = """
+import os, time
+bound = int(open('/proc/loadavg').read().split()[3].split('/')[1]) + 300
+for n in range(bound):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        print('capped after', n, 'errno', exc.errno, flush=True)
+        break
+    if pid == 0:
+        time.sleep(20)
+        os._exit(0)
+else:
+    print('not capped', flush=True)
+"""
+view = load_rules().view("executor")
+procs = view.limits.processes.model_copy(update={"max_new_processes": 20})
+view = view.model_copy(update={"limits": view.limits.model_copy(update={"processes": procs})})
+result = execute("python", CODE, rules=view, timeout=30)
+print(json.dumps({"output": result.output, "marker": result.sandbox_id}))
+'''
+
+
+def _unprivileged_command() -> list[str]:
+    if os.getuid() != 0:
+        return [sys.executable]
+    system_python = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    setpriv = shutil.which("setpriv")
+    if not system_python.exists() or setpriv is None:
+        pytest.skip("running as root without setpriv or a system Python of this version")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", str(system_python)]
+
+
+def test_fork_loop_hits_rlimit_nproc_when_not_root() -> None:
+    command = _unprivileged_command()
+    workdir = Path(tempfile.mkdtemp(prefix="capy-nproc-test-"))
+    workdir.chmod(0o777)  # the unprivileged user writes its config and cache here
+    try:
+        pythonpath = os.pathsep.join([str(REPO_ROOT), sysconfig.get_paths()["purelib"]])
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(workdir), "PYTHONPATH": pythonpath}
+        done = subprocess.run(
+            [*command, "-c", CHILD],
+            env=env,
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["output"].startswith("capped after"), report
+    assert report["output"].rstrip().endswith("errno 11")  # EAGAIN: the limit, not memory
+    from capy.executor.processes import marked_processes
+
+    assert marked_processes(report["marker"]) == []
