@@ -72,7 +72,7 @@ def _normalise(text: str | bytes) -> str:
 def _resolve(content_type: str, text: str, label: str, rules: ChunkingPack) -> ContentType:
     requested = str(content_type).strip().lower()
     if requested == AUTO:
-        hinted = content_type_from_label(label)
+        hinted = content_type_from_label(label, rules)
         return ContentType(hinted) if hinted else rules.detection.detect(text)
     try:
         return ContentType(requested)
@@ -95,7 +95,7 @@ def _chunk(kind: ContentType, text: str, label: str, rules: ChunkingPack) -> lis
             return chunk_plaintext(text, label, rules)
         return _chunk(target, converted, label, rules) if converted.strip() else []
     if kind is ContentType.CODE:
-        return chunk_code(text, label, rules, language_from_label(label))
+        return chunk_code(text, label, rules, language_from_label(label, rules))
     return _CHUNKERS.get(kind, chunk_plaintext)(text, label, rules)
 
 

@@ -73,6 +73,7 @@ class Titles(Section):
 class Detection(Section):
     sample_bytes: int
     fallback: ContentType
+    extensions: dict[str, ContentType] = Field(default_factory=dict)
     rules: tuple[DetectRule, ...]
 
     @cached_property
@@ -147,6 +148,7 @@ class Code(Section):
     window_lines: int
     overlap_lines: int
     min_definition_lines: int
+    extensions: dict[str, str] = Field(default_factory=dict)
     definition_rules: tuple[DefinitionRule, ...]
 
     def rules_for(self, language: str | None) -> tuple[DefinitionRule, ...]:
