@@ -1,9 +1,10 @@
 """The search pipeline, over any `Corpus`:
 
-sanitise -> stopwords -> synonyms -> AND on the porter and trigram lists -> (too few, and a
-word is missing from the vocabulary) fuzzy-correct it and AND again -> (still too few) OR ->
-(still too few) fuzzy OR -> fuse by RRF -> scale by (1 + boosts) -> per-source diversity ->
-limit -> snippets.
+sanitise -> stopwords -> synonyms -> AND on the porter and trigram lists -> (nothing found,
+and a word is missing from the vocabulary) fuzzy-correct it and AND again -> (fewer than
+`or_fallback_below`) OR, filling the slots after the AND results (long OR queries on the
+porter list only) -> (still nothing) fuzzy OR -> fuse by RRF -> scale by (1 + boosts), within
+each tier -> per-source diversity -> limit -> snippets.
 
 Fuzzy correction runs before the OR fallback when a word is unknown to the vocabulary: such a
 word can match nothing, so the AND pass failed because of it, and "circut breaker" should find
@@ -36,6 +37,9 @@ class _Retrieved:
     fused: list[Fused]
     terms: tuple[Term, ...]
     corrected: bool = False
+    # The first `primary` entries matched every term; the rest came from an OR pass and rank
+    # after them whatever their boosts (None: all entries are one tier).
+    primary: int | None = None
 
 
 def search(
@@ -68,24 +72,29 @@ def search(
 def _retrieve(
     corpus: Corpus, parsed: ParsedQuery, wanted: int, filters: SearchFilters, rules: SearchPack
 ) -> _Retrieved:
+    """AND first; a query whose AND pass finds nothing is fuzzy-corrected and ANDed again; when
+    AND finds fewer than `or_fallback_below`, OR fills the remaining slots, ranked after."""
     terms, settings = parsed.terms, rules.query
     found = _run(corpus, terms, "AND", wanted, filters, rules)
     if len(found) >= settings.or_fallback_below:
         return _Retrieved(found, terms)
-    corrected = _corrected(corpus, terms, rules)
+    active, was_corrected = terms, False
+    corrected = _corrected(corpus, terms, rules) if not found else terms
     if corrected != terms:
         retry = _run(corpus, corrected, "AND", wanted, filters, rules)
-        if len(retry) >= settings.or_fallback_below:
-            return _Retrieved(retry, corrected, corrected=True)
-    if settings.and_then_or and len(terms) > 1:
-        found = _merge(found, _run(corpus, terms, "OR", wanted, filters, rules))
+        if retry:
+            found, active, was_corrected = retry, corrected, True
+    primary = None
+    if settings.and_then_or and len(active) > 1:
+        primary = len(found) or None
+        found = _merge(found, _run(corpus, active, "OR", wanted, filters, rules))
     if len(found) < rules.fuzzy.trigger_below_results and corrected != terms:
         retry = _run(
             corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
         )
         if retry:
             return _Retrieved(retry, corrected, corrected=True)
-    return _Retrieved(found, terms)
+    return _Retrieved(found, active, corrected=was_corrected, primary=primary)
 
 
 def _corrected(corpus: Corpus, terms: tuple[Term, ...], rules: SearchPack) -> tuple[Term, ...]:
@@ -116,9 +125,11 @@ def _run(
     porter = porter_query(terms, conjunction=conjunction)
     if porter:
         lists["porter"] = corpus.match("porter", porter, wanted, filters)
-    trigram = build_trigram_query(
-        terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
-    )
+    trigram = None
+    if conjunction == "AND" or len(terms) <= rules.query.or_trigram_max_terms:
+        trigram = build_trigram_query(
+            terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
+        )
     if trigram:
         lists["trigram"] = corpus.match("trigram", trigram, wanted, filters)
     return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)
@@ -150,7 +161,8 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
             rules.entities,
         )
         scored.append((entry.score * (1.0 + extra), entry, matches))
-    scored.sort(key=lambda item: -item[0])
+    primary = retrieved.primary if retrieved.primary is not None else len(scored)
+    scored = sorted(scored[:primary], key=_by_score) + sorted(scored[primary:], key=_by_score)
     ordered = diversify(
         scored, lambda item: item[1].candidate.source_id, rules.diversity.max_per_source
     )
@@ -171,6 +183,10 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
             )
         )
     return hits
+
+
+def _by_score(item: tuple[float, Fused, object]) -> float:
+    return -item[0]
 
 
 def _note(corpus: Corpus, filters: SearchFilters, found: int, limit: int) -> str | None:

@@ -34,6 +34,28 @@ def test_or_fallback_when_and_finds_nothing(store, put, rules):
     assert {hit.title for hit in result.hits} == {"Breaker", "Locks"}
 
 
+def test_or_fills_slots_after_every_and_hit(store, put, rules):
+    put(
+        "notes.md",
+        [
+            ("Rotation", "When a segment is full the log starts a new one, long after the writer."),
+            ("Writer", "writer writer writer writer"),
+        ],
+    )
+    # AND finds one chunk; the OR pass fills the next slot, ranked after it whatever its boosts.
+    result = one(store, "writer segment", rules)
+    assert [hit.title for hit in result.hits] == ["Rotation", "Writer"]
+
+
+def test_long_or_query_skips_the_trigram_list(store, put, rules):
+    put("wal.go", WAL_DOC)
+    # Five terms, no chunk holds them all: the OR pass runs on the porter list alone, so a
+    # substring of an identifier ("CorruptRec" in ErrCorruptRecord) is not fused in.
+    result = one(store, "breaker resets CorruptRec zebra quartz", rules)
+    assert [hit.title for hit in result.hits] == ["Breaker"]
+    assert result.hits[0].layer == "porter"
+
+
 def test_layers_say_which_list_found_a_hit(store, put, rules):
     put("wal.go", WAL_DOC)
     # Porter folds "locking" to "lock"; the substring "locking" is nowhere.

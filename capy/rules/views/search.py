@@ -19,6 +19,8 @@ class Query(Section):
     strip_operators: tuple[str, ...]
     strip_chars: str
     trigram_min_chars: int
+    # OR passes over more terms than this use the porter list alone (see the pack).
+    or_trigram_max_terms: int = 3
 
     @cached_property
     def operator_words(self) -> frozenset[str]:
