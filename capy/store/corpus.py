@@ -28,10 +28,15 @@ class _VocabularyCache:
     """Vocabulary rows by length band, for the life of the process, per database file.
 
     Valid while the vocabulary's (row count, total frequency) fingerprint holds; that is
-    re-read only when this connection sees a commit (`data_version` or its own changes)."""
+    re-read only when the connection that last checked it sees a commit (`data_version` or
+    its own changes). The generation lives here, not on the short-lived StoreCorpus, and
+    `record_access` advances it past its own update (which never touches the vocabulary), so
+    a search does not re-scan the vocabulary because the previous search counted an access."""
 
     fingerprint: tuple[int, int] | None = None
     bands: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    connection: object = None  # the connection `generation` was read on
+    generation: tuple[int, int] | None = None
 
 
 _vocabulary_caches: dict[str, _VocabularyCache] = {}
@@ -49,7 +54,6 @@ class StoreCorpus:
         if bm25 is None:
             bm25 = load_rules().view("search").bm25
         self.weights = (bm25.title_weight, bm25.content_weight)
-        self._generation: tuple[int, int] | None = None
 
     # --- ranked lists ---
 
@@ -57,15 +61,20 @@ class StoreCorpus:
         self, layer: str, fts_query: str, limit: int, filters: SearchFilters
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
-        sources_sql, params = self._sources_filter(filters)
-        if table is None or sources_sql is None or limit < 1 or not fts_query:
+        allowed, params = self._sources_filter(filters)
+        if table is None or allowed is None or limit < 1 or not fts_query:
             return []
+        # The source test costs as much per matching row as bm25 itself; when no source is
+        # filtered out (the usual case) the uncorrelated NOT EXISTS, evaluated once, skips it.
+        # One statement, so both parts read the same snapshot.
         sql = f"""
             WITH ranked AS (
                 SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
                   FROM {table}
                  WHERE {table} MATCH ?
-                   AND (rowid >> {CHUNK_ORDINAL_BITS}) IN ({sources_sql})
+                   AND (NOT EXISTS (SELECT 1 FROM sources WHERE NOT ({allowed}))
+                        OR (rowid >> {CHUNK_ORDINAL_BITS})
+                           IN (SELECT id FROM sources WHERE {allowed}))
                  ORDER BY score
                  LIMIT ?
             )
@@ -75,7 +84,7 @@ class StoreCorpus:
               JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
              ORDER BY ranked.score, ranked.chunk_id
         """
-        rows = self.store.conn.execute(sql, (*self.weights, fts_query, *params, limit))
+        rows = self.store.conn.execute(sql, (*self.weights, fts_query, *params, *params, limit))
         return [
             Candidate(
                 chunk_id=row[0],
@@ -90,11 +99,11 @@ class StoreCorpus:
         ]
 
     def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
-        """SQL selecting the ids of sources the filters allow (None: no source can match)."""
+        """An SQL condition on `sources` rows the filters allow (None: no source can match)."""
         kinds = self._kinds(filters)
         if not kinds:
             return None, []
-        sql = f"SELECT id FROM sources WHERE kind IN ({', '.join('?' * len(kinds))})"
+        sql = f"kind IN ({', '.join('?' * len(kinds))})"
         label_sql, label_params = _label_filter(filters.source)
         return sql + label_sql, [*kinds, *label_params]
 
@@ -104,7 +113,7 @@ class StoreCorpus:
     # --- fuzzy correction ---
 
     def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
-        cache = _vocabulary_caches.setdefault(str(self.store.path), _VocabularyCache())
+        cache = self._vocabulary_cache()
         self._refresh(cache)
         band = (max(min_length, 1), max_length)
         if band not in cache.bands:
@@ -116,12 +125,23 @@ class StoreCorpus:
             cache.bands[band] = tuple(row[0] for row in rows)
         return cache.bands[band]
 
+    def _vocabulary_cache(self) -> _VocabularyCache:
+        return _vocabulary_caches.setdefault(str(self.store.path), _VocabularyCache())
+
+    def _generation(self) -> tuple[int, int]:
+        conn = self.store.conn
+        return conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes
+
     def _refresh(self, cache: _VocabularyCache) -> None:
         conn = self.store.conn
-        generation = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-        if generation == self._generation and cache.fingerprint is not None:
+        generation = self._generation()
+        if (
+            cache.connection is conn
+            and generation == cache.generation
+            and cache.fingerprint is not None
+        ):
             return
-        self._generation = generation
+        cache.connection, cache.generation = conn, generation
         count, total = conn.execute(
             "SELECT count(*), coalesce(sum(frequency), 0) FROM vocabulary"
         ).fetchone()
@@ -153,12 +173,16 @@ class StoreCorpus:
             f"WHERE id IN ({', '.join('?' * len(ids))})"
         )
         owns_transaction = not conn.in_transaction  # inside a caller's: just join it
+        cache = self._vocabulary_cache()
+        current = cache.connection is conn and cache.generation == self._generation()
         try:
             if owns_transaction:
                 conn.execute("BEGIN IMMEDIATE")
             conn.execute(sql, ids)
             if owns_transaction:
                 conn.execute("COMMIT")
+            if current:  # only this update happened since the check: the vocabulary is as seen
+                cache.generation = self._generation()
         except DatabaseError:
             if owns_transaction and conn.in_transaction:
                 conn.execute("ROLLBACK")
