@@ -22,6 +22,17 @@ DEFAULT_FIXTURES = REPO_ROOT / "fixtures" / "bench" / "quality"
 DEFAULT_TREC = REPO_ROOT.parent / "shared" / "testdata" / "ir" / "vaswani"
 
 
+def _timed(benchmark: str, runs: int, json_output: bool, markdown: Path | None) -> int:
+    """Run `capy.bench.<benchmark>.run(runs)` and print it with `<benchmark>_tables`."""
+    import importlib
+
+    from capy.bench import report as reports
+
+    report = importlib.import_module(f"capy.bench.{benchmark}").run(runs)
+    tables = getattr(reports, f"{benchmark}_tables")(report)
+    return _emit(report, tables, json_output, markdown)
+
+
 @app.command
 def rules(*, runs: int = 15, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
     """Time loading the rule packs, cold and warm, as a ratio to a bare YAML parse.
@@ -33,11 +44,7 @@ def rules(*, runs: int = 15, json_output: JsonFlag = False, markdown: Path | Non
     markdown
         Also write the table as markdown to this file.
     """
-    from capy.bench.report import rules_tables
-    from capy.bench.rules import run
-
-    report = run(runs)
-    return _emit(report, rules_tables(report), json_output, markdown)
+    return _timed("rules", runs, json_output, markdown)
 
 
 @app.command
@@ -51,11 +58,7 @@ def executor(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | 
     markdown
         Also write the table as markdown to this file.
     """
-    from capy.bench.executor import run
-    from capy.bench.report import executor_tables
-
-    report = run(runs)
-    return _emit(report, executor_tables(report), json_output, markdown)
+    return _timed("executor", runs, json_output, markdown)
 
 
 @app.command
@@ -71,11 +74,7 @@ def redaction(
     markdown
         Also write the table as markdown to this file.
     """
-    from capy.bench.redaction import run
-    from capy.bench.report import redaction_tables
-
-    report = run(runs)
-    return _emit(report, redaction_tables(report), json_output, markdown)
+    return _timed("redaction", runs, json_output, markdown)
 
 
 @app.command
