@@ -6,8 +6,9 @@ code paths that read settings, and a hook is a fresh process on every tool call.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from capy.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from capy.config.errors import ConfigError
@@ -62,7 +63,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'capy.config' has no attribute {name!r}")
-    return getattr(import_module(f"capy.config.{_HOMES[name]}"), name)
+__getattr__ = lazy_exports(__name__, {name: f"{__name__}.{home}" for name, home in _HOMES.items()})

@@ -7,8 +7,9 @@ language recipes all come from the executor pack.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from capy.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from capy.executor.background import jobs, shutdown_background, stop_job
@@ -45,7 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'capy.executor' has no attribute {name!r}")
-    return getattr(import_module(f"capy.executor.{_HOMES[name]}"), name)
+__getattr__ = lazy_exports(__name__, {name: f"{__name__}.{home}" for name, home in _HOMES.items()})

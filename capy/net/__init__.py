@@ -6,8 +6,9 @@ cheap to import for a hook that never fetches.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from capy.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from capy.net.ssrf import AllowList, HostBlocked, SsrfGuard, UrlVerdict, check_url
@@ -50,7 +51,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'capy.net' has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

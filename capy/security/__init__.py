@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from capy.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from capy.security.policy import Decision
 
@@ -135,9 +137,6 @@ def _judge_url(loaded: Any, url: str) -> Decision:
     return judge_host(loaded, host.rstrip(".").lower())
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("Decision", "Outcome"):
-        from capy.security import policy
-
-        return getattr(policy, name)
-    raise AttributeError(name)
+__getattr__ = lazy_exports(
+    __name__, {"Decision": "capy.security.policy", "Outcome": "capy.security.policy"}
+)

@@ -1,0 +1,22 @@
+"""Lazy package exports: a name is imported from its module on first use.
+
+Hooks start a fresh process on every tool call, so a package's `__init__` must not import
+pydantic, httpx or the store just because one of its light names was asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from typing import Any
+
+
+def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` that finds each exported name in `homes[name]` (a module path)."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in homes:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(import_module(homes[name]), name)
+
+    return __getattr__
