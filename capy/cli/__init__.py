@@ -34,6 +34,13 @@ COMMANDS = {
     "execute": ("capy.cli.execute:execute", "Run code in the sandbox and print its capped output."),
     "redact": ("capy.cli.redact:redact", "Redact secrets from a file or stdin."),
     "policy": ("capy.cli.policy:app", "Check commands, paths and URLs against permission rules."),
+    "serve": ("capy.cli.serve:serve", "Run the MCP server on stdio (what agents start)."),
+    "demo": ("capy.cli.demo:demo", "Run a real MCP session and show what it saved."),
+    "fetch": ("capy.cli.fetch:fetch", "Fetch URLs, convert and index them for search."),
+    "stats": ("capy.cli.stats:stats", "Show what capy kept out of the agent's context."),
+    "hook": ("capy.cli.hook:hook", "Handle one agent hook event (JSON on stdin)."),
+    "setup": ("capy.cli.setup:setup", "Register capy's MCP server and hooks with an agent."),
+    "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
 }
 
 

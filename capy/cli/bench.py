@@ -14,6 +14,18 @@ from capy.cli.output import error_line, print_json
 
 app = App(name="bench", help="Measure capy and print the figures.")
 
+# Benchmarks that live in their own modules, imported only when run.
+app.command(
+    "capy.cli.bench_niah:niah",
+    name="niah",
+    help="Bytes kept out of context and needle recall on realistic tool outputs.",
+)
+app.command(
+    "capy.cli.bench_hooks:hooks",
+    name="hooks",
+    help="Hook latency as a ratio to a bare Python start.",
+)
+
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]
 # Where the repository keeps its fixtures, and where the shared test data sits beside it.

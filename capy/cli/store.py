@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 from cyclopts import Parameter
 
+from capy.units import human_bytes
+
 # `CAPY_DB_PATH` is read by the settings (relative to the project root); `--db` overrides it and,
 # like any path typed on a command line, is relative to the current directory.
 DbOption = Annotated[
@@ -145,14 +147,6 @@ def _print_sizes(report: Any) -> None:
     for entry in report.tables:
         table.add_row(entry.name, str(entry.rows), human_bytes(entry.bytes))
     console().print(table)
-
-
-def human_bytes(count: int) -> str:
-    for unit in ("B", "KiB", "MiB"):
-        if count < 1024:
-            return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
-    return f"{count:.1f} GiB"
 
 
 def encrypt(

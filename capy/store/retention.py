@@ -289,3 +289,33 @@ def _vacuum(conn: sqlcipher3.Connection) -> tuple[bool, str | None]:
     except sqlcipher3.OperationalError as error:
         return False, f"VACUUM did not run ({error}); run `capy cleanup --vacuum` when capy is idle"
     return True, None
+
+
+@dataclass(frozen=True)
+class KindSummary:
+    """Sources of one kind: how many, their raw size, and how many fall in each tier."""
+
+    kind: str
+    sources: int
+    raw_bytes: int
+    tiers: dict[str, int]
+
+
+def summarize_sources(
+    store: Store, *, rules: RuleSet, now: int | None = None
+) -> tuple[KindSummary, ...]:
+    """Per kind, the sources and their tiers by the same score a cleanup would use."""
+    pack: RetentionPack = rules.view("retention")
+    now = int(time.time()) if now is None else now
+    counts: dict[str, Counter[str]] = {}
+    sizes: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for facts in _all_facts(store.conn):
+        score = retention_score(facts, _sample(store.conn, facts.id, pack), pack=pack, now=now)
+        counts.setdefault(facts.kind, Counter())[str(tier_of(score, pack))] += 1
+        sizes[facts.kind] += facts.raw_size
+        totals[facts.kind] += 1
+    return tuple(
+        KindSummary(kind, totals[kind], sizes[kind], dict(sorted(counts[kind].items())))
+        for kind in sorted(totals)
+    )

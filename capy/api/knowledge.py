@@ -1,0 +1,229 @@
+"""`capy_index`, `capy_search`, `capy_cleanup`: the knowledge base as tools.
+
+Search results are markdown grouped per query, bounded by the search pack's response budget;
+a progressive throttle (search pack) steers an agent that searches in a loop toward one
+batched call.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from capy.api.reply import ToolInputError, ToolReply
+
+if TYPE_CHECKING:
+    from capy.api.workspace import Workspace
+    from capy.retrieval import SearchHit, SearchResult
+    from capy.rules.views.search import Throttle, ThrottleStage
+
+
+def index_knowledge(
+    workspace: Workspace,
+    *,
+    content: str | None = None,
+    path: str | None = None,
+    source: str | None = None,
+) -> ToolReply:
+    """Index content or a file (read here, so it never passes through the context) as durable."""
+    from capy.api.execute import path_refusal, resolve_path
+    from capy.store.indexing import index_content
+
+    if (content is None) == (path is None):
+        raise ToolInputError("give either content or path, not both and not neither")
+    if path is not None:
+        target = resolve_path(workspace, path)
+        refusal = path_refusal(workspace, "Read", target)
+        if refusal is not None:
+            return ToolReply(refusal, is_error=True)
+        try:
+            data: str | bytes = target.read_bytes()
+        except OSError as error:
+            reason = (error.strerror or type(error).__name__).lower()
+            raise ToolInputError(f"cannot read {path}: {reason}") from None
+        label = source or path
+    else:
+        data = content or ""
+        label = source or "indexed content"
+    with workspace.store() as store:
+        result = index_content(store, data, label=label, kind="durable", rules=workspace.rules)
+    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    lines = [
+        f"{result.status.capitalize()} **{result.label}** ({result.content_type}): "
+        f"{result.chunk_count} chunks, {size:,} bytes.",
+    ]
+    if result.redactions:
+        total = sum(result.redactions.values())
+        lines.append(f"Redacted {total} secret(s) before storing.")
+    lines.append(f'Search it with `capy_search(queries=[...], source="{result.label}")`.')
+    return ToolReply("\n".join(lines), processed_bytes=size)
+
+
+@dataclass(frozen=True)
+class Admission:
+    calls: int  # search calls in the window, this one included
+    stage: ThrottleStage | None  # the throttle stage that applies, if any
+    reset_seconds: int  # until the oldest call in the window leaves it
+
+
+class SearchThrottle:
+    """Search calls in a sliding window, per server session (the agent's context)."""
+
+    def __init__(self) -> None:
+        self._calls: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def admit(self, throttle: Throttle, now: float | None = None) -> Admission:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            while self._calls and now - self._calls[0] >= throttle.window_seconds:
+                self._calls.popleft()
+            self._calls.append(now)
+            calls, oldest = len(self._calls), self._calls[0]
+        reset = max(int(throttle.window_seconds - (now - oldest)), 1)
+        return Admission(calls, throttle.stage_for(calls), reset)
+
+
+def search_knowledge(
+    workspace: Workspace,
+    queries: Sequence[str],
+    *,
+    limit: int | None = None,
+    source: str | None = None,
+    include_kinds: Sequence[str] | None = None,
+    throttle: SearchThrottle | None = None,
+) -> ToolReply:
+    from capy.store.corpus import search_store
+
+    search = workspace.rules.view("search")
+    queries = [query for query in queries if query and query.strip()]
+    if not queries:
+        raise ToolInputError("give at least one non-empty query in `queries`")
+    if len(queries) > search.limits.max_queries_per_call:
+        raise ToolInputError(
+            f"{len(queries)} queries in one call; the most is "
+            f"{search.limits.max_queries_per_call}: split them over two calls"
+        )
+    if limit is not None and limit < 1:
+        raise ToolInputError(f"limit must be at least 1, not {limit}")
+    limit = min(limit or search.limits.default_results, search.limits.max_results)
+    notice = ""
+    if throttle is not None:
+        admission = throttle.admit(search.throttle)
+        stage = admission.stage
+        if stage is not None:
+            notice = stage.message.format(
+                calls=admission.calls,
+                window_seconds=search.throttle.window_seconds,
+                reset_seconds=admission.reset_seconds,
+            ).strip()
+            if stage.refuses:
+                return ToolReply(notice, is_error=True)
+            limit = min(limit, stage.max_results)
+    kinds = _kinds(workspace, include_kinds)
+    with workspace.store() as store:
+        try:
+            results = search_store(
+                store, queries, limit=limit, kinds=kinds, source=source, rules=workspace.rules
+            )
+        except ValueError as error:
+            raise ToolInputError(str(error)) from None
+    text = render_results(results, budget=search.limits.max_response_bytes)
+    if notice:
+        text = f"> {notice}\n\n{text}"
+    return ToolReply(text)
+
+
+def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[str] | None:
+    """The default-search kinds plus those the caller adds (None: the defaults alone)."""
+    if not include_kinds:
+        return None
+    defaults = [str(kind) for kind in workspace.rules.view("retention").kinds.default_search]
+    return list(dict.fromkeys([*defaults, *include_kinds]))
+
+
+def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
+    """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used."""
+    blocks: list[str] = []
+    used = 0
+    dropped = 0
+    for result in results:
+        header = f"## {result.query}"
+        if result.corrected_query:
+            header += f"  (searched as: {result.corrected_query})"
+        lines = [header]
+        if not result.hits:
+            lines.append(result.note or "No matches.")
+        for rank, hit in enumerate(result.hits, start=1):
+            block = _render_hit(rank, hit)
+            size = len(block.encode("utf-8"))
+            if used + size > budget and used:
+                dropped += 1
+                continue
+            used += size
+            lines.append(block)
+        if result.hits and result.note:
+            lines.append(f"_{result.note}_")
+        blocks.append("\n\n".join(lines))
+    if dropped:
+        blocks.append(
+            f"_{dropped} more hit(s) left out to keep this answer under {budget:,} bytes; "
+            "ask fewer queries per call or lower `limit`._"
+        )
+    return "\n\n".join(blocks)
+
+
+def _render_hit(rank: int, hit: SearchHit) -> str:
+    title = f" › {hit.title}" if hit.title else ""
+    return (
+        f"**{rank}. {hit.source_label}{title}** _({hit.kind}, {hit.layer})_\n{_quote(hit.snippet)}"
+    )
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.strip("\n").splitlines())
+
+
+def cleanup_knowledge(
+    workspace: Workspace,
+    *,
+    dry_run: bool = True,
+    source: str | None = None,
+    optimize: bool = False,
+    vacuum: bool = False,
+) -> ToolReply:
+    """Plan (and unless `dry_run`, apply) the store's cleanup: TTL, eviction, oversized."""
+    from dataclasses import replace
+
+    from capy.store.retention import apply_cleanup, plan_cleanup
+
+    with workspace.store() as store:
+        plan = plan_cleanup(store, rules=workspace.rules, source=source)
+        todo = plan if not dry_run else replace(plan, items=())
+        report = apply_cleanup(store, todo, optimize=optimize, vacuum=vacuum)
+    lines = []
+    if not plan.items:
+        lines.append("Nothing to remove.")
+    else:
+        verb = "Would remove" if dry_run else "Removed"
+        count = len(plan.items) if dry_run else len(report.removed)
+        size = plan.raw_bytes if dry_run else report.raw_bytes
+        lines.append(f"{verb} {count} source(s), {size:,} bytes of raw content:")
+        lines.extend(
+            f"- {item.label} ({item.kind}): {item.reason}, {item.raw_size:,} bytes"
+            for item in plan.items
+        )
+        if dry_run:
+            lines.append("This was a dry run; call again with dry_run=false to remove them.")
+        elif report.skipped:
+            lines.append(f"Left {len(report.skipped)} alone: used or re-indexed since the plan.")
+    if report.optimized:
+        lines.append("Merged the full-text index segments.")
+    if report.vacuumed:
+        lines.append("Vacuumed the database file.")
+    lines.extend(f"Note: {note}" for note in report.notes)
+    return ToolReply("\n".join(lines))

@@ -1,0 +1,80 @@
+"""The context every tool call runs in: the project, its rules, its knowledge base, its stats.
+
+The MCP server keeps one Workspace for its life; a CLI twin makes one per command. Tool calls
+run on worker threads, so the store is opened per call (about 5 ms with a raw key) rather than
+sharing one SQLite connection between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.api.stats import SessionStats
+    from capy.rules import RuleSet
+    from capy.store import Store
+
+
+class Workspace:
+    def __init__(
+        self,
+        project_dir: Path | None = None,
+        *,
+        db_path: Path | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self._given_project = project_dir
+        self.db_path = db_path
+        self._session_id = session_id
+        self._fresh_checked = False
+        self._lock = threading.Lock()
+
+    @cached_property
+    def project_dir(self) -> Path:
+        from capy.config.paths import project_root
+
+        return project_root(self._given_project or Path.cwd())
+
+    @cached_property
+    def rules(self) -> RuleSet:
+        from capy.rules import load_rules
+
+        return load_rules(self.project_dir)
+
+    @cached_property
+    def stats(self) -> SessionStats:
+        from capy.api.stats import SessionStats
+
+        return SessionStats.start(self, session_id=self._session_id)
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        """An open knowledge base; the first one of a workspace re-chunks a small stale backlog."""
+        from capy.store import open_store
+
+        with open_store(self.project_dir, db_path=self.db_path, notify=_quiet) as store:
+            with self._lock:
+                first, self._fresh_checked = not self._fresh_checked, True
+            if first:
+                from capy.store.indexing import ensure_fresh
+
+                ensure_fresh(store, self.rules, notify=_quiet)
+            yield store
+
+    def store_directory(self) -> Path:
+        """The folder holding the knowledge base, where per-session files sit beside it."""
+        from capy.store import locate_store
+
+        return locate_store(self.project_dir, self.db_path).path.parent
+
+
+def _quiet(message: str) -> None:
+    """Store notices (a damaged file moved aside) go to the server log, never the protocol."""
+    import logging
+
+    logging.getLogger("capy").warning("%s", message)

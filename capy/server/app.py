@@ -1,0 +1,98 @@
+"""Build and run the MCP server: one Workspace for its life, clean exit however it ends.
+
+The server ends when stdin closes (the client went away) or when its parent process dies (an
+agent killed without closing the pipe); either way it terminates the background jobs it started
+and checkpoints the knowledge base's WAL, so nothing is left running or half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from capy import __version__
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from capy.api.workspace import Workspace
+
+logger = logging.getLogger("capy.server")
+
+INSTRUCTIONS = (
+    "capy keeps raw data out of your context. Run commands whose output may be long with "
+    "capy_execute (with an intent) or capy_batch_execute, process big files with "
+    "capy_execute_file, fetch documentation with capy_fetch_and_index, and find anything capy "
+    "indexed with capy_search, batching your questions into one call."
+)
+# How often the server checks that the process that started it is still alive.
+PARENT_POLL_S = 2.0
+
+
+def build_server(workspace: Workspace) -> MCPServer:
+    from mcp.server.mcpserver import MCPServer
+
+    from capy.api.knowledge import SearchThrottle
+    from capy.server.tools import register_tools
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[None]:
+        try:
+            yield None
+        finally:
+            await anyio.to_thread.run_sync(shutdown, workspace)
+
+    server = MCPServer(
+        name="capy",
+        title="capy",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    register_tools(server, workspace, SearchThrottle())
+    return server
+
+
+def shutdown(workspace: Workspace) -> None:
+    """Stop background jobs and checkpoint the WAL; each step on its own, never raising."""
+    from capy.executor import shutdown_background
+
+    try:
+        shutdown_background()
+    except Exception:  # the next step must still run
+        logger.warning("stopping background jobs failed", exc_info=True)
+    try:
+        from capy.store.maintenance import checkpoint
+
+        with workspace.store() as store:
+            checkpoint(store.conn)
+    except Exception:  # a missing or locked store is not worth a crash at exit
+        logger.debug("the exit checkpoint was skipped", exc_info=True)
+
+
+async def serve_stdio(project_dir: Path | None = None, db_path: Path | None = None) -> None:
+    from capy.api.workspace import Workspace
+
+    workspace = Workspace(project_dir, db_path=db_path)
+    server = build_server(workspace)
+    async with anyio.create_task_group() as group:
+        group.start_soon(_watch_parent, group.cancel_scope, os.getppid())
+        await server.run_stdio_async()
+        group.cancel_scope.cancel()
+
+
+async def _watch_parent(scope: anyio.CancelScope, parent: int) -> None:
+    """End the server when the process that started it is gone (re-parented to init)."""
+    while True:
+        await anyio.sleep(PARENT_POLL_S)
+        if os.getppid() != parent:
+            logger.warning("the parent process %d exited; stopping the server", parent)
+            scope.cancel()
+            return

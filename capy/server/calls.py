@@ -1,0 +1,105 @@
+"""How a tool call runs: on a worker thread, recorded in the session stats, never crashing.
+
+The library API is synchronous (SQLite, subprocesses); running it on a worker thread keeps the
+event loop free for other requests, pings and cancellations. Every failure becomes an MCP tool
+error with one clear sentence; the connection is never dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+from mcp.types import CallToolResult, TextContent
+
+from capy.api.reply import ToolInputError, ToolReply
+
+if TYPE_CHECKING:
+    from capy.api.workspace import Workspace
+
+logger = logging.getLogger("capy.server")
+
+# A tool call's work is mostly waiting (subprocesses, network, SQLite locks): more threads than
+# cores is right, and the executor pack's batch limit bounds what one call starts on its own.
+WORKER_THREADS = 16
+_limiter: anyio.CapacityLimiter | None = None
+
+
+def _threads() -> anyio.CapacityLimiter:
+    global _limiter
+    if _limiter is None:
+        _limiter = anyio.CapacityLimiter(WORKER_THREADS)
+    return _limiter
+
+
+async def run_tool(
+    workspace: Workspace, name: str, work: str | Callable[..., ToolReply], /, **arguments: Any
+) -> CallToolResult:
+    """Run `work(workspace, **arguments)` off the event loop and turn its reply into a result.
+
+    `work` may be a "module:function" path, imported on first use (inside the guard, so even a
+    broken import is a tool error, not a crash).
+    """
+    try:
+        function = _resolve(work) if isinstance(work, str) else work
+        reply = await anyio.to_thread.run_sync(
+            functools.partial(function, workspace, **arguments), limiter=_threads()
+        )
+    except Exception as error:  # every failure must reach the agent as text
+        reply = ToolReply(_explain(name, error), is_error=True)
+    workspace.stats.record(name, reply)
+    content = [TextContent(type="text", text=reply.text)]
+    return CallToolResult(content=content, is_error=reply.is_error)
+
+
+def _resolve(target: str) -> Callable[..., ToolReply]:
+    import importlib
+
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _explain(name: str, error: Exception) -> str:
+    """One sentence for the agent; a traceback only in the server's log, for the unforeseen."""
+    from capy.config import ConfigError
+    from capy.executor import ExecutorError
+    from capy.rules import RulesError
+    from capy.store import StoreError
+
+    if isinstance(error, ToolInputError | ExecutorError):
+        return str(error)
+    if isinstance(error, StoreError):
+        return f"The knowledge base could not be used: {error.message}"
+    if isinstance(error, ConfigError):
+        return "capy's configuration is invalid: " + "; ".join(error.lines)
+    if isinstance(error, RulesError):
+        return (
+            "The rule packs in force have errors; run `capy rules validate` in the project "
+            "to see them, then fix or remove the overlay."
+        )
+    logger.exception("%s failed unexpectedly", name)
+    return (
+        f"{name} failed unexpectedly ({type(error).__name__}: {error}). The server's log has "
+        "the details; the server keeps running."
+    )
+
+
+def progress_reporter(report: Callable[..., Any] | None) -> Callable[[int, int], None] | None:
+    """A sync (done, total) callback for worker threads that sends MCP progress notifications.
+
+    None when the client asked for no progress (no progress token), so the work skips it.
+    """
+    if report is None:
+        return None
+
+    def advance(done: int, total: int) -> None:
+        try:
+            anyio.from_thread.run(report, done, total)
+        except Exception:  # progress is a courtesy; losing one must not fail work
+            logger.debug("a progress notification could not be sent", exc_info=True)
+
+    return advance
