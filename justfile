@@ -12,13 +12,15 @@ lint:
     capy rules validate
     capy rules gen --check
 
-# Regenerate generated files (schema enums, docs/rules.md).
+# Regenerate generated files (schema enums, docs/rules.md, docs/tools.md).
 gen:
     capy rules gen
+    python -m capy.server.docs > docs/tools.md
 
 # Run every benchmark and print its figures (arguments, e.g. --json, go to each command).
 bench *args:
     capy bench rules {{args}}
+    capy bench startup {{args}}
     capy bench executor {{args}}
     capy bench redaction {{args}}
     capy bench quality {{args}}

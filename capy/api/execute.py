@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,6 +94,7 @@ def execute_batch(
     queries: Sequence[str],
     timeout: float | None = None,
     concurrency: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ToolReply:
     """Run shell commands, index every output as one source, answer every query from it."""
     from capy.api.intent import batch_reply
@@ -111,6 +112,7 @@ def execute_batch(
         concurrency=concurrency,
         cwd=workspace.project_dir,
         rules=workspace.rules,
+        progress=progress,
     )
     sections = [(result.label or "", _full_output(result)) for result in results]
     processed = sum(len(text.encode("utf-8")) for _, text in sections)

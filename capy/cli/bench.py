@@ -60,6 +60,23 @@ def rules(*, runs: int = 15, json_output: JsonFlag = False, markdown: Path | Non
 
 
 @app.command
+def startup(*, runs: int = 7, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
+    """Time the MCP server from spawn to its initialize answer, against a bare SDK server.
+
+    Parameters
+    ----------
+    runs
+        Starts per server (the median is reported).
+    markdown
+        Also write the table as markdown to this file.
+    """
+    from capy.bench import startup as bench
+
+    report = bench.run(runs)
+    return _emit(report, bench.tables(report), json_output, markdown)
+
+
+@app.command
 def executor(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
     """Time the sandbox's overhead per call against a bare subprocess.run of the same script.
 

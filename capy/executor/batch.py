@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from capy.executor.errors import ExecutorError
@@ -20,12 +22,14 @@ def execute_batch(
     concurrency: int | None = None,
     cwd: str | os.PathLike[str] | None = None,
     rules=None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[ExecutionResult]:
     """Run `(label, command)` pairs as shell, `concurrency` at a time (clamped to the pack).
 
     `timeout` is shared: the whole batch ends by then, and a command that starts late gets only
     what is left. `per_command_timeout` bounds each command on its own. With both, each command
-    gets the smaller. A command that could not run (say, empty) comes back as a failed result
+    gets the smaller. `progress(done, total)` is called as each command ends (from worker
+    threads). A command that could not run (say, empty) comes back as a failed result
     carrying the error, so one bad entry does not lose the others' output.
     """
     if not commands:
@@ -49,8 +53,21 @@ def execute_batch(
             return _failed(label, str(exc))
         return dataclasses.replace(result, label=label)
 
+    finished = 0
+    lock = threading.Lock()
+
+    def run_and_count(entry: tuple[str, str]) -> ExecutionResult:
+        nonlocal finished
+        result = run_one(entry)
+        if progress is not None:
+            with lock:
+                finished += 1
+                done = finished
+            progress(done, len(commands))
+        return result
+
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="capy-batch") as pool:
-        return list(pool.map(run_one, commands))
+        return list(pool.map(run_and_count, commands))
 
 
 def _budget(per_command: float | None, batch_deadline: float | None) -> float | None:

@@ -83,16 +83,20 @@ async def serve_stdio(project_dir: Path | None = None, db_path: Path | None = No
     workspace = Workspace(project_dir, db_path=db_path)
     server = build_server(workspace)
     async with anyio.create_task_group() as group:
-        group.start_soon(_watch_parent, group.cancel_scope, os.getppid())
+        group.start_soon(_watch_parent, workspace, os.getppid())
         await server.run_stdio_async()
         group.cancel_scope.cancel()
 
 
-async def _watch_parent(scope: anyio.CancelScope, parent: int) -> None:
-    """End the server when the process that started it is gone (re-parented to init)."""
+async def _watch_parent(workspace: Workspace, parent: int) -> None:
+    """End the server when the process that started it is gone (re-parented elsewhere).
+
+    The stdio reader sits in a blocking read on a pipe nobody will close, which cancellation
+    cannot interrupt; so clean up here, then leave at once.
+    """
     while True:
         await anyio.sleep(PARENT_POLL_S)
         if os.getppid() != parent:
             logger.warning("the parent process %d exited; stopping the server", parent)
-            scope.cancel()
-            return
+            await anyio.to_thread.run_sync(shutdown, workspace)
+            os._exit(0)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from mcp.types import CallToolResult, TextContent
 
@@ -88,18 +90,18 @@ def _explain(name: str, error: Exception) -> str:
     )
 
 
-def progress_reporter(report: Callable[..., Any] | None) -> Callable[[int, int], None] | None:
-    """A sync (done, total) callback for worker threads that sends MCP progress notifications.
+def progress_reporter(report: Callable[..., Any]) -> Callable[[int, int], None]:
+    """A sync (done, total) callback that sends MCP progress notifications from any thread.
 
-    None when the client asked for no progress (no progress token), so the work skips it.
+    Made on the event loop, it keeps that loop's token, so threads the work starts itself (a
+    batch's pool) can report too. Without a progress token from the client, `report` is a no-op.
     """
-    if report is None:
-        return None
+    token = anyio.lowlevel.current_token()
 
     def advance(done: int, total: int) -> None:
         try:
-            anyio.from_thread.run(report, done, total)
-        except Exception:  # progress is a courtesy; losing one must not fail work
+            anyio.from_thread.run(report, done, total, token=token)
+        except Exception:  # progress is a courtesy; losing one must not fail the work
             logger.debug("a progress notification could not be sent", exc_info=True)
 
     return advance

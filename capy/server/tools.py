@@ -25,8 +25,8 @@ Language = Annotated[
     str,
     Field(
         description=(
-            "javascript, typescript, python, shell, ruby, go, rust, php, perl, r, elixir or "
-            "csharp (aliases such as js, ts, py, sh, bash, rb work)."
+            "The language of the code, e.g. shell, python, javascript, typescript, ruby, go "
+            "(aliases such as sh, py, js work). An unknown one gets the list capy runs."
         )
     ),
 ]
@@ -39,7 +39,7 @@ Intent = Annotated[
     Field(
         description=(
             "What you are looking for in the output, in words (e.g. 'failing tests and their "
-            "errors'). With an intent, output longer than about 5 KB is indexed and only the "
+            "errors'). With an intent, long output (over a few KB) is indexed and only the "
             "matching sections come back. Give one whenever output may be long."
         )
     ),
@@ -159,6 +159,7 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
         ),
     )
     async def capy_batch_execute(
+        ctx: Context,
         commands: Annotated[
             list[BatchCommandInput], Field(description="The commands, each with a label.")
         ],
@@ -180,6 +181,7 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
             queries=queries,
             timeout=timeout,
             concurrency=concurrency,
+            progress=progress_reporter(ctx.report_progress),
         )
 
     @server.tool(

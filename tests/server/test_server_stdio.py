@@ -191,3 +191,20 @@ async def test_stats_cli_shows_the_sessions_report(project_dir, server_home):
     tools = report["session"]["tools"]
     assert tools["capy_execute"]["calls"] == 1
     assert tools["capy_execute"]["processed_bytes"] > 200_000
+
+
+async def test_batch_reports_progress_when_asked(project_dir, server_home):
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    commands = [{"label": f"step{n}", "command": f"echo step {n}"} for n in range(3)]
+    async with capy_session(project_dir, server_home) as client:
+        result = await client.call_tool(
+            "capy_batch_execute",
+            {"commands": commands, "queries": ["step"]},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error, text_of(result)
+    assert sorted(seen) == [(1, 3), (2, 3), (3, 3)]
