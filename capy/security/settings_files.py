@@ -1,9 +1,11 @@
 """Find and read Claude Code's settings files for their `permissions` lists.
 
+Where the files are is data: the claude-code entry's `config.permissions` in the platforms pack.
 Claude Code's documented precedence, highest first: enterprise managed settings (plus the
 `managed-settings.d/` drop-ins beside them), `.claude/settings.local.json`, `.claude/settings.json`
-in the project, then `~/.claude/settings.json`. Deny beats ask beats allow across all of them,
-so precedence only orders which file is reported when several rules decide alike.
+in the project, then `~/.claude/settings.json`; the pack lists them in that order. Deny beats ask
+beats allow across all of them, so precedence only orders which file is reported when several
+rules decide alike.
 
 A file that cannot be read (invalid JSON, not an object, `permissions` of the wrong shape) is
 reported with one warning line naming it; the caller decides how to stay safe without its rules.
@@ -16,16 +18,12 @@ import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# Where Claude Code looks for managed settings on each OS (its settings documentation).
-_MANAGED_DIRS = {
-    "darwin": Path("/Library/Application Support/ClaudeCode"),
-    "win32": Path("C:/Program Files/ClaudeCode"),
-}
-_LINUX_MANAGED_DIR = Path("/etc/claude-code")
-MANAGED_FILE = "managed-settings.json"
-MANAGED_DROP_INS = "managed-settings.d"
+if TYPE_CHECKING:
+    from capy.rules.views.platforms import PermissionFiles
+
+PERMISSIONS_PLATFORM = "claude-code"  # whose settings files hold the permission rules capy reads
 DECISION_LISTS = ("deny", "ask", "allow")
 
 
@@ -57,29 +55,56 @@ class LoadedSettings:
     problem: str | None = None  # why the file could not be used, if it could not
 
 
-def default_managed_dir() -> Path:
-    return _MANAGED_DIRS.get(sys.platform, _LINUX_MANAGED_DIR)
+def permission_locations(project_dir: Path | None = None) -> PermissionFiles:
+    """The settings locations from the platforms pack in force for the project.
+
+    Broken overlays must not cost the user their deny rules: capy then falls back to the
+    shipped pack's locations rather than reading no settings at all.
+    """
+    from capy.config import ConfigError
+    from capy.rules import RulesError, build_ruleset, load_rules
+
+    try:
+        view = load_rules(project_dir).view("platforms")
+        locations = view.platform(PERMISSIONS_PLATFORM).config.permissions
+    except (RulesError, ConfigError, KeyError):
+        locations = None
+    if locations is None:  # an overlay that drops them gets the shipped locations
+        shipped = build_ruleset().view("platforms").platform(PERMISSIONS_PLATFORM)
+        locations = shipped.config.permissions
+    assert locations is not None, "the shipped platforms pack lists Claude Code's settings"
+    return locations
+
+
+def default_managed_dir(locations: PermissionFiles | None = None) -> Path:
+    locations = locations or permission_locations()
+    dirs = locations.managed_dirs
+    return Path(dirs.get(sys.platform, dirs["linux"]))
 
 
 def settings_files(
     project_dir: Path, home: Path, managed_dir: Path | None = None
 ) -> list[SettingsFile]:
     """Every settings file Claude Code would read, highest precedence first (present or not)."""
-    managed = default_managed_dir() if managed_dir is None else Path(managed_dir)
-    files = [SettingsFile(managed / MANAGED_FILE, Scope.MANAGED, managed)]
-    drop_ins = managed / MANAGED_DROP_INS
-    if drop_ins.is_dir():
+    locations = permission_locations(project_dir)
+    managed = default_managed_dir(locations) if managed_dir is None else Path(managed_dir)
+    files = [SettingsFile(managed / locations.managed_file, Scope.MANAGED, managed)]
+    drop_ins = managed / locations.managed_drop_ins if locations.managed_drop_ins else None
+    if drop_ins is not None and drop_ins.is_dir():
         files.extend(
             SettingsFile(path, Scope.MANAGED, managed) for path in sorted(drop_ins.glob("*.json"))
         )
-    files.append(
-        SettingsFile(project_dir / ".claude" / "settings.local.json", Scope.LOCAL, project_dir)
-    )
-    files.append(
-        SettingsFile(project_dir / ".claude" / "settings.json", Scope.PROJECT, project_dir)
-    )
-    files.append(SettingsFile(home / ".claude" / "settings.json", Scope.USER, home))
+    for entry in locations.files:
+        path, root = _resolve(entry.path, project_dir, home)
+        files.append(SettingsFile(path, Scope(entry.scope), root))
     return files
+
+
+def _resolve(path: str, project_dir: Path, home: Path) -> tuple[Path, Path]:
+    """A pack path and what `/path` rules in that file are relative to (project or home)."""
+    if path.startswith("~/"):
+        return home / path.removeprefix("~/"), home
+    return project_dir / path, project_dir
 
 
 def read_settings(file: SettingsFile) -> LoadedSettings | None:

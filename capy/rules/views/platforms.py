@@ -79,6 +79,7 @@ class InputPaths(_Frozen):
     tool_use_id: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
     source: tuple[str, ...] = ()
+    error: tuple[str, ...] = ()
 
     def read(self, payload: Any, field: str) -> Any:
         """The first candidate path present in the payload, or None."""
@@ -127,11 +128,31 @@ class ConfigFile(_Frozen):
     format: Literal["json", "jsonc", "toml", "js"]
     key: str | None = None
     note: str | None = None
+    # How capy's entries are written (read by capy/setup; absent: the layout is unknown).
+    shape: Literal["servers", "matcher-groups", "handlers", "plugin-module"] | None = None
+    command_style: Literal["string", "split", "list"] | None = None
+    entry: dict[str, str | bool | int] = Field(default_factory=dict)
+    scaffold: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionFile(_Frozen):
+    path: str
+    scope: Literal["local", "project", "user"]
+
+
+class PermissionFiles(_Frozen):
+    """Where a platform reads permission rules (Claude Code's settings), highest first."""
+
+    managed_dirs: dict[str, str]
+    managed_file: str
+    managed_drop_ins: str | None = None
+    files: tuple[PermissionFile, ...]
 
 
 class ConfigLocations(_Frozen):
     mcp: tuple[ConfigFile, ...]
     hooks: tuple[ConfigFile, ...]
+    permissions: PermissionFiles | None = None
 
 
 class TranscriptLocation(_Frozen):
@@ -193,8 +214,14 @@ class Platform(RuleView):
         return self.resume_command.format(session_id=session_id)
 
 
+class McpServer(_Frozen):
+    name: str
+    command: tuple[str, ...]
+
+
 class PlatformsPack(PackView):
     hook_command: str
+    mcp_server: McpServer | None = None
     platforms: tuple[Platform, ...]
 
     @field_validator("platforms", mode="after")

@@ -1,0 +1,101 @@
+"""Checks of the machine: Python and capy, language runtimes, SQLCipher with FTS5."""
+
+from __future__ import annotations
+
+import sys
+
+from capy.doctor.context import DoctorContext
+from capy.doctor.report import Check, Status
+
+GROUP = "Environment"
+
+
+def python_and_capy(ctx: DoctorContext) -> list[Check]:
+    from capy import __version__
+
+    version = ".".join(map(str, sys.version_info[:3]))
+    detail = f"capy {__version__} on Python {version} ({sys.executable})"
+    return [Check(GROUP, "Python and capy", Status.OK, detail)]
+
+
+def runtimes(ctx: DoctorContext) -> list[Check]:
+    from capy.executor.runtimes import detect_runtimes
+
+    checks = []
+    for status in detect_runtimes(ctx.view("executor")):
+        name = f"runtime {status.language}"
+        if status.executable:
+            checks.append(Check(GROUP, name, Status.OK, f"{status.command} ({status.executable})"))
+            continue
+        wanted = _one_of(status.candidates)
+        missing = wanted.removeprefix("one of ").replace(" or ", ", ")
+        checks.append(
+            Check(
+                GROUP,
+                name,
+                Status.WARN,
+                f"{missing} not on PATH; capy cannot run {status.language} code",
+                f"install {wanted} if you need {status.language}, and put it on PATH",
+            )
+        )
+    return checks
+
+
+def _one_of(candidates: tuple[str, ...]) -> str:
+    if len(candidates) == 1:
+        return candidates[0]
+    return "one of " + ", ".join(candidates[:-1]) + " or " + candidates[-1]
+
+
+def sqlcipher_fts5(ctx: DoctorContext) -> list[Check]:
+    """An in-memory encrypted database with both FTS5 tokenizers capy's store uses."""
+    import secrets
+
+    import sqlcipher3
+
+    name = "SQLCipher and FTS5"
+    conn = sqlcipher3.connect(":memory:")
+    try:
+        conn.execute(f"PRAGMA key = \"x'{secrets.token_hex(32)}'\"")
+        cipher = (conn.execute("PRAGMA cipher_version").fetchone() or [None])[0]
+        if not cipher:
+            return [
+                Check(
+                    GROUP,
+                    name,
+                    Status.FAIL,
+                    "the sqlcipher3 module runs plain SQLite: nothing would be encrypted",
+                    "reinstall capy so that sqlcipher3 is built against SQLCipher",
+                )
+            ]
+        conn.execute("CREATE VIRTUAL TABLE words USING fts5(body, tokenize='porter unicode61')")
+        conn.execute("CREATE VIRTUAL TABLE grams USING fts5(body, tokenize='trigram')")
+        for table in ("words", "grams"):
+            conn.execute(f"INSERT INTO {table} (body) VALUES ('running the indexer')")
+        porter = conn.execute("SELECT count(*) FROM words WHERE words MATCH 'run'").fetchone()[0]
+        trigram = conn.execute("SELECT count(*) FROM grams WHERE grams MATCH 'dexe'").fetchone()[0]
+        sqlite = conn.execute("SELECT sqlite_version()").fetchone()[0]
+    except sqlcipher3.DatabaseError as error:
+        return [
+            Check(
+                GROUP,
+                name,
+                Status.FAIL,
+                f"SQLCipher could not create FTS5 tables ({error})",
+                "reinstall capy with an sqlcipher3 build that includes FTS5",
+            )
+        ]
+    finally:
+        conn.close()
+    if not (porter and trigram):
+        return [
+            Check(
+                GROUP,
+                name,
+                Status.FAIL,
+                "FTS5 tables were created but a search found nothing (porter or trigram broken)",
+                "reinstall capy with an sqlcipher3 build that includes FTS5",
+            )
+        ]
+    detail = f"SQLCipher {cipher} (SQLite {sqlite}); FTS5 porter and trigram search work"
+    return [Check(GROUP, name, Status.OK, detail)]

@@ -1,0 +1,132 @@
+"""`capy doctor` on a fresh home, on a working setup, and on broken ones."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from capy.cli import main
+from capy.doctor import Status, run_doctor
+
+
+def by_name(report) -> dict[str, object]:
+    return {check.name: check for check in report.checks}
+
+
+def test_fresh_home_has_no_failures(doctor_home, snapshot) -> None:
+    report = run_doctor(doctor_home.project)
+    assert not report.failed
+    checks = by_name(report)
+    assert checks["SQLCipher and FTS5"].status is Status.OK
+    assert checks["registration"].status is Status.WARN
+    assert doctor_home.normalise(report.to_markdown()) == snapshot
+
+
+def test_broken_key_permissions_and_overlay_fail(doctor_home, capsys, snapshot) -> None:
+    from capy.config.paths import config_dir
+
+    key = config_dir() / "db.key"
+    key.parent.mkdir(parents=True)
+    key.write_text("ab" * 32 + "\n")
+    os.chmod(key, 0o644)
+    overlay = doctor_home.project / ".capy" / "rules" / "mine.yaml"
+    overlay.parent.mkdir(parents=True)
+    overlay.write_text(
+        "pack: mine\nschema: overlay.v1\nversion: 1.0.0\n"
+        "description: My own tweaks to the search pack.\n"
+        'requires: ">=0.1"\nextends: search\ndisable: [search.no-such-rule]\n'
+    )
+    assert main(["doctor"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ""
+    report = run_doctor(doctor_home.project)
+    assert report.count(Status.FAIL) == 2
+    checks = by_name(report)
+    assert checks["db key"].status is Status.FAIL
+    assert checks["rule packs"].status is Status.FAIL
+    assert checks["runtime python"].status is Status.OK  # later checks still ran
+    assert doctor_home.normalise(out) == snapshot
+
+
+def test_a_healthy_knowledge_base_and_registration(doctor_home) -> None:
+    from capy.store import open_store
+    from capy.store.indexing import index_content
+
+    with open_store(doctor_home.project) as store:
+        index_content(store, "# Notes\n\nThe deploy key rotates weekly.\n", label="notes.md")
+    assert main(["setup", "--platform", "claude-code"]) == 0
+    checks = by_name(run_doctor(doctor_home.project))
+    base = checks["knowledge base"]
+    assert base.status is Status.OK
+    assert "quick_check ok, 1 sources" in base.detail
+    assert checks["Claude Code"].status is Status.OK
+    assert checks["Claude Code"].detail.startswith("MCP in .mcp.json; hooks for ")
+    assert checks["db key"].detail.endswith("(mode 600)")
+
+
+def test_a_wrong_key_fails_without_touching_the_database(doctor_home, monkeypatch) -> None:
+    from capy.store import open_store
+
+    with open_store(doctor_home.project) as store:
+        path = store.path
+    before = path.read_bytes()
+    monkeypatch.setenv("CAPY_DB_KEY", "cd" * 32)
+    base = by_name(run_doctor(doctor_home.project))["knowledge base"]
+    assert base.status is Status.FAIL
+    assert "does not open with the configured key (CAPY_DB_KEY)" in base.detail
+    assert path.read_bytes() == before
+    assert [p.name for p in path.parent.iterdir() if "corrupt" in p.name] == []
+
+
+def test_hooks_in_both_scopes_are_flagged(doctor_home) -> None:
+    assert main(["setup", "--platform", "cursor"]) == 0
+    assert main(["setup", "--platform", "cursor", "--global"]) == 0
+    cursor = by_name(run_doctor(doctor_home.project))["Cursor"]
+    assert cursor.status is Status.WARN
+    assert "registered in more than one file, so capy runs twice" in cursor.detail
+
+
+def test_a_malformed_agent_file_is_a_warning_naming_it(doctor_home) -> None:
+    settings = doctor_home.project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{not json")
+    gemini = by_name(run_doctor(doctor_home.project))["Gemini CLI"]
+    assert gemini.status is Status.WARN
+    assert ".gemini/settings.json is not valid JSON" in gemini.detail
+
+
+def test_broken_config_is_reported_and_every_other_check_runs(doctor_home) -> None:
+    (doctor_home.project / ".capy.toml").write_text("log_level = [\n")
+    report = run_doctor(doctor_home.project)
+    checks = by_name(report)
+    assert checks["config"].status is Status.FAIL
+    assert ".capy.toml" in checks["config"].detail
+    assert {"SQLCipher and FTS5", "runtime python", "permission policies"} <= set(checks)
+    assert checks["knowledge base"].status is Status.WARN
+    assert checks["knowledge base"].detail.startswith("not checked: capy's config does not load")
+    assert report.count(Status.FAIL) == 1
+
+
+def test_policies_name_the_settings_files_read(doctor_home) -> None:
+    settings = doctor_home.project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(rm:*)"], "ask": ["Read"]}}))
+    policies = by_name(run_doctor(doctor_home.project))["permission policies"]
+    assert policies.status is Status.OK
+    assert "settings files with rules: .claude/settings.local.json (2 rules)" in policies.detail
+
+
+@pytest.mark.parametrize("argv", [["doctor", "--json"]])
+def test_json_carries_the_same_checks(doctor_home, capsys, argv) -> None:
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    report = run_doctor(doctor_home.project)
+    assert data["ok"] is True
+    assert [check["name"] for check in data["checks"]] == [c.name for c in report.checks]
+    assert data["summary"] == {
+        "ok": report.count(Status.OK),
+        "warn": report.count(Status.WARN),
+        "fail": 0,
+    }
