@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,8 @@ class ToolReply:
     processed_bytes: int = 0
     is_error: bool = False
     cache_hits: int = 0
+    # The same facts as JSON, for clients that read structured results (capy_stats).
+    data: dict[str, Any] | None = None
 
     @property
     def returned_bytes(self) -> int:

@@ -42,7 +42,8 @@ def knowledge_summary(workspace: Workspace) -> dict[str, Any]:
 
 def stats_reply(workspace: Workspace) -> ToolReply:
     """This session's report (the workspace's own stats)."""
-    return ToolReply(render_stats(stats_report(workspace, workspace.stats)))
+    report = stats_report(workspace, workspace.stats)
+    return ToolReply(render_stats(report), data=report)
 
 
 def render_stats(report: dict[str, Any]) -> str:

@@ -27,14 +27,29 @@ def demo() -> int:
         # Plain text, as the agent reads it: rendering the markdown would hide what it gets.
         out.print(Panel(Text(text), title="what the agent receives", border_style=style))
 
-    failure_log = anyio.run(run_demo, show)
-    if failure_log is not None:
-        if failure_log.strip():
-            out.print(Panel(failure_log, title="the server's log (last lines)", border_style="red"))
+    outcome = anyio.run(run_demo, show)
+    if outcome.failure_log is not None:
+        if outcome.failure_log.strip():
+            log = Text(outcome.failure_log)
+            out.print(Panel(log, title="the server's log (last lines)", border_style="red"))
         error_line("a demo step failed; `capy doctor` checks every part and says what to fix")
         return 1
+    if outcome.totals:
+        out.print(f"\n[bold]{savings_line(outcome.totals)}[/bold]")
     out.print(
         "\nRegister capy with your agent: [bold]capy setup[/bold] (Claude Code; "
         "--platform for others), or add the MCP server command [bold]capy serve[/bold]."
     )
     return 0
+
+
+def savings_line(totals: dict) -> str:
+    from capy.units import human_bytes
+
+    processed, returned = totals["processed_bytes"], totals["returned_bytes"]
+    share = 100.0 * max(processed - returned, 0) / processed if processed else 0.0
+    tokens = totals["estimated_tokens_saved"]
+    return (
+        f"capy kept {share:.1f}% of {human_bytes(processed)} out of the agent's context: "
+        f"{human_bytes(returned)} returned, about {tokens:,} tokens saved."
+    )

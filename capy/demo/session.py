@@ -75,11 +75,14 @@ def steps(url: str) -> list[Step]:
     ]
 
 
-async def run_demo(show: Callable[[Step, str, bool], None]) -> str | None:
-    """Drive the steps through a real server; `show` prints each step's reply.
+@dataclass
+class DemoOutcome:
+    failure_log: str | None = None  # the end of the server's log when a step failed
+    totals: dict | None = None  # the session's totals from capy_stats' structured result
 
-    Returns None when every step worked, else the end of the server's log.
-    """
+
+async def run_demo(show: Callable[[Step, str, bool], None]) -> DemoOutcome:
+    """Drive the steps through a real server; `show` prints each step's reply."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -93,7 +96,7 @@ async def run_demo(show: Callable[[Step, str, bool], None]) -> str | None:
             cwd=str(project),
             env=_server_env(),
         )
-        ok = True
+        ok, outcome = True, DemoOutcome()
         log_path = project / "server.log"
         # The server's own log stays out of the demo's output unless something went wrong.
         with log_path.open("w", encoding="utf-8") as log:
@@ -103,9 +106,12 @@ async def run_demo(show: Callable[[Step, str, bool], None]) -> str | None:
                     texts = [block.text for block in result.content if block.type == "text"]
                     ok = ok and not result.is_error
                     show(step, "\n".join(texts), result.is_error)
-        if ok:
-            return None
-        return "\n".join(log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-20:])
+                    session = (result.structured_content or {}).get("session") or {}
+                    outcome.totals = session.get("total", outcome.totals)
+        if not ok:
+            lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+            outcome.failure_log = "\n".join(lines[-20:])
+        return outcome
 
 
 def _server_env() -> dict[str, str]:

@@ -7,7 +7,7 @@ when not to, and what comes back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from capy.api.knowledge import SearchThrottle
+    from capy.api.reply import ToolReply
     from capy.api.workspace import Workspace
 
 Language = Annotated[
@@ -283,9 +284,9 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
         return await run_tool(
             workspace,
             "capy_fetch_and_index",
-            "capy.api.fetch:fetch_tool",
+            _fetch,
             url=url,
-            requests=[(item.url, item.source) for item in requests or []],
+            requests=requests or [],
             source=source,
             force=force,
             kind=kind,
@@ -349,3 +350,25 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
             optimize=optimize,
             vacuum=vacuum,
         )
+
+
+def _fetch(
+    workspace: Workspace,
+    *,
+    url: str | None,
+    requests: list[FetchRequestInput],
+    kind: str | None,
+    **options: Any,
+) -> ToolReply:
+    """`url` and `requests` are two spellings of one list; `kind` None means the default."""
+    from capy.api import ToolInputError
+    from capy.api.fetch import fetch_and_index
+
+    urls: list[Any] = [{"url": item.url, "source": item.source} for item in requests]
+    if url is not None:
+        urls.insert(0, url)
+    if not urls:
+        raise ToolInputError("give a `url`, or `requests` with one or more URLs")
+    if kind is not None:
+        options["kind"] = kind
+    return fetch_and_index(workspace, urls, **options)
