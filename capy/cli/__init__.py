@@ -41,6 +41,7 @@ COMMANDS = {
     "hook": ("capy.cli.hook:hook", "Handle one agent hook event (JSON on stdin)."),
     "setup": ("capy.cli.setup:setup", "Register capy's MCP server and hooks with an agent."),
     "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
+    "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
 }
 
 

@@ -182,6 +182,7 @@ class Chunking(_Frozen):
     result_max_chars: int
     error_result_max_chars: int
     diff_max_lines: int
+    title_chars: int = 80
 
 
 class TranscriptsPack(PackView):

@@ -1,0 +1,57 @@
+"""Reading a JSONL transcript leniently: every line kept, malformed ones counted, never fatal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from capy.sessions.model import ParseReport
+
+
+def read_raw_lines(path: Path, max_bytes: int | None = None) -> tuple[list[str], bool]:
+    """The file's lines (without line ends) and whether `max_bytes` cut it short.
+
+    A cut never splits a line: the partial last line is dropped. Undecodable bytes become
+    U+FFFD, so one bad byte costs one line, not the file.
+    """
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1 if max_bytes else -1)
+    truncated = bool(max_bytes) and len(data) > max_bytes
+    if truncated:
+        data = data[: data.rfind(b"\n", 0, max_bytes) + 1]
+    text = data.decode("utf-8", errors="replace")
+    return text.splitlines(), truncated
+
+
+def json_records(raw_lines: list[str], report: ParseReport) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) for each line that is a JSON object; the rest counted."""
+    for number, line in enumerate(raw_lines, 1):
+        report.lines += 1
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict):
+            yield number, record
+        else:
+            report.malformed.append(number)
+
+
+def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
+    """The first JSON-object line of a file, to tell its format; None when there is none."""
+    try:
+        with path.open("rb") as handle:
+            for _, line in zip(range(max_lines), handle, strict=False):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    return record
+    except OSError:
+        return None
+    return None
