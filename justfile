@@ -25,6 +25,7 @@ bench *args:
     capy bench redaction {{args}}
     capy bench quality {{args}}
     capy bench perf {{args}}
+    capy bench niah {{args}}
 
 # Run the MCP server on stdio.
 serve:

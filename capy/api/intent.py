@@ -1,0 +1,158 @@
+"""Intent search over large output: index it, answer the agent's question, leave the rest out.
+
+`capy_execute` with an intent and `capy_batch_execute` hand their output here instead of
+returning it. The output is indexed as an ephemeral source (replacing an earlier one of the same
+label) and searched with the agent's own words through the retrieval core. The reply carries:
+the errors and failures the output reports (found by the chunking pack's log rules, whatever
+the question: they are what an agent most often runs a command to learn), the matching sections
+cut down to the lines that hold the query's words, the output's distinctive terms, and the exact
+call that searches further. Everything shown is read back from the store, so it is redacted.
+Sizes come from the executor pack (`limits.output.intent_reply`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from capy.api.output_excerpts import answer_sections, one_line, reply_budget, utf8_size
+from capy.api.output_terms import distinctive_terms
+from capy.units import human_bytes
+
+if TYPE_CHECKING:
+    from capy.api.workspace import Workspace
+    from capy.retrieval import SearchResult
+    from capy.rules import RuleSet
+    from capy.store import Store
+    from capy.store.indexing import IndexResult
+
+EPHEMERAL = "ephemeral"
+
+
+def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) -> str:
+    """Index `output` under `label`, search it for `intent`, and describe what matched."""
+    from capy.store.content import ContentError
+
+    rules = workspace.rules
+    with workspace.store() as store:
+        try:
+            indexed = _index(store, output, label, rules)
+        except ContentError as error:  # binary output, or over a rejecting size cap
+            return _not_indexed(output, error.message)
+        result = _search(store, [intent], label, rules)[0]
+        stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
+    shown_intent = _redacted(intent, rules)
+    lines = [_header(indexed, stored)]
+    lines += answer_sections(stored, [(shown_intent, result)], rules)
+    lines += _follow_up(terms, [shown_intent], indexed.label)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def batch_reply(
+    workspace: Workspace,
+    sections: Sequence[tuple[str, str]],
+    *,
+    queries: Sequence[str],
+    label: str,
+) -> str:
+    """Index every (section label, output) pair as one source and answer each query from it."""
+    from capy.store.content import ContentError
+
+    rules = workspace.rules
+    document = _batch_document(sections)
+    with workspace.store() as store:
+        try:
+            indexed = _index(store, document, label, rules)
+        except ContentError as error:
+            return _not_indexed(document, error.message)
+        results = _search(store, list(queries), label, rules) if queries else []
+        stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
+    shown = [_redacted(query, rules) for query in queries]
+    lines = [_header(indexed, stored, what=f"the output of {len(sections)} commands")]
+    lines += ["", "Indexed sections:"]
+    lines += [
+        f"- `{_redacted(one_line(name), rules)}`: {human_bytes(utf8_size(out))}"
+        for name, out in sections
+    ]
+    if results:
+        lines += answer_sections(
+            stored, list(zip(shown, results, strict=True)), rules, grouped=True
+        )
+    else:
+        lines += ["", "No queries were given: search the indexed output with the call below."]
+    lines += _follow_up(terms, shown or ["..."], indexed.label)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# --- indexing and search ---------------------------------------------------------------------
+
+
+def _index(store: Store, text: str, label: str, rules: RuleSet) -> IndexResult:
+    from capy.store.indexing import index_content
+
+    return index_content(store, text, label=label, kind=EPHEMERAL, rules=rules)
+
+
+def _search(store: Store, queries: list[str], label: str, rules: RuleSet) -> list[SearchResult]:
+    from capy.store.corpus import search_store
+
+    limit = reply_budget(rules).max_sections
+    return search_store(store, queries, limit=limit, kinds=[EPHEMERAL], source=label, rules=rules)
+
+
+def _stored_text(store: Store, source_id: int) -> str:
+    """The output as stored: redacted and capped, so the reply can never show more."""
+    from capy.store.codec import decompress_text
+
+    row = store.conn.execute("SELECT raw FROM sources WHERE id = ?", (source_id,)).fetchone()
+    return decompress_text(row[0])
+
+
+def _terms(store: Store, indexed: IndexResult, rules: RuleSet) -> list[str]:
+    return distinctive_terms(store, indexed.source_id, rules, limit=reply_budget(rules).max_terms)
+
+
+def _batch_document(sections: Sequence[tuple[str, str]]) -> str:
+    """Markdown with one `## <label>` heading per command, so every chunk carries its command."""
+    parts = []
+    for section_label, output in sections:
+        body = output.rstrip() or "(no output)"
+        parts.append(f"## {one_line(section_label)}\n\n```\n{body}\n```\n")
+    return "\n".join(parts)
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def _not_indexed(text: str, reason: str) -> str:
+    return (
+        f"The output ({human_bytes(utf8_size(text))}) was not indexed, so it cannot be searched: "
+        f"{reason}. Run it again without an intent to get the output itself, capped.\n"
+    )
+
+
+def _header(indexed: IndexResult, text: str, *, what: str = "output") -> str:
+    lines = text.count("\n") + 1
+    return (
+        f"Indexed {human_bytes(indexed.bytes)} of {what} ({lines:,} lines, {indexed.chunk_count:,} "
+        f"sections) as `{indexed.label}` ({EPHEMERAL}); shown: what matches the intent."
+    )
+
+
+def _follow_up(terms: Sequence[str], queries: Sequence[str], label: str) -> list[str]:
+    lines = [""]
+    if terms:
+        lines.append("Searchable terms: " + ", ".join(f"`{term}`" for term in terms))
+    call = (
+        f"capy_search(queries={json.dumps(list(queries), ensure_ascii=False)}, "
+        f'source={json.dumps(label, ensure_ascii=False)}, include_kinds=["{EPHEMERAL}"])'
+    )
+    lines.append(f"Search further: `{call}`")
+    return lines
+
+
+def _redacted(text: str, rules: RuleSet) -> str:
+    from capy.security.redaction import redact_text
+
+    return redact_text(text, secrets=rules.view("secrets"))

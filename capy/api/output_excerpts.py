@@ -1,0 +1,332 @@
+"""Which lines of a long output an intent reply shows, within the executor pack's budget.
+
+Errors and failures come first (the chunking pack's log rules find them; those holding the
+query's rarer words lead), then the search hits' best lines, chosen across all hits at once:
+a line scores by the query terms it holds, each weighted by how few hits hold it, so the word
+every hit shares (`test` in a test run, `order_id` in a CSV header) counts for nothing. The
+lines around the chosen ones follow, nearest first, while room is left.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.retrieval import SearchResult
+    from capy.retrieval.matching import TermPattern
+    from capy.rules import RuleSet
+    from capy.rules.views.executor import IntentReply
+
+GAP = "…"
+
+
+def reply_budget(rules: RuleSet) -> IntentReply:
+    return rules.view("executor").limits.output.intent_reply
+
+
+def answer_sections(
+    stored: str, results: list[tuple[str, SearchResult]], rules: RuleSet, *, grouped: bool = False
+) -> list[str]:
+    """Errors first (the ones the queries name first), then each query's sections; `results`
+    pairs each query as shown (redacted) with what the search found for it."""
+    budget = reply_budget(rules)
+    seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
+    ranked = [(query, result, _ranked_hits(result, rules)) for query, result in results]
+    whole = _Excerpt(stored, rules)
+    problems = _problem_anchors(whole, _relevance_by_text(ranked), budget)
+    lines: list[str] = []
+    room = budget.max_reply_bytes * len(results)
+    if problems:
+        room_for_problems = budget.max_problem_bytes
+        selection = _Selection([whole], room_for_problems, seen, budget, cap=room_for_problems)
+        body = selection.bodies(problems)[0]
+        lines += ["", "### Errors and failures in the output", body]
+        room -= utf8_size(body)
+    for query, result, (excerpts, weights) in ranked:
+        if grouped:
+            lines += ["", f"## {query}"]
+        lines += _sections(query, result, excerpts, weights, seen, room // len(results), budget)
+    return lines
+
+
+def _ranked_hits(
+    result: SearchResult, rules: RuleSet
+) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
+    excerpts = [_Excerpt(hit.content, rules) for hit in result.hits]
+    return excerpts, _term_weights(excerpts, result.query, rules)
+
+
+def _relevance_by_text(
+    ranked: list[tuple[str, SearchResult, tuple[list[_Excerpt], list[tuple[TermPattern, float]]]]],
+) -> dict[str, float]:
+    """Line text -> the best query-term score it has in any hit of any query. Read off the
+    hits (a few chunks) rather than by matching every flagged line of the output, which can
+    hold tens of thousands of them."""
+    best: dict[str, float] = {}
+    for _query, _result, (excerpts, weights) in ranked:
+        for excerpt in excerpts:
+            for line, score in excerpt.term_scores(weights).items():
+                text = excerpt.lines[line].strip()
+                best[text] = max(best.get(text, 0.0), score)
+    return best
+
+
+def _problem_anchors(
+    whole: _Excerpt, relevance: dict[str, float], budget: IntentReply
+) -> list[tuple[float, int, int]]:
+    """The flagged lines worth listing: those the search hits show holding the queries'
+    rarer words first, then errors before failures, then in order; at most
+    `max_problem_lines`."""
+    scored = [
+        (relevance.get(whole.lines[line].strip(), 0.0) + _flag_bonus(severity), 0, line)
+        for line, severity in whole.problems.items()
+    ]
+    scored.sort(key=lambda item: (-item[0], item[2]))
+    return scored[: budget.max_problem_lines]
+
+
+def _sections(
+    query: str,
+    result: SearchResult,
+    excerpts: list[_Excerpt],
+    weights: list[tuple[TermPattern, float]],
+    seen: set[str],
+    room: int,
+    budget: IntentReply,
+) -> list[str]:
+    """The hits' best lines, chosen across all of them at once (the right line may sit in the
+    third hit), shown under each hit's title in rank order. `query` is the query as shown
+    (redacted)."""
+    if not result.hits:
+        return ["", f"Nothing in the output matched {json.dumps(query, ensure_ascii=False)}."]
+    anchors = [
+        (score, index, line)
+        for index, excerpt in enumerate(excerpts)
+        for score, line in excerpt.scored(weights)
+    ]
+    # A line holding only words that every hit holds (`test` in a test run) tells the hits
+    # apart no better than a random one: context at most, unless nothing rarer matched.
+    if any(score > 0 for score, _, _ in anchors):
+        anchors = [anchor for anchor in anchors if anchor[0] > 0]
+    else:
+        anchors = [(score + 1.0, index, line) for score, index, line in anchors]
+    selection = _Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
+    lines: list[str] = []
+    for hit, body in zip(result.hits, selection.bodies(anchors), strict=True):
+        if body:
+            lines += ["", f"### {one_line(hit.title)}", body]
+    if not lines:
+        lines = ["", "The matching sections hold nothing beyond what is shown above."]
+    return lines
+
+
+def _term_weights(
+    excerpts: list[_Excerpt], query: str, rules: RuleSet
+) -> list[tuple[TermPattern, float]]:
+    """Each query term with its rarity among the hits, log(hits / hits holding it): the word
+    every hit holds (a CSV header's `order_id`) says nothing, the one only one hit holds
+    (`chargeback`) says most."""
+    from capy.retrieval.matching import compile_terms
+    from capy.retrieval.query import parse_query
+
+    patterns = compile_terms(parse_query(query, rules.view("search")).terms)
+    for excerpt in excerpts:
+        excerpt.match(patterns)
+    weights = []
+    for term, pattern in enumerate(patterns):
+        holding = sum(1 for excerpt in excerpts if excerpt.spans[term])
+        # Held by every hit (or none): weight 0, it tells no hit apart.
+        rare = 0 < holding < len(excerpts)
+        weights.append((pattern, math.log(len(excerpts) / holding) if rare else 0.0))
+    return weights
+
+
+class _Excerpt:
+    """A text by lines, with where the query's words and the errors sit in it."""
+
+    def __init__(self, text: str, rules: RuleSet) -> None:
+        self.text = text
+        self.rules = rules
+        self.budget = reply_budget(rules)
+        self.lines = text.split("\n")
+        self.starts = _line_starts(text)
+        self.spans: list[list[tuple[int, int]]] = []
+        self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
+
+    @cached_property
+    def problems(self) -> dict[int, int]:
+        """Line -> severity rank (0 error, 1 failure, 2 warning) for each flagged message."""
+        return _flagged(self.text, self.lines, self.starts, self.rules)
+
+    def match(self, patterns: tuple[TermPattern, ...]) -> None:
+        from capy.retrieval.matching import term_spans
+
+        self.spans = term_spans(self.text, patterns)
+
+    def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
+        """Line -> the weights of the distinct query terms it holds (lines holding any)."""
+        terms_by_line: dict[int, set[int]] = {}
+        for term, spans in enumerate(self.spans):
+            for start, _ in spans:
+                line = bisect_right(self.starts, start) - 1
+                terms_by_line.setdefault(line, set()).add(term)
+                offset = start - self.starts[line]
+                self.first_match[line] = min(self.first_match.get(line, offset), offset)
+        return {
+            line: sum(weights[term][1] for term in terms) for line, terms in terms_by_line.items()
+        }
+
+    def scored(self, weights: list[tuple[TermPattern, float]]) -> list[tuple[float, int]]:
+        """(score, line): the term score, plus about one for an error or failure."""
+        scores = self.term_scores(weights)
+        for line, severity in self.problems.items():
+            scores[line] = scores.get(line, 0.0) + _flag_bonus(severity)
+        return [(score, line) for line, score in scores.items()]
+
+    def clip(self, line: int) -> str:
+        """A long line cut to `max_line_bytes` around its first match (a minified JSON record
+        or a long log line), else from its start."""
+        text, cap = self.lines[line].rstrip(), self.budget.max_line_bytes
+        data = text.encode("utf-8")
+        if len(data) <= cap:
+            return text
+        first = len(text[: self.first_match.get(line, 0)].encode("utf-8"))
+        start = max(0, min(first - cap // 3, len(data) - cap))
+        piece = data[start : start + cap].decode("utf-8", "ignore")
+        return (GAP if start else "") + piece + (GAP if start + cap < len(data) else "")
+
+    def join(self, numbers: list[int]) -> str:
+        out, previous = [], None
+        for number in numbers:
+            if previous is not None and _gap(self.lines, previous, number):
+                out.append(GAP)
+            out.append(self.clip(number))
+            previous = number
+        return "\n".join(out)
+
+
+class _Selection:
+    """Lines chosen from several excerpts within one byte budget: the best anchors first
+    (wherever they sit), then the lines around them, nearest first, while room is left; each
+    excerpt within `cap` (`max_section_bytes` by default); lines the reply already holds are
+    skipped."""
+
+    def __init__(
+        self,
+        excerpts: list[_Excerpt],
+        room: int,
+        seen: set[str],
+        budget: IntentReply,
+        *,
+        titles: Sequence[str] | None = None,
+        cap: int | None = None,
+    ) -> None:
+        self.excerpts = excerpts
+        self.room = room
+        self.seen = seen
+        self.budget = budget
+        self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
+        self.taken: list[set[int]] = [set() for _ in excerpts]
+        self.used = [0] * len(excerpts)
+        # A section costs its heading once it shows anything.
+        self.heading = (
+            [utf8_size(one_line(t)) + 6 for t in titles] if titles else [0] * len(excerpts)
+        )
+
+    def bodies(self, anchors: list[tuple[float, int, int]]) -> list[str]:
+        chosen = []
+        for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
+            if self._take(index, line):
+                chosen.append((index, line))
+        for distance in range(
+            1, max(self.budget.context_lines_before, self.budget.context_lines_after) + 1
+        ):
+            for index, anchor in chosen:
+                for line in self._around(index, anchor, distance):
+                    self._take(index, line)
+        for excerpt, taken in zip(self.excerpts, self.taken, strict=True):
+            self.seen.update(excerpt.lines[n].strip() for n in taken)
+        return [
+            excerpt.join(sorted(taken))
+            for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
+        ]
+
+    def _around(self, index: int, anchor: int, distance: int) -> list[int]:
+        """The lines `distance` away from `anchor`, after it first (an error's detail, assert
+        values and stack frames, follow it), within the pack's context limits."""
+        after = [anchor + distance] if distance <= self.budget.context_lines_after else []
+        before = [anchor - distance] if distance <= self.budget.context_lines_before else []
+        return [n for n in after + before if 0 <= n < len(self.excerpts[index].lines)]
+
+    def _take(self, index: int, line: int) -> bool:
+        """Add `line` of excerpt `index` if it is new, not blank and fits."""
+        excerpt, taken = self.excerpts[index], self.taken[index]
+        text = excerpt.lines[line].strip()
+        if line in taken or not text or (len(text) > _SHORT_LINE and text in self.seen):
+            return False
+        cost = utf8_size(excerpt.clip(line)) + 1 + len(GAP) + (0 if taken else self.heading[index])
+        if cost > self.room or self.used[index] + cost > self.cap:
+            return False
+        taken.add(line)
+        self.used[index] += cost
+        self.room -= cost
+        return True
+
+
+def _flag_bonus(severity: int) -> float:
+    """What a flagged line adds to its score: about one query word, errors a little more."""
+    return 1.1 - 0.1 * severity
+
+
+# Lines this short ("}", "],", "---") are structure, not content: they may repeat.
+_SHORT_LINE = 8
+
+
+def _gap(lines: list[str], previous: int, number: int) -> bool:
+    """Whether lines other than blank ones were left out between two shown lines."""
+    return any(lines[n].strip() for n in range(previous + 1, number))
+
+
+def _flagged(text: str, lines: list[str], starts: list[int], rules: RuleSet) -> dict[int, int]:
+    """Lines the chunking pack's log rules flag with a severity the reply lists (the first line
+    of each distinct message) -> the severity's rank, worst first."""
+    from capy.rules.views.chunking import Severity
+
+    listed = set(reply_budget(rules).problem_severities)
+    wanted = {str(severity): rank for rank, severity in enumerate(Severity) if severity in listed}
+    rank: dict[int, int] = {}
+    for rule in rules.view("chunking").log.active_error_rules:
+        if rule.severity not in wanted:
+            continue
+        for match in rule.regex.finditer(text):
+            line = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
+            rank[line] = min(rank.get(line, len(Severity)), wanted[rule.severity])
+    seen: set[str] = set()
+    chosen: dict[int, int] = {}
+    for line in sorted(rank, key=lambda n: (rank[n], n)):
+        message = lines[line].strip()
+        if message and message not in seen:
+            seen.add(message)
+            chosen[line] = rank[line]
+    return chosen
+
+
+def _line_starts(text: str) -> list[int]:
+    starts, offset = [0], text.find("\n")
+    while offset != -1:
+        starts.append(offset + 1)
+        offset = text.find("\n", offset + 1)
+    return starts
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8"))
