@@ -1,11 +1,14 @@
 """Where a secret detector's regex can match, read from its parse tree, to search less text.
 
-A "factor" is a literal that every match of a regex consumes (`ghp_`, or one of `pass`, `token`,
-`secret` ...). A match starts at most `before` characters ahead of a factor occurrence, and
-either spans at most `width` characters or, for a regex that can never match a newline, stays on
-one line. `SecretScanner` (capy/rules/secretscan.py) searches only around factor hits, and gets
-exactly the matches a whole-text search gets. Everything here errs on the wide side: a plan that
-cannot be proven gives None, and the regex scans the whole text.
+A "factor" is a literal that a match consumes at a bounded distance from its start (`ghp_`, or
+`token`, `pass` ...). A plan holds a `Cover`: the ways of choosing factors such that every match
+consumes one of the chosen ones. A regex offers several (`api[_.-]?key` holds both `api` and `key`),
+so the scanner counts the candidates in the text at hand and takes the cover with the fewest hits.
+A match starts at most `before` characters ahead of its factor and either spans at most `width`
+characters or, for a regex that can never match a newline, stays on one line. `SecretScanner`
+(capy/rules/secretscan.py) searches only around factor hits, and gets exactly the matches a
+whole-text search gets. Everything here errs on the wide side: a plan that cannot be proven gives
+None, and the regex scans the whole text.
 
 Relies on `re._parser`, CPython's own regex parser (stable in shape since 3.11); anything it
 does not recognise makes the plan None.
@@ -14,21 +17,110 @@ does not recognise makes the plan None.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 MAX_WINDOW = 4096  # beyond this, windows save too little over a whole-text scan
+GOOD_ENOUGH = 16  # factor hits so few that counting more literals to find fewer costs more
 _NEWLINE_CATEGORIES = frozenset(
     {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK"}
 )
 
 
 @dataclass(frozen=True)
+class Factor:
+    """Every match consumes `literal` (lowercase), starting at most `before` characters in.
+
+    `lead` holds the character-class pieces (ranges, single characters and `\\d`-like
+    categories) of everything a match can consume ahead of the factor, so a match starts within
+    the run of such characters that ends at the factor; None when that could be any character.
+    """
+
+    literal: str
+    before: int
+    lead: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """Every match meets each option, so any one of them is a cover."""
+
+    options: tuple[Cover, ...]
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """Every match meets one of the parts (the branches of an alternation): all are needed."""
+
+    parts: tuple[Cover, ...]
+
+
+Cover = Factor | AnyOf | AllOf
+
+
+@dataclass(frozen=True)
 class ScanPlan:
-    factors: tuple[str, ...]  # lowercase; every match consumes one of them
-    before: int  # most characters from a match's start to its factor
+    cover: Cover
     width: int | None  # longest match; None: matches never span a newline (line windows)
     reach: int  # width mode: how far past a start an attempt reads; line mode: past the line
+    # The regex starts with a case-sensitive literal, which `re` itself skips to as fast as a
+    # factor search does: windows only pay off when its factor hits are few.
+    literal_led: bool = False
+
+    @property
+    def literals(self) -> frozenset[str]:
+        """Every literal the cover may choose from."""
+        return frozenset(factor.literal for factor in _factors_in(self.cover))
+
+    def choose(
+        self, hits: Callable[[str], int], free: Callable[[str], bool] = lambda literal: True
+    ) -> tuple[int, tuple[Factor, ...]]:
+        """The cover with the fewest factor hits in a text (`hits` counts one literal).
+
+        Options with a literal that costs a pass over the text to count (`free` tells which do
+        not) are only counted when the free options leave more than `GOOD_ENOUGH` hits.
+        """
+        return _cheapest(self.cover, hits, free, self.width)
+
+
+def _factors_in(cover: Cover) -> Iterator[Factor]:
+    if isinstance(cover, Factor):
+        yield cover
+    else:
+        for child in cover.options if isinstance(cover, AnyOf) else cover.parts:
+            yield from _factors_in(child)
+
+
+def _cheapest(
+    cover: Cover, count: Callable[[str], int], free: Callable[[str], bool], width: int | None
+) -> tuple[int, tuple[Factor, ...]]:
+    if isinstance(cover, Factor):
+        before = cover.before if width is None else min(cover.before, width)
+        return count(cover.literal), (replace(cover, before=before),)
+    if isinstance(cover, AllOf):
+        chosen = [_cheapest(part, count, free, width) for part in cover.parts]
+        return sum(c[0] for c in chosen), tuple(f for c in chosen for f in c[1])
+    # Free options first; ties (no hits at all, often) go to the statically best option.
+    options = sorted(cover.options, key=lambda option: not _all_free(option, free))
+    best = _cheapest(options[0], count, free, width)
+    for option in options[1:]:
+        if best[0] <= GOOD_ENOUGH and not _all_free(option, free):
+            break  # the rest are costly too: sorted
+        found = _cheapest(option, count, free, width)
+        if (found[0], _static_rank(found[1])) < (best[0], _static_rank(best[1])):
+            best = found
+    return best
+
+
+def _all_free(cover: Cover, free: Callable[[str], bool]) -> bool:
+    return all(free(factor.literal) for factor in _factors_in(cover))
+
+
+def _static_rank(factors: tuple[Factor, ...]) -> tuple[int, int, int]:
+    shortest = min(len(factor.literal) for factor in factors)
+    return -shortest, max(min(f.before, MAX_WINDOW) for f in factors), len(factors)
 
 
 def plan_for(pattern: re.Pattern[str]) -> ScanPlan | None:
@@ -37,22 +129,31 @@ def plan_for(pattern: re.Pattern[str]) -> ScanPlan | None:
 
     try:
         tree = _parser.parse(pattern.pattern, pattern.flags)
-        required = _required(tree)
-        if required is None:
+        cover = _cover(tree)
+        if cover is None:
             return None
-        factors, before = tuple(sorted(required[0])), required[1]
         dotall = bool(pattern.flags & re.DOTALL)
         if not _can_match_newline(tree, dotall, into_assertions=False):
             ahead = _newline_lookahead_extent(tree, dotall)
-            return None if ahead is None else ScanPlan(factors, before, None, ahead)
+            led = _literal_led(tree, pattern.flags)
+            return None if ahead is None else ScanPlan(cover, None, ahead, led)
         width, ahead = tree.getwidth()[1], _lookahead_extent(tree)
     except (re.error, RecursionError, TypeError, ValueError, AttributeError):
         return None
     if width + ahead > MAX_WINDOW:
         return None
-    return ScanPlan(factors, min(before, width), width, width + ahead + 2)
+    return ScanPlan(cover, width, width + ahead + 2, _literal_led(tree, pattern.flags))
 
 
+def _literal_led(tree: Any, flags: int) -> bool:
+    c = _constants()
+    while tree.data and tree.data[0][0] is c.SUBPATTERN:
+        _, add_flags, del_flags, tree = tree.data[0][1]
+        flags = (flags | add_flags) & ~del_flags
+    return bool(tree.data) and tree.data[0][0] is c.LITERAL and not flags & re.IGNORECASE
+
+
+@cache
 def _constants():
     from re import _constants
 
@@ -147,59 +248,145 @@ def _set_has_newline(items: list[tuple[Any, Any]]) -> bool:
     return found != negate
 
 
-Required = tuple[frozenset[str], int]  # factors, and the most characters before them
+Lead = frozenset[str] | None  # class pieces a match may consume so far; None: any character
 
 
-def _required(tree: Any) -> Required | None:
-    """Literals one of which every match of `tree` consumes, lowercased, and how far into the
-    match they can start; None when no literal is certain."""
+def _cover(tree: Any, lead: Lead = frozenset()) -> Cover | None:
+    """The ways to cover every match of `tree` with factors; None when no literal is certain.
+
+    Each element of a sequence is a cover on its own; so is a run of literals, and, where the
+    run is followed by an alternation whose branches all start with literals, the run joined to
+    each branch's start (`A(?:KIA|SIA)`, as `re` hoists a shared prefix, gives `akia`, `asia`).
+    `lead` is what a match may consume before `tree` starts.
+    """
     from re import _parser
 
     c = _constants()
-    best: Required | None = None
+    options: list[Cover] = []
     offset = 0  # most characters the elements so far can consume
     run: list[str] = []
-    run_start = 0
-
-    def consider(found: Required | None) -> None:
-        nonlocal best
-        if found and (best is None or _score(found) > _score(best)):
-            best = found
-
+    run_start, run_lead = 0, lead
     for op, av in tree.data:
         if op is c.LITERAL and av < 128:
-            run_start = offset if not run else run_start
+            if not run:
+                run_start, run_lead = offset, lead
             run.append(chr(av).lower())
             offset += 1
+            lead = _union(lead, _chars(op, av))
             continue
-        consider((frozenset(["".join(run)]), run_start) if run else None)
-        run = []
-        consider(_shift(_required_in(op, av), offset))
+        if run:
+            options.append(Factor("".join(run), run_start, run_lead))
+            options.extend(_joined("".join(run), run_start, run_lead, op, av))
+            run = []
+        inner = _cover_in(op, av, lead)
+        if inner is not None:
+            options.append(_shift(inner, offset))
         offset += _parser.SubPattern(tree.state, [(op, av)]).getwidth()[1]
-    consider((frozenset(["".join(run)]), run_start) if run else None)
-    return best
+        lead = _union(lead, _chars(op, av))
+    if run:
+        options.append(Factor("".join(run), run_start, run_lead))
+    if not options:
+        return None
+    return options[0] if len(options) == 1 else AnyOf(tuple(options))
 
 
-def _required_in(op: Any, av: Any) -> Required | None:
+def _cover_in(op: Any, av: Any, lead: Lead) -> Cover | None:
     c = _constants()
     if op is c.SUBPATTERN:
-        return _required(av[3])
+        return _cover(av[3], lead)
     if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
-        return _required(av[2])  # the first repetition holds one
+        return _cover(av[2], lead)  # the first repetition holds one
     if op is c.ATOMIC_GROUP:
-        return _required(av)
+        return _cover(av, lead)
     if op is c.BRANCH:
-        options = [_required(branch) for branch in av[1]]
-        if all(options):
-            return frozenset().union(*(o[0] for o in options)), max(o[1] for o in options)
+        parts = [_cover(branch, lead) for branch in av[1]]
+        if all(part is not None for part in parts):
+            return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
     return None
 
 
-def _shift(found: Required | None, offset: int) -> Required | None:
-    return None if found is None else (found[0], found[1] + offset)
+def _joined(run: str, run_start: int, lead: Lead, op: Any, av: Any) -> list[Cover]:
+    c = _constants()
+    if op is c.SUBPATTERN and len(av[3].data) == 1:
+        op, av = av[3].data[0]
+    if op is not c.BRANCH:
+        return []
+    leads = [_leading_literal(branch) for branch in av[1]]
+    if not all(leads):
+        return []
+    return [AllOf(tuple(Factor(run + start, run_start, lead) for start in leads))]
 
 
-def _score(found: Required) -> tuple[int, int, int]:
-    """Longer factors hit less often; then fewer characters before them, fewer of them."""
-    factors, before = found
-    return min(len(factor) for factor in factors), -min(before, MAX_WINDOW), -len(factors)
+def _leading_literal(tree: Any) -> str:
+    c = _constants()
+    lead = []
+    for op, av in tree.data:
+        if op is not c.LITERAL or av >= 128:
+            break
+        lead.append(chr(av).lower())
+    return "".join(lead)
+
+
+def _union(first: Lead, second: Lead) -> Lead:
+    return None if first is None or second is None else first | second
+
+
+_CATEGORY_CLASSES = {
+    "CATEGORY_DIGIT": r"\d",
+    "CATEGORY_NOT_DIGIT": r"\D",
+    "CATEGORY_SPACE": r"\s",
+    "CATEGORY_NOT_SPACE": r"\S",
+    "CATEGORY_WORD": r"\w",
+    "CATEGORY_NOT_WORD": r"\W",
+}
+
+
+def _chars(op: Any, av: Any) -> Lead:
+    """The class pieces of every character an element can consume; None: any or unknown.
+
+    Negated sets give None: a case-insensitive negated class matches less than a case-sensitive
+    one, and the scanner reads these pieces case-insensitively to stay on the wide side.
+    """
+    c = _constants()
+    if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+        return frozenset()  # looks, consumes nothing
+    if op is c.LITERAL:
+        return frozenset([_class_char(av)])
+    if op is c.IN:
+        return _set_pieces(av)
+    children = _children(op, av, into_assertions=False)
+    if op in (c.SUBPATTERN, c.BRANCH, c.ATOMIC_GROUP, c.MAX_REPEAT, c.MIN_REPEAT,
+              c.POSSESSIVE_REPEAT):  # fmt: skip
+        pieces: Lead = frozenset()
+        for child in children:
+            for child_op, child_av in child.data:
+                pieces = _union(pieces, _chars(child_op, child_av))
+        return pieces
+    return None
+
+
+def _set_pieces(items: list[tuple[Any, Any]]) -> Lead:
+    c = _constants()
+    pieces = set()
+    for op, av in items:
+        if op is c.LITERAL:
+            pieces.add(_class_char(av))
+        elif op is c.RANGE:
+            pieces.add(f"{_class_char(av[0])}-{_class_char(av[1])}")
+        elif op is c.CATEGORY and str(av) in _CATEGORY_CLASSES:
+            pieces.add(_CATEGORY_CLASSES[str(av)])
+        else:
+            return None  # NEGATE, or a category with no class spelling
+    return frozenset(pieces)
+
+
+def _class_char(code: int) -> str:
+    return f"\\U{code:08x}"  # any code point, spelled so no class syntax can misread it
+
+
+def _shift(cover: Cover, offset: int) -> Cover:
+    if isinstance(cover, Factor):
+        return replace(cover, before=cover.before + offset)
+    if isinstance(cover, AnyOf):
+        return AnyOf(tuple(_shift(option, offset) for option in cover.options))
+    return AllOf(tuple(_shift(part, offset) for part in cover.parts))

@@ -12,9 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from capy.rules.secretplan import ScanPlan, plan_for
+from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
 
 
 @dataclass(frozen=True)
@@ -92,21 +93,29 @@ def _allow_pattern(item: Any) -> str:
 # Run one by one, each detector costs a pass over the whole text per keyword and a regex pass
 # that, for patterns not starting with a literal, tries every position. `SecretScanner` gives
 # the very same findings with less work:
-#   1. One regex, a trie of every keyword, finds the longest keyword starting at each position;
-#      the keywords that are prefixes of it start there too. One pass tells which keywords occur.
-#   2. A "factor" is a literal every match of a detector's regex consumes, read from the regex's
-#      parse tree (capy/rules/secretplan.py). A match can only start a bounded distance before a
-#      factor occurrence, and for a regex that can never match a newline, on its line. So the
-#      regex runs on those windows only, through `pos`/`endpos`: look-behinds, `^` and `\b` still
-#      see the real text before a window, and each window ends far enough out that every attempt
-#      reads what it would read in the whole text. A regex with neither bound scans everything.
+#   1. An Aho-Corasick automaton of every keyword and every factor literal
+#      (`_needle_automaton`) finds where each of them starts, in one pass. It tells which
+#      keywords occur and how often each factor does.
+#   2. A "factor" is a literal a match of a detector's regex consumes, read from the regex's
+#      parse tree (capy/rules/secretplan.py), which often offers several choices; the scanner
+#      takes the choice with the fewest hits in the text at hand. A match can only start a bounded
+#      distance before a factor occurrence, and for a regex that can never match a newline, on
+#      its line. So the regex runs on those windows only, through `pos`/`endpos`: look-behinds,
+#      `^` and `\b` still see the real text before a window, and each window ends far enough out
+#      that every attempt reads what it would read in the whole text. A regex with neither bound
+#      scans everything.
 # Factors are looked up in a case-folded copy of the text, so their hits are a superset of where
 # the regex can match, whatever its flags: a window too many costs time, never a finding.
 
-# Windows closer than this merge: searching a short gap costs less than starting a new search.
-_MERGE_GAP = 256
-# Above this many factor hits per character, windows would cover most of the text anyway.
+# Windows closer than this merge: searching a short gap costs less than starting a new search
+# (kept short: for the costliest regexes, a line of gap costs more than a new search).
+_MERGE_GAP = 32
+# Above this many factor hits per character, windows would cover most of the text anyway; for
+# a regex that `re` can skip along by its leading literal, a window per hit costs more sooner.
 _DENSE_HITS = 1 / 128
+_DENSE_LITERAL_LED_HITS = 1 / 4096
+# Factor literals at least this long join the keyword trie, which then locates them for free.
+_MIN_NEEDLE = 3
 # Characters `re` matches case-insensitively with an ASCII letter although `str.lower` does not
 # turn them into it; İ also lowers to two characters, which would shift every later position.
 _FOLD_EXTRA = str.maketrans({"ı": "i", "ſ": "s", "İ": "i"})
@@ -119,66 +128,137 @@ class SecretScanner:
     def __init__(self, detectors: Iterable[SecretDetector]) -> None:
         self.detectors = tuple(detectors)
         self.plans = tuple(plan_for(detector.pattern) for detector in self.detectors)
-        keywords = {keyword for detector in self.detectors for keyword in detector.keywords}
-        keywords.discard("")  # an empty keyword is in every text: checked directly
-        self._trie = re.compile(f"(?=({_trie_pattern(keywords)}))") if keywords else None
-        self._prefixes = {k: [p for p in keywords if k.startswith(p)] for k in keywords}
+        needles = {keyword for detector in self.detectors for keyword in detector.keywords}
+        # Short literals occur at too many positions: the trie would slow down to list them all.
+        # They are counted and located directly, and only when a detector's cover asks.
+        needles.update(
+            literal
+            for plan in self.plans
+            if plan
+            for literal in plan.literals
+            if len(literal) >= _MIN_NEEDLE
+        )
+        needles.discard("")  # an empty keyword is in every text: checked directly
+        self._automaton = _needle_automaton(needles)
 
     def find(self, text: str) -> list[SecretFinding]:
         lowered = text.lower()
-        present = self._keywords_in(lowered)
+        starts = self._needle_starts(lowered)
         folded = _fold(text, lowered)
-        factor_hits: dict[str, list[int]] = {}
-        factor_counts: dict[str, int] = {}
+        hits = _FactorHits(text, folded, starts if folded is lowered else None)
         findings: list[SecretFinding] = []
         for detector, plan in zip(self.detectors, self.plans, strict=True):
             keywords = detector.keywords
-            if keywords and not any(k in present or k == "" for k in keywords):
+            if keywords and not any(k in starts or k == "" for k in keywords):
                 continue
-            if plan is None or folded is None or _dense(plan, folded, factor_counts):
+            matches = None
+            if plan is not None and hits.folded is not None:
+                total, factors = plan.choose(hits.count, hits.free)
+                dense = _DENSE_LITERAL_LED_HITS if plan.literal_led else _DENSE_HITS
+                if total <= len(text) * dense:
+                    spans = hits.spans(factors, by_line=plan.width is None)
+                    matches = _windowed(detector.pattern, text, spans, plan)
+            if matches is None:
                 matches = detector.pattern.finditer(text)
-            else:
-                starts = _factor_starts(plan.factors, folded, factor_hits)
-                matches = _windowed(detector.pattern, text, starts, plan)
             findings.extend(detector.judge(text, matches))
         return findings
 
-    def _keywords_in(self, lowered: str) -> set[str]:
-        if self._trie is None:
-            return set()
-        longest = set(self._trie.findall(lowered))
-        return {prefix for keyword in longest for prefix in self._prefixes[keyword]}
+    def _needle_starts(self, lowered: str) -> dict[str, list[int]]:
+        """Where each needle starts in `lowered`, in order, overlaps included; absent needles
+        are not in."""
+        starts: dict[str, list[int]] = {}
+        if self._automaton is None:
+            return starts
+        # One Aho-Corasick pass reports every needle ending at every position, prefixes and
+        # overlaps included; ends ascend, so each needle's starts come out sorted.
+        for end, needle in self._automaton.iter(lowered):
+            starts.setdefault(needle, []).append(end - len(needle) + 1)
+        return starts
 
 
 def _fold(text: str, lowered: str) -> str | None:
     """`lowered` with `re`'s extra case folds, position for position; None if that fails."""
     if lowered.isascii():
         return lowered
+    if len(lowered) == len(text) and "ı" not in text and "ſ" not in text:
+        return lowered  # the same string: with İ in the text, lowered would be longer
     folded = text.translate(_FOLD_EXTRA).lower()
     return folded if len(folded) == len(text) else None
 
 
-def _dense(plan: ScanPlan, folded: str, counts: dict[str, int]) -> bool:
-    """Whether factor hits are so many that windows would cover most of the text anyway."""
-    total = 0
-    for factor in plan.factors:
-        if factor not in counts:
-            counts[factor] = folded.count(factor)
-        total += counts[factor]
-    return total > len(folded) * _DENSE_HITS
+class _FactorHits:
+    """Factor occurrences in the folded text, each literal counted and located at most once."""
+
+    def __init__(
+        self, text: str, folded: str | None, needle_starts: dict[str, list[int]] | None
+    ) -> None:
+        self.text = text
+        self.folded = folded
+        # Starts from the needle trie, when it ran on `folded` itself (the lowered text).
+        self._positions: dict[str, list[int]] = dict(needle_starts or {})
+        self._counts = {literal: len(found) for literal, found in self._positions.items()}
+        self._complete = needle_starts is not None
+
+    def free(self, literal: str) -> bool:
+        """Whether counting `literal` costs nothing more (the trie counted it, or it was asked)."""
+        return literal in self._counts or (self._complete and len(literal) >= _MIN_NEEDLE)
+
+    def count(self, literal: str) -> int:
+        if literal not in self._counts:
+            self._counts[literal] = 0 if self.free(literal) else self.folded.count(literal)
+        return self._counts[literal]
+
+    def positions(self, literal: str) -> list[int]:
+        if literal not in self._positions:
+            found = [] if self.count(literal) == 0 else _occurrences(literal, self.folded)
+            self._positions[literal] = found
+        return self._positions[literal]
+
+    def spans(self, factors: tuple[Factor, ...], *, by_line: bool) -> list[tuple[int, int]]:
+        """(first possible start, factor position) of every hit, by first possible start.
+
+        A hit at p allows starts in [p - before, p], and for a line-bound regex not before the
+        line's start, nor before the run of characters ending at p that the regex can consume
+        ahead of the factor (the name in `name = value`).
+        """
+        text = self.text
+        spans = []
+        for factor in factors:
+            lead = _lead_run(factor.lead)
+            for position in self.positions(factor.literal):
+                begin = max(0, position - factor.before)
+                if by_line:
+                    begin = max(begin, text.rfind("\n", begin, position) + 1)
+                if lead is not None and begin < position:
+                    begin = _run_start(text, begin, position, lead)
+                spans.append((begin, position))
+        if len(factors) > 1:
+            spans.sort()
+        return spans
 
 
-def _factor_starts(factors: tuple[str, ...], folded: str, cache: dict[str, list[int]]) -> list[int]:
-    """Every position where a factor starts, overlapping ones included (`aa` twice in `aaa`)."""
-    for factor in factors:
-        if factor not in cache:
-            cache[factor] = _occurrences(factor, folded)
-    if len(factors) == 1:
-        return cache[factors[0]]
-    return sorted(p for factor in factors for p in cache[factor])
+def _run_start(text: str, begin: int, position: int, lead: re.Pattern[str]) -> int:
+    """Where the run of `lead` characters that ends at `position` starts, not before `begin`.
+
+    Reads backwards from the factor, and at most `MAX_WINDOW` characters: a longer run leaves
+    `begin` as it is, so a long line costs no more than a short one.
+    """
+    low = max(begin, position - MAX_WINDOW)
+    run = lead.match(text[low:position][::-1]).end()
+    return begin if low > begin and run == position - low else position - run
+
+
+@lru_cache(maxsize=256)
+def _lead_run(lead: frozenset[str] | None) -> re.Pattern[str] | None:
+    """A regex matching a run of `lead` characters (in reverse text, from the factor back); read
+    case-insensitively, so the run is never too short."""
+    if lead is None:
+        return None
+    return re.compile(f"[{''.join(sorted(lead))}]*" if lead else "", re.IGNORECASE)
 
 
 def _occurrences(factor: str, folded: str) -> list[int]:
+    """Every position where `factor` starts, overlapping ones included (`aa` twice in `aaa`)."""
     # Only a factor whose start equals its end ("aa", "abab") can overlap itself; the others
     # take `re`'s fast literal search, which skips overlaps but here has none to skip.
     if any(factor[:size] == factor[-size:] for size in range(1, len(factor))):
@@ -191,7 +271,7 @@ def _occurrences(factor: str, folded: str) -> list[int]:
 
 
 def _windowed(
-    pattern: re.Pattern[str], text: str, starts: list[int], plan: ScanPlan
+    pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]], plan: ScanPlan
 ) -> Iterator[re.Match[str]]:
     """The matches a whole-text `finditer` gives, searching only where a match can start.
 
@@ -199,7 +279,7 @@ def _windowed(
     window never yields a match overlapping one already given.
     """
     floor = 0
-    for low, last, end in _windows(text, starts, plan):
+    for low, last, end in _windows(text, spans, plan):
         start = max(low, floor)
         if start > last:
             continue
@@ -210,22 +290,19 @@ def _windowed(
             yield match
 
 
-def _windows(text: str, starts: list[int], plan: ScanPlan) -> Iterator[tuple[int, int, int]]:
+def _windows(
+    text: str, spans: list[tuple[int, int]], plan: ScanPlan
+) -> Iterator[tuple[int, int, int]]:
     """(first start, last start, end) of each window around the sorted factor hits.
 
-    A hit at p allows starts in [p - before, p], and for a line-bound regex not before the
-    line's start. The end leaves room for everything an attempt reads: `reach` past the last
-    start, or, line-bound, the newline, the character after it (`$` looks there) and `reach`
-    more for look-arounds that can match a newline. Windows closer than `_MERGE_GAP` merge:
-    the positions between them cannot start a match, so searching them changes nothing.
+    The end leaves room for everything an attempt reads: `reach` past the last start, or,
+    line-bound, the newline, the character after it (`$` looks there) and `reach` more for
+    look-arounds that can match a newline. Windows closer than `_MERGE_GAP` merge: the
+    positions between them cannot start a match, so searching them changes nothing.
     """
     size = len(text)
-    by_line = plan.width is None
     low = last = -1
-    for position in starts:
-        begin = max(0, position - plan.before)
-        if by_line:
-            begin = max(begin, text.rfind("\n", 0, position) + 1)
+    for begin, position in spans:
         if last >= 0 and begin > last + _MERGE_GAP:
             yield low, last, _window_end(text, last, plan, size)
             last = -1
@@ -243,20 +320,18 @@ def _window_end(text: str, last: int, plan: ScanPlan, size: int) -> int:
     return size if newline < 0 else min(size, newline + 2 + plan.reach)
 
 
-def _trie_pattern(strings: Iterable[str]) -> str:
-    """An alternation that matches the longest of `strings` at a position (greedy, nested)."""
-    root: dict[str, dict] = {}
-    for string in strings:
-        node = root
-        for char in string:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return _trie_node(root)
+def _needle_automaton(needles: Iterable[str]):
+    """An Aho-Corasick automaton over the needles (None when there are none).
 
+    `re` has no multi-string search: its best form here (a trie as a regex) still looked at
+    every letter of the text, about three times slower than one automaton pass on typical logs.
+    """
+    import ahocorasick
 
-def _trie_node(node: dict[str, dict]) -> str:
-    branches = [re.escape(char) + _trie_node(child) for char, child in sorted(node.items()) if char]
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
-    return f"(?:{body})?" if "" in node else body
+    automaton = ahocorasick.Automaton()
+    for needle in needles:
+        automaton.add_word(needle, needle)
+    if len(automaton) == 0:
+        return None
+    automaton.make_automaton()
+    return automaton

@@ -1,5 +1,6 @@
-"""`SecretScanner` (keyword trie + windows around factor hits) finds exactly what running every
-detector on the whole text finds: same findings, same order, on real and generated text."""
+"""`SecretScanner` (needle trie + windows around the cheapest factor hits) finds exactly what
+running every detector on the whole text finds: same findings, same order, on real and generated
+text."""
 
 from __future__ import annotations
 
@@ -137,6 +138,19 @@ TRICKY = {
     "empty-allowed": (r"(?:zz)?", ["zz"]),
     "prefix-before-factor": (r"[a-z_]{0,12}_secret=(?P<secret>\w{5,})", ["secret"]),
     "self-overlapping-factor": (r"aa(?P<secret>[0-9]{3})", ["aa"]),
+    # Factors to choose from by their hits (api or key, access or token), and branches whose
+    # factors sit at different distances from the start (windows sorted by where they begin).
+    "choice-of-factors": (
+        r"(?i)(?:api[_.-]?key|access[_.-]?token)[ \t]*[:=][ \t]*(?P<secret>\w{6,})",
+        ["api", "access"],
+    ),
+    "uneven-before": (r"(?:q{0,20}foo|bar)=(?P<secret>[0-9]{3})", ["foo", "bar"]),
+    "hoisted-prefix": (r"(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA)[A-Z2-7]{4}", ["a"]),
+    # A match starts within the run of characters it can consume ahead of its factor: runs read
+    # case-insensitively (ſ, K and ı fold into [a-z]), case-sensitive classes, and any character.
+    "lead-run-ignorecase": (r"(?i)[a-z]{0,10}_tok=(?P<secret>[0-9]{3,})", ["tok"]),
+    "lead-run-case-sensitive": (r"[A-Z]{1,8}-key:(?P<secret>[0-9]{3,})", ["key"]),
+    "lead-any-character": (r"x.{0,5}tail(?P<secret>[0-9]{3})", ["tail"]),
 }
 
 
@@ -150,7 +164,7 @@ def tricky():
 
 def test_tricky_detectors_have_plans(tricky):
     planned = {d.rule_id for d, plan in zip(tricky.detectors, tricky.plans, strict=True) if plan}
-    assert "t.unbounded-same-line" in planned and "t.bounded-multiline" in planned
+    assert {"t.unbounded-same-line", "t.bounded-multiline", "t.lead-run-ignorecase"} <= planned
 
 
 TRICKY_PIECES = [
@@ -181,6 +195,27 @@ TRICKY_PIECES = [
     "_",
     "x" * 13,
     "İ",
+    "api",
+    "_key",
+    "key",
+    "access",
+    "-token",
+    ": ",
+    "q" * 7,
+    "foo",
+    "bar",
+    "AKIA",
+    "A3TX",
+    "ASIA",
+    "2345",
+    "AB",
+    "ſ",
+    "\u212a",  # KELVIN SIGN, which re matches as k under IGNORECASE
+    "ı",
+    "_tok=",
+    "-key:",
+    "x",
+    "tail",
 ]
 
 
@@ -194,15 +229,27 @@ def test_tricky_detectors_match_the_whole_text_scan(tricky, pieces):
     ("pattern", "expected"),
     [
         (r"ghp_[A-Za-z0-9]{36}", ("ghp_",)),
-        (r"(?i:aws|amazon)=\w+", ("mazon", "ws")),  # re hoists the shared "a" out
-        (r"(?i:aws|amazon)_key=\w+", ("_key=",)),  # the longest certain literal wins
+        (r"(?i:aws|amazon)=\w+", ("aws", "amazon")),  # one factor from each branch
+        (r"(?i:aws|amazon)_key=\w+", ("_key=",)),  # else the longest certain literal wins
+        (r"(?:A3T[A-Z0-9]|AKIA|ASIA)\w+", ("a3t", "akia", "asia")),  # re hoists the "A" out
         (r"x?[0-9]+", None),  # no literal every match must contain
         (r"foo.*\nbar", None),  # unbounded and crosses lines
     ],
 )
-def test_plan_factors(pattern, expected):
+def test_plan_factors_without_hits(pattern, expected):
     plan = plan_for(re.compile(pattern))
-    assert (plan.factors if plan else None) == expected
+    chosen = plan.choose(lambda literal: 0)[1] if plan else None
+    assert (tuple(factor.literal for factor in chosen) if plan else None) == expected
+
+
+def test_plan_takes_the_factors_with_fewest_hits():
+    plan = plan_for(re.compile(r"(?i)(?:api[_.-]?key|token)=\w{8}"))
+    counts = {"api": 90, "key": 5, "token": 7, "=": 400}
+    hits, chosen = plan.choose(lambda literal: counts.get(literal, 0))
+    assert (hits, [factor.literal for factor in chosen]) == (12, ["key", "token"])
+    counts["key"] = 200
+    hits, chosen = plan.choose(lambda literal: counts.get(literal, 0))
+    assert (hits, [factor.literal for factor in chosen]) == (97, ["api", "token"])
 
 
 @pytest.mark.parametrize(
