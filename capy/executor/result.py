@@ -14,8 +14,9 @@ class ExecutionResult:
     and tail with a marker when long (`truncated_bytes` says how much was cut).
     `exit_code` follows the shell: 128 + N when signal N ended the process, None while a
     background job still runs. `killed_reason` is "timeout", "output-cap" or "process-limit"
-    when capy stopped the call. `soft_failure` is a shell exit 1 that printed something, the
-    way grep says "no match" or a linter says "found issues": a result, not a crash.
+    when capy stopped the call. `soft_failure` is an exit the language's `soft_failure` rule in
+    the executor pack reads as a result, not a crash (shell: exit 1 that printed something, the
+    way grep says "no match" or a linter says "found issues").
     """
 
     language: str

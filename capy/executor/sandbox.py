@@ -174,13 +174,7 @@ def _result(call: _Call, phase: Phase, outcome: PhaseOutcome | None) -> Executio
     language = call.runtime.language
     exit_code = outcome.exit_code if outcome else None
     killed = outcome.killed_reason if outcome else None
-    # The pack has no per-language exit-code semantics yet, so the shell rule is named here.
-    soft = (
-        language.language == "shell"
-        and exit_code == 1
-        and killed is None
-        and bool(stdout.text.strip())
-    )
+    soft = killed is None and language.is_soft_failure(exit_code, stdout.text)
     return ExecutionResult(
         language=language.language,
         exit_code=exit_code,

@@ -1,7 +1,8 @@
 """Permission policies: Claude Code's settings rules plus capy's built-in policies.
 
-`check_command` judges a shell command (split into every part a shell would run) or a snippet
-in another language (its embedded shell calls); `check_tool` judges a Read/Edit/Write path, a
+`check_command` judges a shell command (split into every part a shell would run, and seen
+through wrappers such as `timeout`, `sudo` and `bash -c`) or a snippet in another language (its
+embedded shell calls); `check_tool` judges a Read/Edit/Write path, a
 WebFetch URL or a whole tool. Both return a `Decision`: allow, ask, deny or none, with the rule
 and the file that decided. Imports stay inside the functions so a hook pays only for what it uses.
 """

@@ -1,9 +1,8 @@
 """Claude Code permission rules (`Tool` or `Tool(specifier)`) parsed and matched as it documents.
 
 - A bare tool name, or `Tool(*)`, matches every use of the tool.
-- Bash: `prefix:*` matches the prefix alone or followed by a space and anything; `*` elsewhere
-  matches any characters (spaces too), `\\*` is a literal star; a single trailing ` *` is
-  optional, so `ls *` matches `ls` and `ls -la` but not `lsof`; anything else is exact.
+- Bash: Claude Code's command patterns (`capy.rules.commands`, where each form is cited):
+  `*` anywhere, a sole trailing ` *` or `:*` that also matches the bare command, `\\*` literal.
 - Read/Edit/Write: gitignore-style globs with anchors: `//abs` from the filesystem root, `~/p`
   from the home directory, `/p` relative to the settings file's root (the folder holding
   `.claude/`), `./p` or `p` relative to the working directory. A pattern without a slash matches
@@ -23,7 +22,7 @@ from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 
-from capy.rules.commands import normalise_command
+from capy.rules.commands import command_pattern_regex, normalise_command
 from capy.security.settings_files import SettingsFile
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w.-]*)(?:\((?P<spec>.*)\))?$", re.DOTALL)
@@ -43,6 +42,8 @@ RULE_TOOLS_FOR = {
     "NotebookEdit": ("Edit", "Write", "NotebookEdit"),
 }
 PATH_RULE_TOOLS = frozenset({"Read", "Edit", "Write"})
+# Settings rules and the packs' built-in policies read Bash patterns the same way.
+command_rule_regex = command_pattern_regex
 
 
 class RuleKind(StrEnum):
@@ -130,37 +131,6 @@ def _broken(
     text: str, decision: str, source: SettingsFile, tool: str | None, why: str
 ) -> PermissionRule:
     return PermissionRule(text, decision, tool, RuleKind.WHOLE_TOOL, None, source, broken=why)
-
-
-def command_rule_regex(spec: str) -> re.Pattern[str]:
-    """Compile a Bash rule specifier (see the module docstring for the forms)."""
-    text = normalise_command(spec)
-    if text.endswith(":*"):
-        return re.compile(f"^{re.escape(text[:-2].rstrip())}(?:\\s.*)?$", re.DOTALL)
-    pieces = _split_unescaped_stars(text)
-    literal = [re.escape(piece) for piece in pieces]
-    if len(pieces) == 2 and pieces[1] == "" and pieces[0].endswith(" "):
-        # One wildcard, at the end after a space: the arguments are optional.
-        return re.compile(f"^{re.escape(pieces[0][:-1])}(?: .*)?$", re.DOTALL)
-    return re.compile("^" + ".*".join(literal) + "$", re.DOTALL)
-
-
-def _split_unescaped_stars(text: str) -> list[str]:
-    pieces, current, index = [], [], 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and text[index + 1 : index + 2] in ("*", "\\"):
-            current.append(text[index + 1])
-            index += 2
-            continue
-        if char == "*":
-            pieces.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-        index += 1
-    pieces.append("".join(current))
-    return pieces
 
 
 def path_rule_regex(spec: str, *, cwd: Path, home: Path, root: Path) -> re.Pattern[str]:

@@ -7,10 +7,13 @@ Fail-closed choices (each keeps a guard at least as strict as the settings meant
   dropped, which only ever means more asking.
 - A settings file that cannot be read (invalid JSON, wrong shape) may have held deny rules, so
   while it is broken nothing is allowed outright: an `allow` becomes `ask`.
-- For deny and ask, a command is judged whole and part by part, as written, with quotes removed
-  and without leading `NAME=value` assignments; any match counts. For allow, every part must
-  match an allow rule as written. A path matches deny/ask if the path or its symlink target
-  does; it is allowed only if both do. A URL that does not parse is denied.
+- For deny and ask, a command is judged whole and part by part, as written, with quotes removed,
+  without leading `NAME=value` assignments, and as every command it runs through a wrapper
+  (`timeout 5 rm -rf /`, `bash -c '...'`, see `capy.security.wrappers`); any match counts. A
+  wrapper too long to read fail-closed makes the command ask. For allow, every part must match
+  an allow rule as written or with the wrappers Claude Code strips (timeout, nice ...) removed.
+  A path matches deny/ask if the path or its symlink target does; it is allowed only if both
+  do. A URL that does not parse is denied.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from capy.security.settings_files import (
     settings_files,
 )
 from capy.security.shellsplit import dequoted, split_command, without_assignments
+from capy.security.wrappers import allow_forms, wrapped_commands
 
 
 class Outcome(StrEnum):
@@ -164,20 +168,36 @@ def judge_shell(policy: Policy, ruleset: Any, command: str) -> Decision:
     parts = split_command(command)
     if not parts:
         return Decision(Outcome.NONE, reason="the command is empty")
+    wrappers = ruleset.view("security").command_wrappers
+    part_readings, undecidable = _readings(parts, wrappers)
     # The whole line is read as written only (patterns spanning operators, like a fork bomb or
     # `curl | sh`); quote removal on a megabyte of text would cost seconds and each part gets it.
-    readings = list(dict.fromkeys([normalise_command(command), *_readings(parts)]))
+    readings = list(dict.fromkeys([normalise_command(command), *part_readings]))
     for level in (Outcome.DENY, Outcome.ASK):
         found = _first_command_hit(policy, ruleset, level, readings)
         if found is not None:
             return found
-    return _all_parts_allowed(policy, parts)
+    if undecidable:
+        return Decision(
+            Outcome.ASK,
+            reason="a wrapper's arguments are too long or too deeply nested to read, so capy "
+            "cannot tell what it runs and asks",
+        )
+    return _all_parts_allowed(policy, parts, wrappers)
 
 
-def _readings(texts: list[str]) -> list[str]:
-    """Each text as written, with quotes removed, and without leading assignments; no repeats."""
+def _readings(texts: list[str], wrappers: Any) -> tuple[list[str], bool]:
+    """Each text, and each command it runs through a wrapper: as written, with quotes removed,
+    and without leading assignments; no repeats. True when some wrapper could not be read."""
+    queue = list(dict.fromkeys(texts))
+    undecidable = False
+    if wrappers is not None:
+        for text in list(queue):
+            found = wrapped_commands(text, wrappers)
+            queue.extend(found.commands)
+            undecidable = undecidable or found.overflow
     seen: dict[str, None] = {}
-    for text in dict.fromkeys(texts):
+    for text in dict.fromkeys(queue):
         # Quote removal and assignment stripping only change texts that have quotes or an `=`
         # in the first word; skipping the rest keeps a megabyte of commands fast.
         variants = [text, dequoted(text) if any(q in text for q in "'\"\\") else None]
@@ -189,7 +209,7 @@ def _readings(texts: list[str]) -> list[str]:
                 stripped = without_assignments(reading)
                 if stripped:
                     seen.setdefault(normalise_command(stripped), None)
-    return list(seen)
+    return list(seen), undecidable
 
 
 def _first_command_hit(
@@ -214,12 +234,14 @@ def _first_command_hit(
     return None
 
 
-def _all_parts_allowed(policy: Policy, parts: list[str]) -> Decision:
+def _all_parts_allowed(policy: Policy, parts: list[str], wrappers: Any) -> Decision:
     first: Decision | None = None
+    allow_rules = list(policy.settings_rules(Outcome.ALLOW, ("Bash",)))
     for part in parts:
+        # Claude Code strips timeout, nice, nohup ... before matching allow rules too.
+        forms = [part, *(allow_forms(part, wrappers) if wrappers is not None else ())]
         rule = next(
-            (r for r in policy.settings_rules(Outcome.ALLOW, ("Bash",)) if r.matches_command(part)),
-            None,
+            (r for r in allow_rules if any(r.matches_command(form) for form in forms)), None
         )
         if rule is None:
             reason = "no rule decides this command"

@@ -18,6 +18,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from capy.security.shellwords import is_assignment
+
 # Shell grammar, not policy: reserved words that may open a command and are not the command.
 _LEADING_KEYWORDS = frozenset(
     {"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac"}
@@ -26,7 +28,6 @@ _LEADING_KEYWORDS = frozenset(
 _CASE_HEAD = re.compile(r"^case\s+\S+\s+in\s+")
 _CASE_PATTERN = re.compile(r"^\(?[^\s()]+\)\s*")
 _KEYWORDS_ALONE = frozenset({"{", "}", "fi", "done", "esac", "(", ")"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _PLAIN_RUN = re.compile(r"[^\n\\'\"$`<>()&|;#]+")
 # Nesting deeper than this is not a command a person wrote; past it, substitutions are read as
 # plain text and the whole input is kept as one more part, so no allow rule can cover it.
@@ -316,7 +317,7 @@ def without_assignments(part: str) -> str:
     if words is None:
         return part
     index = 0
-    while index < len(words) and _ASSIGNMENT.match(words[index]):
+    while index < len(words) and is_assignment(words[index]):
         index += 1
     if index == 0:
         return part

@@ -42,10 +42,39 @@ def test_entries_that_are_not_rules_are_broken(entry):
         ("docker run * --rm", "docker run -it alpine --rm", True),
         ("* --version", "node --version", True),
         ("npm test", "npm test\nrm -rf /", False),  # exact means the whole text
+        # A sole trailing ` *` is a word-boundary prefix that also matches the bare command.
+        ("npm run test *", "npm run test", True),
+        ("npm run test *", "npm run test -- --ci", True),
+        ("npm run test *", "npm run testx", False),
+        ("npm run test *", "npm run tes", False),
+        # Without the space the star is a plain wildcard: no word boundary.
+        ("git diff*", "git diff", True),
+        ("git diff*", "git difftool", True),
+        ("git diff*", "git dif", False),
+        # `:*` is the same as a trailing ` *`, and only at the end.
+        ("ls:*", "ls", True),
+        ("ls:*", "ls -la", True),
+        ("ls:*", "lsof", False),
+        ("git:* push", "git push", False),
+        ("git:* push", "git:x push", True),  # the colon is a literal character there
+        # Two wildcards: the trailing one is no longer optional ("* --help *" vs "npm --help").
+        ("* --help *", "npm --help x", True),
+        ("* --help *", "npm --help", False),
+        ("git log * main", "git log main", False),
+        ("git log * main", "git log --oneline main", True),
+        ("rm \\\\*", "rm \\\\x", True),  # an escaped backslash is a literal, the star a wildcard
     ],
 )
 def test_command_forms(spec, command, matches):
     assert bool(command_rule_regex(spec).match(" ".join(command.split()))) is matches
+
+
+def test_settings_rules_and_builtin_policies_read_patterns_alike():
+    """One reading of the syntax for users' rules and the packs' policies."""
+    from capy.rules.commands import command_matches
+
+    for spec, command in [("npm run test *", "npm run test"), ("ls:*", "lsof"), ("a*b", "axxb")]:
+        assert command_matches(spec, command) is bool(command_rule_regex(spec).match(command))
 
 
 def test_path_candidates_fold_dotdot_and_follow_symlinks(tmp_path):

@@ -108,6 +108,78 @@ CASES = [
     Case("deny-in-subcommand", "Bash", "cd app && curl example.com", "deny", deny=["Bash(curl:*)"]),
     Case("deny-in-substitution", "Bash", "echo $(rm -rf build)", "deny", deny=["Bash(rm:*)"]),
     Case("quoted-is-not-a-command", "Bash", "echo 'rm -rf build'", "none", deny=["Bash(rm:*)"]),
+    # "Wildcard patterns" table: each row's "Matches" and "Doesn't match" columns.
+    Case("npm-run-star-build", "Bash", "npm run build", "allow", allow=["Bash(npm run *)"]),
+    Case("npm-run-star-bare", "Bash", "npm run", "allow", allow=["Bash(npm run *)"]),
+    Case("npm-run-star-miss", "Bash", "npm install", "none", allow=["Bash(npm run *)"]),
+    Case(
+        "git-log-star-main",
+        "Bash",
+        "git log --oneline main",
+        "allow",
+        allow=["Bash(git log * main)"],
+    ),
+    Case("git-log-star-main-bare", "Bash", "git log main", "none", allow=["Bash(git log * main)"]),
+    Case("git-star-main-push", "Bash", "git push origin main", "allow", allow=["Bash(git * main)"]),
+    Case("git-star-main-miss", "Bash", "git log", "none", allow=["Bash(git * main)"]),
+    Case("star-version", "Bash", "node --version", "allow", allow=["Bash(* --version)"]),
+    Case("star-version-miss", "Bash", "node -v", "none", allow=["Bash(* --version)"]),
+    # "That holds only when the trailing * is the rule's only wildcard: Bash(* --help *) matches
+    # npm --help x but not npm --help."
+    Case("two-stars-args", "Bash", "npm --help x", "allow", allow=["Bash(* --help *)"]),
+    Case("two-stars-not-bare", "Bash", "npm --help", "none", allow=["Bash(* --help *)"]),
+    # "Bash(npm run test *)": the word-boundary prefix of the brief, with and without arguments.
+    Case("trailing-bare", "Bash", "npm run test", "allow", allow=["Bash(npm run test *)"]),
+    Case("trailing-boundary", "Bash", "npm run testx", "none", allow=["Bash(npm run test *)"]),
+    # "Bash(ls*) has no space, so it matches lsof too"; the same for git diff*.
+    Case("no-space-difftool", "Bash", "git difftool", "allow", allow=["Bash(git diff*)"]),
+    # "The :* suffix is an equivalent way to write a trailing wildcard, so Bash(ls:*) matches the
+    # same commands as Bash(ls *)"; "In a pattern like Bash(git:* push), the colon is treated as
+    # a literal character and won't match git commands."
+    Case("colon-star-bare", "Bash", "ls", "allow", allow=["Bash(ls:*)"]),
+    Case("colon-star-boundary", "Bash", "lsof", "none", allow=["Bash(ls:*)"]),
+    Case("colon-star-inside", "Bash", "git push", "none", allow=["Bash(git:* push)"]),
+    # "The recognized command separators are &&, ||, ;, |, |&, &, and newlines."
+    Case("pipe-ampersand", "Bash", "safe-cmd |& other-cmd", "none", allow=["Bash(safe-cmd *)"]),
+    # "Bash(curl http://github.com/ *) ... won't match ... Options before URL".
+    Case(
+        "fragile-url-rule",
+        "Bash",
+        "curl -X GET http://github.com/x",
+        "none",
+        allow=["Bash(curl http://github.com/ *)"],
+    ),
+    # Changelog 1.0.123: "Bash(python:*) matches python script.py > output.txt".
+    Case("redirect", "Bash", "python script.py > output.txt", "allow", allow=["Bash(python:*)"]),
+    # "Wrappers": "a rule like Bash(npm test *) also matches timeout 30 npm test".
+    Case("wrapper-timeout", "Bash", "timeout 30 npm test", "allow", allow=["Bash(npm test *)"]),
+    Case("wrapper-nice", "Bash", "nice -n 10 npm test", "allow", allow=["Bash(npm test *)"]),
+    Case("wrapper-nohup", "Bash", "nohup npm test", "allow", allow=["Bash(npm test *)"]),
+    # "Bare xargs is also stripped, so Bash(grep *) matches xargs grep pattern ... an invocation
+    # like xargs -n1 grep pattern is matched as an xargs command".
+    Case("wrapper-xargs-bare", "Bash", "xargs grep pattern", "allow", allow=["Bash(grep *)"]),
+    Case("wrapper-xargs-flags", "Bash", "xargs -n1 grep pattern", "none", allow=["Bash(grep *)"]),
+    # "Two related forms aren't stripped: the query form command -v".
+    Case("wrapper-command-v", "Bash", "command -v npm", "none", allow=["Bash(npm *)"]),
+    # "a rule like Bash(devbox run *) matches whatever comes after run, including devbox run
+    # rm -rf ." (runners are not stripped, so the runner's own rule decides).
+    Case("runner-not-stripped", "Bash", "devbox run npm test", "none", allow=["Bash(npm test *)"]),
+    Case("runner-rule", "Bash", "devbox run rm -rf .", "allow", allow=["Bash(devbox run *)"]),
+    # "A deny or ask rule matches past any leading assignment, so Bash(rm *) in deny still
+    # matches FOO=bar rm -rf tmp/."
+    Case("deny-past-assignment", "Bash", "FOO=bar rm -rf tmp/", "deny", deny=["Bash(rm *)"]),
+    # capy goes further for deny and ask: every wrapper, nested shells included.
+    Case("deny-through-timeout", "Bash", "timeout 5 git push", "deny", deny=["Bash(git push *)"]),
+    Case("deny-through-sudo", "Bash", "sudo -u ci git push", "deny", deny=["Bash(git push *)"]),
+    Case("deny-through-env", "Bash", "env CI=1 git push", "deny", deny=["Bash(git push *)"]),
+    Case(
+        "deny-through-bash-c",
+        "Bash",
+        "bash -c 'make && git push'",
+        "deny",
+        deny=["Bash(git push *)"],
+    ),
+    Case("ask-through-xargs", "Bash", "xargs -0 git push", "ask", ask=["Bash(git push *)"]),
     # Read & Edit rules "follow the gitignore specification", with four pattern types:
     # "//path: absolute path from filesystem root", e.g. Read(//Users/alice/secrets/**)
     Case("abs-anchor", "Read", "/etc/ssl/private/key.pem", "deny", deny=["Read(//etc/ssl/**)"]),
@@ -223,4 +295,4 @@ def test_policy_agrees_with_claude_code_docs(case: Case, settings):
 
 
 def test_the_table_is_big_enough():
-    assert len(CASES) >= 40
+    assert len(CASES) >= 80

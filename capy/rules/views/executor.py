@@ -77,6 +77,11 @@ class FileContent(Section):
     prelude: str
 
 
+class SoftFailure(Section):
+    exit_codes: tuple[int, ...]
+    needs_stdout: bool
+
+
 class Language(RuleView):
     language: str
     aliases: tuple[str, ...] = ()
@@ -86,6 +91,7 @@ class Language(RuleView):
     run: tuple[str, ...]
     runtimes: tuple[Runtime, ...]
     wrappers: tuple[Wrapper, ...] = ()
+    soft_failure: SoftFailure | None = None
     file_content: FileContent
 
     @property
@@ -100,6 +106,13 @@ class Language(RuleView):
             compile=runtime.compile if runtime.compile is not None else self.compile,
             run=runtime.run or self.run,
         )
+
+    def is_soft_failure(self, exit_code: int | None, stdout: str) -> bool:
+        """Whether an exit reports a result rather than a crash (grep's 1: nothing matched)."""
+        rule = self.soft_failure
+        if rule is None or exit_code not in rule.exit_codes:
+            return False
+        return bool(stdout.strip()) or not rule.needs_stdout
 
     def wrapper_for(self, code: str) -> Wrapper | None:
         return next((wrapper for wrapper in self.wrappers if wrapper.applies_to(code)), None)
@@ -189,6 +202,19 @@ class Timeout(Section):
         return min(requested, self.max_seconds)
 
 
+class IntentReply(Section):
+    max_reply_bytes: int
+    max_sections: int
+    max_section_bytes: int
+    problem_severities: tuple[str, ...]
+    max_problem_lines: int
+    max_problem_bytes: int
+    context_lines_before: int
+    context_lines_after: int
+    max_line_bytes: int
+    max_terms: int
+
+
 class Output(Section):
     max_returned_bytes: int
     head_ratio: float
@@ -196,6 +222,7 @@ class Output(Section):
     truncation_marker: str
     hard_cap_bytes: int
     intent_threshold_bytes: int
+    intent_reply: IntentReply
 
     @property
     def head_bytes(self) -> int:

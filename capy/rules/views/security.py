@@ -1,4 +1,4 @@
-"""Typed view of the security pack: command policies, shell escapes, HTTP detection, SSRF."""
+"""Typed view of the security pack: command policies, shell escapes, HTTP detection, SSRF, fetch."""
 
 from __future__ import annotations
 
@@ -44,6 +44,62 @@ class Policy(RuleView):
 
     def matches(self, command: str) -> bool:
         return self.regex.match(normalise_command(command)) is not None
+
+
+class WrapperRuns(StrEnum):
+    COMMAND = "command"
+    SHELL_STRING = "shell-string"
+    JOINED_SHELL_STRING = "joined-shell-string"
+
+
+class AllowRules(StrEnum):
+    SEE_THROUGH = "see-through"
+    SEE_THROUGH_WHEN_BARE = "see-through-when-bare"
+    AS_WRITTEN = "as-written"
+
+
+class UnwrapExample(Section):
+    command: str
+    runs: tuple[str, ...]
+
+
+class WrapperExamples(Section):
+    unwrap: tuple[UnwrapExample, ...]
+    keep: tuple[str, ...] = ()
+
+
+class CommandWrapper(RuleView):
+    """A program that runs the command in its arguments (`timeout 5 CMD`, `bash -c LINE`)."""
+
+    names: tuple[str, ...]
+    value_options: frozenset[str] = frozenset()
+    flag_options: frozenset[str] = frozenset()
+    query_options: frozenset[str] = frozenset()
+    opaque_options: frozenset[str] = frozenset()
+    assignments: bool = False
+    operands: int = 0
+    runs: WrapperRuns
+    shell_string_flag: str | None = None
+    allow_rules: AllowRules
+    examples: WrapperExamples
+
+
+class CommandWrappers(Section):
+    max_depth: int
+    fail_closed_max_words: int
+    wrappers: tuple[CommandWrapper, ...]
+
+    @cached_property
+    def _by_name(self) -> dict[str, CommandWrapper]:
+        table: dict[str, CommandWrapper] = {}
+        for wrapper in active(self.wrappers):
+            for name in wrapper.names:
+                table.setdefault(name, wrapper)
+        return table
+
+    def find(self, program: str) -> CommandWrapper | None:
+        """The wrapper a program word names, also as a path (`/usr/bin/timeout`)."""
+        return self._by_name.get(program.rsplit("/", 1)[-1])
 
 
 class _RegexRule(RuleView):
@@ -240,13 +296,47 @@ class BinaryContentTypes(Section):
         return None
 
 
+class FetchConcurrency(Section):
+    default: int
+    max: int
+
+    @model_validator(mode="after")
+    def _default_within_max(self) -> FetchConcurrency:
+        if self.default > self.max:
+            raise ValueError(f"concurrency default {self.default} exceeds max {self.max}")
+        return self
+
+
+class PageChrome(Section):
+    content_roots: tuple[str, ...]
+    drop_selectors: tuple[str, ...]
+    drop_outside_content: tuple[str, ...]
+    keep_within: tuple[str, ...]
+
+
+class FetchPreview(Section):
+    max_lines: int
+    max_line_chars: int
+
+
+class Fetch(Section):
+    max_response_bytes: int
+    concurrency: FetchConcurrency
+    page_chrome: PageChrome
+    preview: FetchPreview
+
+
 class SecurityPack(PackView):
     policies: tuple[Policy, ...]
+    # Optional so an older overlay-free copy of the pack still loads; without it nothing is
+    # unwrapped and wrapped commands are judged as written.
+    command_wrappers: CommandWrappers | None = None
     shell_escapes: tuple[CodeRule, ...]
     http_commands: HttpCommands
     inline_http: tuple[CodeRule, ...]
     ssrf: Ssrf
     binary_content_types: BinaryContentTypes
+    fetch: Fetch
 
     def policy_for(self, command: str, tool: str = "Bash") -> Policy | None:
         """The deciding policy for a command: the first deny, else the first ask, else None."""
