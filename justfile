@@ -26,6 +26,7 @@ bench *args:
     capy bench quality {{args}}
     capy bench perf {{args}}
     capy bench niah {{args}}
+    capy bench hooks {{args}}
 
 # Run the MCP server on stdio.
 serve:

@@ -118,6 +118,22 @@ class HooksSettings(_Section):
         le=1_048_576,
         description="Most bytes of remembered context injected when a session starts (0: none).",
     )
+    allow_commands: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "Shell commands hooks never redirect or guide, as permission-rule patterns "
+            "(`curl:*`, `make test`); added to the routing pack's escape hatches."
+        ),
+    )
+    allow_domains: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "Hosts whose URLs hooks let through untouched (`docs.internal`, `*.corp.example`); "
+            "added to the routing pack's escape hatches."
+        ),
+    )
+
+    _split = field_validator("allow_commands", "allow_domains", mode="before")(_split_list)
 
 
 class LoadContext(BaseModel):

@@ -79,6 +79,8 @@ def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None
         "fetch.timeout": str(sandbox.user_config),
         "hooks.guidance": str(sandbox.user_config),
         "hooks.session_start_max_bytes": str(sandbox.project_file),
+        "hooks.allow_commands": "default",
+        "hooks.allow_domains": "default",
     }
 
 

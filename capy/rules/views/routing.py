@@ -1,22 +1,17 @@
 """Typed view of the routing pack: what PreToolUse, SessionStart and PreCompact hooks say.
 
-`RoutingPack.select` applies the pack's own order (escape hatches, then the first applying
-pre-tool rule) so every hook handler makes the same choice for the same call.
+The view types the pack for readers such as `capy setup`, `capy doctor` and the docs. The
+interpreter is `capy.hooks.routing`, which works on the pack's plain cached data because a
+hook, a fresh process on every tool call, cannot afford to import pydantic.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from enum import StrEnum
-from fnmatch import fnmatchcase
-from functools import cached_property
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from capy.rules.commands import command_pattern_regex, normalise_command
 from capy.rules.views.base import PackView, RuleView, active
 
 EventCategory = Literal[
@@ -33,8 +28,6 @@ EventCategory = Literal[
     "environment",
 ]
 
-_URL = re.compile(r"https?://[^\s'\"<>)]{1,2048}")
-
 
 class RoutingAction(StrEnum):
     DENY = "deny"
@@ -45,29 +38,8 @@ class RoutingAction(StrEnum):
     ISSUE_CLI = "issue-cli"
 
 
-# Which escape-hatch switch turns an action off; security checks have none on purpose.
-_SWITCH_FOR: dict[RoutingAction, str | None] = {
-    RoutingAction.DENY: "deny",
-    RoutingAction.REDIRECT: "redirect",
-    RoutingAction.GUIDE: "guidance",
-    RoutingAction.APPEND_ROUTING: "subagent_routing",
-    RoutingAction.ISSUE_CLI: "issue_cli",
-    RoutingAction.SECURITY_CHECK: None,
-}
-
-
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-def _compile(kind: str, pattern: str) -> re.Pattern[str]:
-    return command_pattern_regex(pattern) if kind == "command" else re.compile(pattern)
-
-
-def _text_matches(kind: str, compiled: re.Pattern[str], text: str) -> bool:
-    if kind == "command":
-        return compiled.match(normalise_command(text)) is not None
-    return compiled.search(text) is not None
 
 
 class RoutingBlock(_Frozen):
@@ -78,9 +50,6 @@ class RoutingBlock(_Frozen):
 class Guidance(RuleView):
     tool: str
     text: str
-
-    def render(self, tool: str) -> str:
-        return self.text.format(tool=tool)
 
 
 class PreToolAction(RuleView):
@@ -93,64 +62,21 @@ class PreToolAction(RuleView):
     message: str | None = None
     guidance_ref: str | None = None
 
-    @cached_property
-    def compiled(self) -> re.Pattern[str] | None:
-        return _compile(self.kind or "regex", self.pattern) if self.pattern else None
-
-    def matches_tool(self, tool: str) -> bool:
-        return fnmatchcase(tool, self.tool) if "*" in self.tool else tool == self.tool
-
-    def condition_holds(self, tool_input: dict[str, Any]) -> bool:
-        """True without a pattern; otherwise the pattern must match the input field."""
-        if self.compiled is None:
-            return True
-        value = tool_input.get(self.field or "")
-        return isinstance(value, str) and _text_matches(self.kind or "regex", self.compiled, value)
-
-    def render_message(self, **values: str) -> str:
-        return (self.message or "").format_map(_Blank(values))
-
-
-@dataclass(frozen=True)
-class IssueLink:
-    rule_id: str
-    url: str
-    command: str
-    message: str
-
 
 class IssueUrl(RuleView):
     kind: Literal["regex"]
     pattern: str
+    keywords: tuple[str, ...] = ()
     examples: dict[str, tuple[str, ...]]
     command: str
     message: str
-
-    @cached_property
-    def compiled(self) -> re.Pattern[str]:
-        return re.compile(self.pattern)
-
-    def find(self, text: str) -> IssueLink | None:
-        match = self.compiled.search(text)
-        if match is None:
-            return None
-        groups = {name: value for name, value in match.groupdict().items() if value is not None}
-        command = self.command.format_map(_Blank(groups))
-        message = self.message.format_map(_Blank({**groups, "command": command, "url": match[0]}))
-        return IssueLink(self.id, match[0], command, message)
 
 
 class AllowCommand(RuleView):
     kind: Literal["regex", "command"]
     pattern: str
+    keywords: tuple[str, ...] = ()
     examples: dict[str, tuple[str, ...]]
-
-    @cached_property
-    def compiled(self) -> re.Pattern[str]:
-        return _compile(self.kind, self.pattern)
-
-    def matches(self, command: str) -> bool:
-        return _text_matches(self.kind, self.compiled, command)
 
 
 class Switches(_Frozen):
@@ -161,10 +87,6 @@ class Switches(_Frozen):
     subagent_routing: bool
     issue_cli: bool
     precompact_snapshot: bool
-
-    def allows(self, action: RoutingAction) -> bool:
-        name = _SWITCH_FOR[action]
-        return True if name is None else bool(getattr(self, name))
 
 
 class EscapeHatches(_Frozen):
@@ -178,23 +100,6 @@ class EscapeHatches(_Frozen):
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
         return active(rules)
 
-    def command_allowed(self, command: str) -> bool:
-        return any(rule.matches(command) for rule in self.allow_commands)
-
-    def host_allowed(self, host: str) -> bool:
-        host = host.lower().strip("[]").rstrip(".")
-        for domain in self.allow_domains:
-            domain = domain.strip("[]")
-            if domain.startswith("*.") and host.endswith(domain[1:]):
-                return True
-            if host == domain:
-                return True
-        return False
-
-    def url_allowed(self, url: str) -> bool:
-        host = urlsplit(url).hostname
-        return host is not None and self.host_allowed(host)
-
 
 class Priority(_Frozen):
     category: EventCategory
@@ -207,25 +112,18 @@ class Precompact(_Frozen):
     header: str
     priorities: tuple[Priority, ...]
 
-    def render_header(self, session_id: str, event_count: int) -> str:
-        return self.header.format_map(
-            _Blank({"session_id": session_id, "event_count": str(event_count)})
-        )
+
+class EventCategoryRule(_Frozen):
+    category: EventCategory
+    tools: tuple[str, ...]
+    fields: tuple[str, ...]
+    pattern: str | None = None
 
 
-class _Blank(dict[str, str]):
-    """format_map source that leaves unknown placeholders empty instead of raising."""
-
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The pre-tool rule that decided a call, and the issue link for issue-cli."""
-
-    rule: PreToolAction
-    issue: IssueLink | None = None
+class SessionEvents(_Frozen):
+    keep_per_category: int
+    max_chars: int
+    categories: tuple[EventCategoryRule, ...]
 
 
 class RoutingPack(PackView):
@@ -235,56 +133,12 @@ class RoutingPack(PackView):
     issue_urls: tuple[IssueUrl, ...]
     escape_hatches: EscapeHatches
     precompact: Precompact
+    session_events: SessionEvents | None = None
 
     @field_validator("guidance", "pre_tool_actions", "issue_urls", mode="after")
     @classmethod
     def _active_only(cls, rules: tuple[Any, ...]) -> tuple[Any, ...]:
         return active(rules)
-
-    @cached_property
-    def _guidance_by_id(self) -> dict[str, Guidance]:
-        return {item.id: item for item in self.guidance}
-
-    def guidance_text(self, guidance_id: str, tool: str) -> str | None:
-        """Guidance text by id; None when the guidance rule was disabled."""
-        item = self._guidance_by_id.get(guidance_id)
-        return item.render(tool) if item else None
-
-    def find_issue_link(self, text: str) -> IssueLink | None:
-        for rule in self.issue_urls:
-            link = rule.find(text)
-            if link is not None:
-                return link
-        return None
-
-    def escaped(self, tool: str, tool_input: dict[str, Any]) -> bool:
-        """True when an escape hatch lets the call through untouched."""
-        command = tool_input.get("command")
-        hatches = self.escape_hatches
-        if tool == "Bash" and isinstance(command, str) and hatches.command_allowed(command):
-            return True
-        text = tool_input.get("url") if tool != "Bash" else command
-        urls = _URL.findall(text) if isinstance(text, str) else []
-        return bool(urls) and all(hatches.url_allowed(url) for url in urls)
-
-    def select(self, tool: str, tool_input: dict[str, Any]) -> Selection | None:
-        """The rule that decides a PreToolUse call (canonical tool name and input), or None."""
-        escaped = self.escaped(tool, tool_input)
-        for rule in self.pre_tool_actions:
-            if not rule.matches_tool(tool) or not self.escape_hatches.switches.allows(rule.action):
-                continue
-            if escaped and rule.action is not RoutingAction.SECURITY_CHECK:
-                return None
-            if not rule.condition_holds(tool_input):
-                continue
-            if rule.action is RoutingAction.ISSUE_CLI:
-                value = tool_input.get(rule.field or "")
-                link = self.find_issue_link(value) if isinstance(value, str) else None
-                if link is None:
-                    continue
-                return Selection(rule, link)
-            return Selection(rule)
-        return None
 
 
 VIEW = RoutingPack

@@ -1,0 +1,44 @@
+"""`capy bench hooks`: hook latency per payload as a ratio to a bare Python start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capy.cli.bench import JsonFlag, _emit
+
+
+def hooks(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
+    """Time `capy hook` processes on representative payloads against `python -c pass`.
+
+    Parameters
+    ----------
+    runs
+        Processes per payload (the median is reported); the baseline is interleaved with them.
+    markdown
+        Also write the tables as markdown to this file.
+    """
+    from capy.bench.hooks import run
+
+    report = run(runs)
+    return _emit(report, hooks_tables(report), json_output, markdown)
+
+
+def hooks_tables(report: dict) -> list:
+    from capy.bench.report import Table, fmt, goals_table
+
+    table = Table(
+        f"hook latency, median of {report['runs']} processes "
+        f"(baseline: {report['baseline']} = {report['baseline_ms']:.1f} ms)",
+        ("payload", "median ms", "p95 ms", "x baseline"),
+    )
+    for row in report["results"]:
+        table.rows.append(
+            (row["name"], f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", fmt(row["ratio"], 2))
+        )
+    table.notes.append(f"command: {report['command']} --platform claude-code EVENT")
+    in_process = Table(
+        "in process: capy.hooks.handle (what a running server pays for an mcp_tool hook)",
+        ("payload", "median ms"),
+        [(row["name"], f"{row['median_ms']:.3f}") for row in report["in_process"]],
+    )
+    return [table, in_process, goals_table("goal", report["goals"])]

@@ -1,0 +1,232 @@
+"""The hook's own compact rules cache: platforms, routing and hook settings as plain JSON.
+
+A hook is a fresh process on every tool call, and the typed views (pydantic) plus settings
+loading (pydantic-settings) cost several times a bare Python start. So the first hook of a
+project builds the little it needs from the full rule set and settings, and writes it here with
+the list of every file that went into it (shipped packs and schemas, overlays, config files and
+their folders) and each file's (mtime_ns, size), the same test Python uses for its .pyc files.
+Later hooks stat those files and read one small JSON file. A rule set with errors is cached too,
+as the error text, so a broken overlay costs one stat pass per call, not a full validation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+
+from capy import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+CACHE_FORMAT = 2
+# The environment that can change settings or where files are found. Keys are left out: they
+# change nothing here, and the cache must never hold them.
+_ENV_PREFIX = "CAPY_"
+_ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
+_ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY")
+_HOOK_PACKS = ("platforms", "routing")
+
+
+class HookRulesError(Exception):
+    """The packs or settings in force have errors; hooks pass every call through."""
+
+
+def load_hook_rules(start: str) -> dict[str, Any]:
+    """The compact rules for the working directory `start`; raises HookRulesError when broken.
+
+    Entries are looked up by directory and environment; the entry records both in full, so a
+    file-name collision only costs a rebuild.
+    """
+    inputs = _inputs(start)
+    path = os.path.join(cache_dir(), f"{zlib.crc32(json.dumps(inputs).encode()):08x}.json")
+    entry = _read(path)
+    if entry is None or entry.get("inputs") != inputs or not _fresh(entry.get("watch", [])):
+        entry = build_entry(start)
+        entry["inputs"] = inputs
+        _write(path, entry)
+    if entry.get("error"):
+        raise HookRulesError(entry["error"])
+    return entry["data"]
+
+
+def cache_dir() -> str:
+    """`capy.config.paths.data_dir() / "cache" / "hooks"`, without importing pathlib."""
+    data_home = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(data_home):  # the XDG spec: a relative value is ignored
+        data_home = os.path.join(
+            os.environ.get("HOME") or os.path.expanduser("~"), ".local", "share"
+        )
+    return os.path.join(data_home, "capy", "cache", "hooks")
+
+
+def _inputs(start: str) -> list[Any]:
+    environ = sorted(
+        [name, value]
+        for name, value in os.environ.items()
+        if (name.startswith(_ENV_PREFIX) or name in _ENV_NAMES) and name not in _ENV_SECRETS
+    )
+    return [__version__, CACHE_FORMAT, str(start), environ]
+
+
+def _signature(path: str) -> list[int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [status.st_mtime_ns, status.st_size]
+
+
+def _fresh(watch: list[list[Any]]) -> bool:
+    return bool(watch) and all(_signature(path) == signature for path, signature in watch)
+
+
+def _read(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as stream:
+            entry = json.loads(stream.read())
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT else None
+
+
+def _write(path: str, entry: dict[str, Any]) -> None:
+    """Best effort and atomic: a read-only data dir only costs speed."""
+    from capy.hooks.state import write_atomically
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomically(path, json.dumps(entry, ensure_ascii=False).encode())
+    except OSError:
+        return
+
+
+# --- the slow path: full settings and rule set ------------------------------------------------
+
+
+def build_entry(start: str) -> dict[str, Any]:
+    """Build the compact rules (or the error) and the list of files they depend on."""
+    from pathlib import Path
+
+    from capy.config import ConfigError
+    from capy.config.paths import project_root
+
+    root = project_root(Path(start))
+
+    # Listed before loading, so that whatever fails, fixing the file invalidates the entry.
+    watched = _watched_paths(root)
+    try:
+        watched += _overlay_paths(root)
+        data = _compact(root)
+    except HookRulesError as error:
+        return _entry(watched, error=str(error))
+    except ConfigError as error:
+        first = str(error).splitlines()[0] if str(error) else "invalid configuration"
+        return _entry(watched, error=f"capy's configuration has errors ({first})")
+    return _entry(watched, data=data)
+
+
+def _entry(watched: list[Path], *, data: Any = None, error: str | None = None) -> dict[str, Any]:
+    unique = list(dict.fromkeys(str(path) for path in watched))
+    return {
+        "format": CACHE_FORMAT,
+        "watch": [[path, _signature(path)] for path in unique],
+        "data": data,
+        "error": error,
+    }
+
+
+def _watched_paths(root: Path) -> list[Path]:
+    from pathlib import Path
+
+    from capy.config import paths
+    from capy.rules.resources import shipped_pack_files, shipped_schema_files
+
+    shipped = [Path(str(entry)) for entry in [*shipped_pack_files(), *shipped_schema_files()]]
+    folders = {path.parent for path in shipped}
+    config_files = [paths.user_config_file(), *paths.project_config_files(root)]
+    return [*sorted(folders), *shipped, *config_files]
+
+
+def _overlay_paths(root: Path) -> list[Path]:
+    from capy.rules.ruleset import files_in, overlay_dirs
+
+    watched: list[Path] = []
+    for directory, _origin in overlay_dirs(root):
+        watched.append(directory)
+        watched.extend(files_in(directory))
+    return watched
+
+
+def _compact(root: Path) -> dict[str, Any]:
+    from capy.config import load_settings
+    from capy.hooks.routing import COMMAND_REGEX
+    from capy.rules import RulesError, load_rules
+
+    settings = load_settings(root).settings
+    try:
+        ruleset = load_rules(root)
+    except RulesError as error:
+        raise HookRulesError(str(error)) from None
+    packs = {name: _trimmed(in_force(ruleset.pack(name).data)) for name in _HOOK_PACKS}
+    routing = packs["routing"]
+    for rule in [*routing["pre_tool_actions"], *routing["escape_hatches"]["allow_commands"]]:
+        if rule.get("kind") == "command":
+            rule["kind"], rule["pattern"] = COMMAND_REGEX, command_regex_source(rule["pattern"])
+    hooks = settings.hooks
+    return {
+        "project_root": str(root),
+        "data_dir": str(settings.data_dir),
+        "platforms": {
+            entry["key"]: {name: entry[name] for name in _PLATFORM_KEYS if name in entry}
+            for entry in packs["platforms"]["platforms"]
+        },
+        "routing": packs["routing"],
+        "settings": {
+            "guidance": hooks.guidance,
+            "session_start_max_bytes": hooks.session_start_max_bytes,
+            "allow_commands": [command_regex_source(item) for item in hooks.allow_commands],
+            "allow_domains": list(hooks.allow_domains),
+        },
+    }
+
+
+def command_regex_source(pattern: str) -> str:
+    """A permission-rule command pattern as a regex source the hook can compile alone."""
+    import re
+
+    from capy.rules.commands import command_pattern_regex
+
+    compiled = command_pattern_regex(pattern)
+    return f"(?s){compiled.pattern}" if compiled.flags & re.DOTALL else compiled.pattern
+
+
+def in_force(node: Any) -> Any:
+    """Drop every rule that is not active or experimental, as the typed views do."""
+    if isinstance(node, dict):
+        return {key: in_force(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [
+            in_force(item)
+            for item in node
+            if not (isinstance(item, dict) and "id" in item and item.get("status") not in _LIVE)
+        ]
+    return node
+
+
+_LIVE = ("active", "experimental")
+# What hooks read of a platform; its config files and docs are for `capy setup`.
+_PLATFORM_KEYS = ("key", "events", "tools", "input_fields", "mcp_tool_name", "input", "output")
+# Documentation a hook never reads: left out to keep the per-call read small.
+_DOC_KEYS = frozenset({"description", "examples", "docs", "since", "status", "note"})
+
+
+def _trimmed(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {key: _trimmed(value) for key, value in node.items() if key not in _DOC_KEYS}
+    if isinstance(node, list):
+        return [_trimmed(item) for item in node]
+    return node

@@ -1,0 +1,28 @@
+"""PostToolUse and PostToolUseFailure: record one compact event for the session."""
+
+from __future__ import annotations
+
+from capy.hooks.context import HookContext
+from capy.hooks.events import ERROR, categorise, failure_text, record, response_error
+from capy.hooks.outcome import Verdict
+from capy.hooks.state import StateBusy, session_state
+
+
+def handle(context: HookContext) -> Verdict:
+    hook = context.hook
+    config = context.routing.get("session_events")
+    if not hook.tool or config is None:
+        return Verdict()
+    error = hook.error if hook.event == "PostToolUseFailure" else response_error(hook.tool_response)
+    if error is not None or hook.event == "PostToolUseFailure":
+        event = (ERROR, failure_text(hook.tool, hook.tool_input, error))
+    else:
+        event = categorise(config, hook.tool, hook.tool_input)
+    if event is None:
+        return Verdict()
+    try:
+        with session_state(context.data_dir, hook.session_id) as state:
+            record(state, config, *event)
+    except (StateBusy, OSError) as problem:
+        context.note(f"the session event was not recorded ({type(problem).__name__})")
+    return Verdict()
