@@ -161,6 +161,7 @@ def _run(scratch: Path, runs: int) -> dict:
         ),
         "results": rows,
         "in_process": _in_process(project, home, runs),
+        "through_server": _through_server(project, environ, runs),
         "goal_ratio": GOAL_RATIO,
         "goals": [
             {
@@ -182,6 +183,17 @@ def _row(name: str, samples: list[float], bare: float) -> dict:
         "p95_ms": round(p95, 2),
         "ratio": round(median / bare, 2) if bare else None,
     }
+
+
+def _through_server(project: Path, environ: dict[str, str], runs: int) -> list[dict]:
+    from capy.bench.hook_server import through_server
+
+    pre_tool = [case for case in CASES if case[1] == "PreToolUse"]
+    payloads = [
+        (name, event, json.loads(_payload(project, event, fields)))
+        for name, event, fields in pre_tool
+    ]
+    return through_server(payloads, project, environ, runs)
 
 
 def _in_process(project: Path, home: Path, runs: int) -> list[dict]:

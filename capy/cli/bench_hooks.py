@@ -41,4 +41,16 @@ def hooks_tables(report: dict) -> list:
         ("payload", "median ms"),
         [(row["name"], f"{row['median_ms']:.3f}") for row in report["in_process"]],
     )
-    return [table, in_process, goals_table("goal", report["goals"])]
+    server = Table(
+        "through a running capy serve: one capy_hook call over stdio (the mcp_tool hook path)",
+        ("payload", "median ms", "x baseline"),
+        [
+            (
+                row["name"],
+                f"{row['median_ms']:.2f}",
+                fmt(row["median_ms"] / report["baseline_ms"], 2),
+            )
+            for row in report["through_server"]
+        ],
+    )
+    return [table, in_process, server, goals_table("goal", report["goals"])]

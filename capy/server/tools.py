@@ -322,6 +322,55 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
         return await run_tool(workspace, "capy_doctor", "capy.api.health:doctor_reply")
 
     @server.tool(
+        name="capy_hook",
+        title="Answer an agent hook (for the host, not the agent)",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+        description=(
+            "Not for agents: Claude Code calls this as an `mcp_tool` hook before and after tool "
+            "calls, so capy's routing and permission checks run in this server with no process "
+            "start. It answers with the JSON a `capy hook` command would print (empty: no "
+            "decision). Calling it yourself changes nothing you can use."
+        ),
+    )
+    async def capy_hook(
+        event: Annotated[str, Field(description="The hook event, e.g. PreToolUse.")],
+        session_id: Annotated[str, Field(description="${session_id}")] = "",
+        cwd: Annotated[str, Field(description="${cwd}")] = "",
+        tool_name: Annotated[str, Field(description="${tool_name}")] = "",
+        command: Annotated[str, Field(description="${tool_input.command} (Bash)")] = "",
+        description: Annotated[str, Field(description="${tool_input.description}")] = "",
+        url: Annotated[str, Field(description="${tool_input.url} (WebFetch)")] = "",
+        prompt: Annotated[str, Field(description="${tool_input.prompt}")] = "",
+        file_path: Annotated[str, Field(description="${tool_input.file_path}")] = "",
+        language: Annotated[str, Field(description="${tool_input.language} (capy tools)")] = "",
+        code: Annotated[str, Field(description="${tool_input.code} (capy tools)")] = "",
+    ) -> CallToolResult:
+        tool_input = {
+            "command": command,
+            "description": description,
+            "url": url,
+            "prompt": prompt,
+            "file_path": file_path,
+            "language": language,
+            "code": code,
+        }
+        return await run_tool(
+            workspace,
+            "capy_hook",
+            "capy.api.hooks:hook_reply",
+            event=event,
+            session_id=session_id,
+            cwd=cwd,
+            tool_name=tool_name,
+            tool_input=tool_input,
+        )
+
+    @server.tool(
         name="capy_cleanup",
         title="Clean up the knowledge base",
         annotations=ToolAnnotations(

@@ -19,6 +19,7 @@ TOOLS = {
     "capy_stats",
     "capy_doctor",
     "capy_cleanup",
+    "capy_hook",
 }
 
 
@@ -208,3 +209,43 @@ async def test_batch_reports_progress_when_asked(project_dir, server_home):
         )
     assert not result.is_error, text_of(result)
     assert sorted(seen) == [(1, 3), (2, 3), (3, 3)]
+
+
+async def test_hook_tool_answers_like_the_hook_command(project_dir, server_home):
+    """The mcp_tool hook path gives the very answer `capy hook` gives for the same payload."""
+    import subprocess
+    import sys
+
+    from conftest import server_env
+
+    fields = {
+        "event": "PreToolUse",
+        "session_id": "s-1",
+        "cwd": str(project_dir),
+        "tool_name": "WebFetch",
+        "url": "https://github.com/example/capy/issues/7",
+        "prompt": "summarise the issue",
+    }
+    async with capy_session(project_dir, server_home) as client:
+        result = await client.call_tool("capy_hook", fields)
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s-1",
+        "cwd": str(project_dir),
+        "tool_name": "WebFetch",
+        "tool_input": {"url": fields["url"], "prompt": fields["prompt"]},
+    }
+    command = subprocess.run(
+        [sys.executable, "-m", "capy", "hook", "PreToolUse"],
+        input=json.dumps(payload),
+        cwd=project_dir,
+        env={**server_env(server_home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert not result.is_error
+    answer = json.loads(text_of(result))
+    assert answer == json.loads(command.stdout)
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "gh issue view" in answer["hookSpecificOutput"]["permissionDecisionReason"]
