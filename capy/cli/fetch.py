@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
 from typing import Annotated
 
 from cyclopts import Parameter
 
+from capy.cli.output import progress_bar
 from capy.cli.store import DbOption, JsonFlag, guarded
 
 # Exit codes: 0 every URL answered, 1 some URL failed (the others were still indexed), 2 the
@@ -55,7 +54,7 @@ def fetch(
 
         workspace = Workspace(db_path=db)
         try:
-            with _progress(len(urls), quiet=as_json) as progress:
+            with progress_bar("fetching", quiet=as_json or len(urls) < 2) as progress:
                 report = fetch_report(
                     workspace, list(urls), source=source, force=force, kind=kind, progress=progress
                 )
@@ -70,21 +69,6 @@ def fetch(
         return SOME_FAILED if failed else 0
 
     return guarded(run)
-
-
-@contextmanager
-def _progress(total: int, *, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A transient bar on stderr for several URLs at a terminal; nothing otherwise."""
-    if quiet or total < 2 or not sys.stderr.isatty():
-        with nullcontext():
-            yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("fetching", total=total)
-        yield lambda done, _total: bar.update(task, completed=done)
 
 
 def _print_json(report) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from cyclopts import Parameter
 
+from capy.cli.output import progress_bar
 from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ def reindex(
 
         with open_store(db_path=db) as store:
             rules = load_rules(store.location.project_root)
-            with _progress_bar("re-chunking") as advance:
+            with progress_bar("re-chunking") as advance:
                 count = reindex_stale(store, rules=rules, progress=advance, force=all_sources)
         if count:
             print(f"re-chunked {_plural(count, 'source')} (rules {rules.index_version})")
@@ -239,33 +240,6 @@ def reindex(
         return 0
 
     return guarded(run)
-
-
-class _progress_bar:
-    """A rich progress bar on stderr, fed by (done, total) callbacks; silent when not a tty."""
-
-    def __init__(self, description: str) -> None:
-        from rich.console import Console
-        from rich.progress import Progress
-
-        console = Console(stderr=True)
-        # Off the terminal (a pipe, CI, a test) a bar is noise in someone's log.
-        self.progress = Progress(console=console, transient=True, disable=not console.is_terminal)
-        self.description = description
-        self.task: Any = None
-
-    def __enter__(self):
-        self.progress.start()
-
-        def advance(done: int, total: int) -> None:
-            if self.task is None:
-                self.task = self.progress.add_task(self.description, total=total)
-            self.progress.update(self.task, completed=done, total=total)
-
-        return advance
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
 
 
 def cleanup(

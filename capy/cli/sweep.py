@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 from cyclopts import Parameter
 
+from capy.cli.output import progress_bar
 from capy.cli.store import JsonFlag, guarded
 
 CANNOT_RUN = 2
@@ -64,26 +62,12 @@ def sweep(
             error_line(f"--source {source} is not a folder; give the folder holding the *.jsonl")
             return CANNOT_RUN
         options = SweepOptions(dry_run=dry_run, force=force, source=source, db_path=db)
-        with _progress(quiet=as_json) as progress:
+        with progress_bar("sweeping sessions", quiet=as_json) as progress:
             report = run_sweep(options, progress=progress)
         _print(report, as_json)
         return SOME_FAILED if report.counts["failed"] else 0
 
     return guarded(run)
-
-
-@contextmanager
-def _progress(*, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A transient bar on stderr at a terminal; nothing otherwise."""
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("sweeping sessions", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def _print(report, as_json: bool) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from capy.rules.views.transcripts import TranscriptsPack
 from capy.sessions.model import Compaction, Message, Session, ToolCall, ToolResult
-from capy.sessions.reader import json_records, read_raw_lines
+from capy.sessions.reader import MessageLog, json_records, read_raw_lines, text_field
 from capy.sessions.results import block_text, patch_diff, result_body, result_shape
 
 PLATFORM = "claude-code"
@@ -43,9 +43,11 @@ def sidecar_files(path: Path) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-class _Builder:
+class _Builder(MessageLog):
+    RECORD_ID_FIELD = "uuid"
+
     def __init__(self, session: Session, pack: TranscriptsPack) -> None:
-        self.session = session
+        super().__init__(session)
         self.pack = pack
         self.assistant_by_id: dict[str, Message] = {}
         self.calls: dict[str, ToolCall] = {}
@@ -61,7 +63,7 @@ class _Builder:
             return
         handling = lines.handling(record)
         if handling == "title":
-            self.session.title = self.session.title or _text(record.get("summary"))
+            self.session.title = self.session.title or text_field(record.get("summary"))
         elif handling == "read":
             self._read(number, record)
         elif kind in lines.line_types and lines.line_types[kind] == "read":
@@ -75,16 +77,16 @@ class _Builder:
         # The file name is the session id Claude Code resumes by; lines copied into a resumed
         # session keep the id of the one they came from, so `sessionId` is not used.
         session = self.session
-        session.cwd = session.cwd or _text(record.get("cwd")) or None
-        session.git_branch = session.git_branch or _text(record.get("gitBranch")) or None
-        session.version = session.version or _text(record.get("version")) or None
-        session.agent_id = session.agent_id or _text(record.get("agentId")) or None
+        session.cwd = session.cwd or text_field(record.get("cwd")) or None
+        session.git_branch = session.git_branch or text_field(record.get("gitBranch")) or None
+        session.version = session.version or text_field(record.get("version")) or None
+        session.agent_id = session.agent_id or text_field(record.get("agentId")) or None
 
     def _compaction(self, number: int, record: dict[str, Any]) -> None:
         metadata = record.get("compactMetadata")
         trigger = metadata.get("trigger") if isinstance(metadata, dict) else None
         self.session.compactions.append(
-            Compaction(number, _text(record.get("timestamp")) or None, trigger)
+            Compaction(number, text_field(record.get("timestamp")) or None, trigger)
         )
 
     def _compact_summary(self, number: int, record: dict[str, Any]) -> None:
@@ -108,7 +110,7 @@ class _Builder:
             self._user(number, record, message)
 
     def _assistant(self, number: int, record: dict[str, Any], message: dict[str, Any]) -> None:
-        message_id = _text(message.get("id")) or _text(record.get("uuid"))
+        message_id = text_field(message.get("id")) or text_field(record.get("uuid"))
         current = self.assistant_by_id.get(message_id) if message_id else None
         if current is None:
             current = self._append("assistant", "reply", "", number, record, message_id)
@@ -116,7 +118,7 @@ class _Builder:
                 self.assistant_by_id[message_id] = current
         else:
             current.line_numbers.append(number)
-        model = _text(message.get("model"))
+        model = text_field(message.get("model"))
         if model and not model.startswith("<"):  # "<synthetic>" marks harness-made replies
             self.session.model = self.session.model or model
         content = message.get("content")
@@ -133,16 +135,16 @@ class _Builder:
             call = self._tool_call(block)
             current.tool_calls.append(call)
         elif kind == "thinking":
-            current.thinking = _join(current.thinking, _text(block.get("thinking")))
+            current.thinking = _join(current.thinking, text_field(block.get("thinking")))
         else:
             text = self.pack.strip_noise(block_text(block), "assistant")
             current.text = _join(current.text, text)
 
     def _tool_call(self, block: dict[str, Any]) -> ToolCall:
-        tool = _text(block.get("name")) or "unknown"
+        tool = text_field(block.get("name")) or "unknown"
         tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
         call = ToolCall(
-            call_id=_text(block.get("id")),
+            call_id=text_field(block.get("id")),
             tool=tool,
             input=tool_input,
             summary=self.pack.summarize(tool, tool_input),
@@ -168,7 +170,7 @@ class _Builder:
     def _tool_result(
         self, number: int, record: dict[str, Any], block: dict[str, Any], structured: Any
     ) -> None:
-        call_id = _text(block.get("tool_use_id"))
+        call_id = text_field(block.get("tool_use_id"))
         call = self.calls.get(call_id)
         is_error = block.get("is_error") is True
         body = result_body(block.get("content"), structured)
@@ -184,34 +186,10 @@ class _Builder:
         message = self._append("tool", "tool_result", result.text, number, record, call_id)
         message.result = result
 
-    def _append(
-        self,
-        role: str,
-        kind: str,
-        text: str,
-        number: int,
-        record: dict[str, Any],
-        message_id: str | None = None,
-    ) -> Message:
-        message = Message(
-            role=role,  # type: ignore[arg-type]
-            kind=kind,  # type: ignore[arg-type]
-            text=text,
-            timestamp=_text(record.get("timestamp")) or None,
-            message_id=message_id or _text(record.get("uuid")) or None,
-            line_numbers=[number],
-        )
-        self.session.messages.append(message)
-        return message
-
 
 def _message(record: dict[str, Any]) -> dict[str, Any]:
     message = record.get("message")
     return message if isinstance(message, dict) else {}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _join(first: str, second: str) -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from capy.rules.views.transcripts import TranscriptsPack
-from capy.sessions.model import Compaction, Message, Session, ToolCall, ToolResult
-from capy.sessions.reader import json_records, read_raw_lines
+from capy.sessions.model import Compaction, Session, ToolCall, ToolResult
+from capy.sessions.reader import MessageLog, json_records, read_raw_lines, text_field
 from capy.sessions.results import block_text
 
 PLATFORM = "codex"
@@ -40,9 +40,9 @@ def parse_codex(path: Path, pack: TranscriptsPack, *, max_bytes: int | None = No
     return session
 
 
-class _Builder:
+class _Builder(MessageLog):
     def __init__(self, session: Session, pack: TranscriptsPack) -> None:
-        self.session = session
+        super().__init__(session)
         self.pack = pack
         self.calls: dict[str, ToolCall] = {}
 
@@ -52,8 +52,8 @@ class _Builder:
         lines = self.pack.codex
         handling = lines.handling(record)
         if kind == "compacted":
-            summary = _text(payload.get("message"))
-            timestamp = _text(record.get("timestamp")) or None
+            summary = text_field(payload.get("message"))
+            timestamp = text_field(record.get("timestamp")) or None
             self.session.compactions.append(Compaction(number, timestamp, None, summary))
         if handling == "meta":
             self._take_metadata(payload)
@@ -68,12 +68,12 @@ class _Builder:
         session = self.session
         if isinstance(payload.get("id"), str) and session.session_id == session.path.stem:
             session.session_id = payload["id"]
-        session.cwd = session.cwd or _text(payload.get("cwd")) or None
-        session.version = session.version or _text(payload.get("cli_version")) or None
-        session.model = session.model or _text(payload.get("model")) or None
+        session.cwd = session.cwd or text_field(payload.get("cwd")) or None
+        session.version = session.version or text_field(payload.get("cli_version")) or None
+        session.model = session.model or text_field(payload.get("model")) or None
         git = payload.get("git")
         if isinstance(git, dict):
-            session.git_branch = session.git_branch or _text(git.get("branch")) or None
+            session.git_branch = session.git_branch or text_field(git.get("branch")) or None
 
     def _read(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
         payload_type = str(payload.get("type"))
@@ -88,7 +88,7 @@ class _Builder:
             self.session.report.skipped[f"response_item/{payload_type}"] += 1
 
     def _message(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
-        role = _text(payload.get("role"))
+        role = text_field(payload.get("role"))
         text = block_text(payload.get("content"))
         if role == "assistant":
             self._append(
@@ -102,10 +102,10 @@ class _Builder:
             self._append("system", "meta", text, number, record)  # developer instructions
 
     def _tool_call(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
-        name = _text(payload.get("name")) or _text(payload.get("type"))
+        name = text_field(payload.get("name")) or text_field(payload.get("type"))
         tool = self.pack.codex.canonical_tool(name)
         tool_input = canonical_input(tool, _raw_input(payload))
-        call_id = _text(payload.get("call_id")) or _text(payload.get("id"))
+        call_id = text_field(payload.get("call_id")) or text_field(payload.get("id"))
         call = ToolCall(call_id, tool, tool_input, self.pack.summarize(tool, tool_input))
         if call_id:
             self.calls[call_id] = call
@@ -118,7 +118,7 @@ class _Builder:
         last.tool_calls.append(call)
 
     def _tool_result(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
-        call_id = _text(payload.get("call_id"))
+        call_id = text_field(payload.get("call_id"))
         call = self.calls.get(call_id)
         body, is_error = _output(payload.get("output"))
         text = self.pack.strip_noise(body, "tool_result")
@@ -129,30 +129,10 @@ class _Builder:
             text=text,
             is_error=is_error,
             shape="error" if is_error else ("bash" if call and call.tool == "Bash" else "text"),
-            diff=_text(call.input.get("patch")) if call else "",
+            diff=text_field(call.input.get("patch")) if call else "",
         )
         message = self._append("tool", "tool_result", text, number, record, call_id)
         message.result = result
-
-    def _append(
-        self,
-        role: str,
-        kind: str,
-        text: str,
-        number: int,
-        record: dict[str, Any],
-        message_id: str | None = None,
-    ) -> Message:
-        message = Message(
-            role=role,  # type: ignore[arg-type]
-            kind=kind,  # type: ignore[arg-type]
-            text=text,
-            timestamp=_text(record.get("timestamp")) or None,
-            message_id=message_id,
-            line_numbers=[number],
-        )
-        self.session.messages.append(message)
-        return message
 
 
 def _raw_input(payload: dict[str, Any]) -> dict[str, Any]:
@@ -177,9 +157,9 @@ def canonical_input(tool: str, raw: dict[str, Any]) -> dict[str, Any]:
     data = dict(raw)
     if tool == "Bash":
         command = data.get("command", data.get("cmd"))
-        data["command"] = _shell_text(command)
+        data["command"] = _shelltext_field(command)
     elif tool == "Edit":
-        patch = _text(data.get("input")) or _text(data.get("patch"))
+        patch = text_field(data.get("input")) or text_field(data.get("patch"))
         files = _PATCH_FILE.findall(patch)
         data.update(patch=patch, file_path=", ".join(files))
     elif tool == "TodoWrite" and isinstance(data.get("plan"), list):
@@ -191,7 +171,7 @@ def canonical_input(tool: str, raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _shell_text(command: Any) -> str:
+def _shelltext_field(command: Any) -> str:
     if isinstance(command, str):
         return command
     if not isinstance(command, list):
@@ -219,7 +199,3 @@ def _output(output: Any) -> tuple[str, bool]:
         code = metadata.get("exit_code")
         return block_text(output.get("output")), isinstance(code, int) and code != 0
     return block_text(output), False
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""

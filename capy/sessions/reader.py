@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from capy.sessions.model import ParseReport
+from capy.sessions.model import Message, ParseReport, Session
 
 
 def read_raw_lines(path: Path, max_bytes: int | None = None) -> tuple[list[str], bool]:
@@ -55,3 +55,43 @@ def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
     except OSError:
         return None
     return None
+
+
+def text_field(value: Any) -> str:
+    """A record's field when it is a string; anything else (absent, null, a number) is ''."""
+    return value if isinstance(value, str) else ""
+
+
+class MessageLog:
+    """What both parsers share: appending a message to the session, stamped with its line."""
+
+    # The record field that identifies a message given no id of its own (None: no such field).
+    RECORD_ID_FIELD: str | None = None
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _append(
+        self,
+        role: str,
+        kind: str,
+        text: str,
+        number: int,
+        record: dict[str, Any],
+        message_id: str | None = None,
+    ) -> Message:
+        message = Message(
+            role=role,  # type: ignore[arg-type]
+            kind=kind,  # type: ignore[arg-type]
+            text=text,
+            timestamp=text_field(record.get("timestamp")) or None,
+            message_id=message_id or self._record_id(record),
+            line_numbers=[number],
+        )
+        self.session.messages.append(message)
+        return message
+
+    def _record_id(self, record: dict[str, Any]) -> str | None:
+        if self.RECORD_ID_FIELD is None:
+            return None
+        return text_field(record.get(self.RECORD_ID_FIELD)) or None
