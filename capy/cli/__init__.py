@@ -42,6 +42,7 @@ COMMANDS = {
     "setup": ("capy.cli.setup:setup", "Register capy's MCP server and hooks with an agent."),
     "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
+    "vault": ("capy.cli.vault:app", "Archive past sessions verbatim; search and restore them."),
 }
 
 

@@ -42,6 +42,9 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 DatabaseError = sqlcipher3.DatabaseError
 
 Notify = Callable[[str], None]
+# Brings a freshly opened connection's schema up to date (the knowledge base's migrations unless
+# another database, such as the vault, passes its own).
+Migrator = Callable[[sqlcipher3.Connection], object]
 
 
 def stderr_notice(message: str) -> None:
@@ -76,6 +79,7 @@ def open_database(
     verify: bool = False,
     migrate: bool = True,
     notify: Notify = stderr_notice,
+    migrator: Migrator | None = None,
 ) -> sqlcipher3.Connection:
     """Open (creating if needed) the encrypted database at `path`, migrated and ready to use.
 
@@ -85,20 +89,21 @@ def open_database(
     file could not be replaced.
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    step = (migrator or _migrate_knowledge_base) if migrate else None
     if _is_new(path):
         # Creation is serialised: SQLCipher picks a file's salt when it writes page 1, and two
         # connections creating one file at once would disagree about it.
         with file_lock(path):
-            return _open_under_lock(path, key, verify, migrate, notify)
+            return _open_under_lock(path, key, verify, step, notify)
     try:
-        return _open_once(path, key, verify, migrate)
+        return _open_once(path, key, verify, step)
     except (_Damaged, WrongKeyError):
         with file_lock(path):
-            return _open_under_lock(path, key, verify, migrate, notify)
+            return _open_under_lock(path, key, verify, step, notify)
 
 
 def _open_under_lock(
-    path: Path, key: DatabaseKey, verify: bool, migrate: bool, notify: Notify
+    path: Path, key: DatabaseKey, verify: bool, migrate: Migrator | None, notify: Notify
 ) -> sqlcipher3.Connection:
     try:
         return _open_once(path, key, verify, migrate)
@@ -117,7 +122,9 @@ def _open_under_lock(
         ) from None
 
 
-def _open_once(path: Path, key: DatabaseKey, verify: bool, migrate: bool) -> sqlcipher3.Connection:
+def _open_once(
+    path: Path, key: DatabaseKey, verify: bool, migrate: Migrator | None
+) -> sqlcipher3.Connection:
     _check_file(path)
     conn = connect(path, key)
     try:
@@ -125,10 +132,8 @@ def _open_once(path: Path, key: DatabaseKey, verify: bool, migrate: bool) -> sql
         _configure(conn)
         if verify:
             _quick_check(conn)
-        if migrate:
-            from capy.store.migrations import migrate as apply_migrations
-
-            apply_migrations(conn)
+        if migrate is not None:
+            migrate(conn)
         write_key_check(path, key)
     except DatabaseError as error:
         conn.close()
@@ -139,6 +144,12 @@ def _open_once(path: Path, key: DatabaseKey, verify: bool, migrate: bool) -> sql
         conn.close()
         raise
     return conn
+
+
+def _migrate_knowledge_base(conn: sqlcipher3.Connection) -> None:
+    from capy.store.migrations import migrate
+
+    migrate(conn)
 
 
 def _is_new(path: Path) -> bool:

@@ -14,6 +14,7 @@ Conventions the indexer and the retrieval core rely on (documented here, next to
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlcipher3
@@ -147,19 +148,24 @@ def applied_migrations(conn: sqlcipher3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
 
-def pending_migrations(conn: sqlcipher3.Connection) -> list[Migration]:
+def pending_migrations(
+    conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRATIONS
+) -> list[Migration]:
     done = set(applied_migrations(conn))
-    return [migration for migration in MIGRATIONS if migration.name not in done]
+    return [migration for migration in migrations if migration.name not in done]
 
 
-def migrate(conn: sqlcipher3.Connection) -> list[str]:
-    """Apply every pending migration, each in its own transaction; return the names applied."""
+def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
+    """Apply every pending migration, each in its own transaction; return the names applied.
+
+    `migrations` defaults to the knowledge base's; another database (the vault) passes its own.
+    """
     from capy.store.database import transaction
 
-    if not pending_migrations(conn):
+    if not pending_migrations(conn, migrations):
         return []  # the common case: one cheap read, no write lock taken
     applied = []
-    for migration in MIGRATIONS:
+    for migration in migrations:
         with transaction(conn):
             conn.execute(_BOOKKEEPING)
             done = conn.execute(

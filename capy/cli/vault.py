@@ -1,0 +1,325 @@
+"""`capy vault import | list | search | restore | stats`: thin shells over `capy.vault`."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from cyclopts import App, Parameter
+
+from capy.cli.output import progress_bar
+from capy.cli.store import JsonFlag, guarded
+
+app = App(name="vault", help="Archive past sessions verbatim; search and restore them.")
+
+CANNOT_RUN = 2
+SOME_FAILED = 1
+
+PathOption = Annotated[
+    Path | None,
+    Parameter(name="--path", help="Vault file to use instead of the default (CAPY_VAULT_PATH)."),
+]
+
+
+@contextmanager
+def _vault(path: Path | None):
+    from capy.vault import open_vault
+
+    with open_vault(path) as vault:
+        yield vault
+
+
+@app.command(name="import")
+def import_(
+    *,
+    source: Annotated[Path | None, Parameter(name="--source")] = None,
+    dry_run: Annotated[bool, Parameter(name="--dry-run", negative=())] = False,
+    project: Annotated[str | None, Parameter(name="--project")] = None,
+    as_json: JsonFlag = False,
+    path: PathOption = None,
+) -> int:
+    """Archive agent sessions (Claude Code, Codex) verbatim, and index their messages.
+
+    Sessions already archived with the same files are skipped; a session that grew since it
+    was archived replaces its smaller copy. Files are kept byte for byte (compressed and
+    encrypted); secrets are redacted from the search index only.
+
+    Parameters
+    ----------
+    source
+        A folder of transcripts (*.jsonl, any depth, sidecars under <session>/subagents/)
+        instead of the agents' own folders.
+    dry_run
+        Report what an import would do, and write nothing.
+    project
+        Only sessions whose working directory contains this text.
+    as_json
+        Print the report, with one entry per session, as JSON.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from capy.cli.output import error_line
+        from capy.vault import locate_vault
+        from capy.vault.importer import ImportOptions, import_sessions
+
+        if source is not None and not source.is_dir():
+            error_line(f"--source {source} is not a folder; give the folder holding the *.jsonl")
+            return CANNOT_RUN
+        options = ImportOptions(source=source, dry_run=dry_run, project=project)
+        if dry_run and not locate_vault(path).path.is_file():
+            report = import_sessions(None, options)  # nothing archived yet: no vault to create
+        else:
+            with (
+                _vault(path) as vault,
+                progress_bar("archiving sessions", quiet=as_json) as progress,
+            ):
+                report = import_sessions(vault, options, progress=progress)
+        _print_import(report, as_json)
+        return SOME_FAILED if report.counts["failed"] else 0
+
+    return guarded(run)
+
+
+def _print_import(report: Any, as_json: bool) -> None:
+    from capy.cli.output import print_json
+    from capy.units import human_bytes
+
+    if as_json:
+        print_json(report.as_dict())
+        return
+    counts, totals = report.counts, report.totals
+    verb = "would archive" if report.dry_run else "archived"
+    written = counts["imported"] + counts["replaced"]
+    replaced = f" ({counts['replaced']} replacing a smaller copy)" if counts["replaced"] else ""
+    print(
+        f"{verb} {written} of {totals['sessions']} sessions{replaced}: {totals['files']} files, "
+        f"{human_bytes(totals['bytes'])}, {totals['messages']:,} messages indexed"
+    )
+    skipped = [f"{counts[name]} {name}" for name in ("unchanged", "kept") if counts[name]]
+    if skipped:
+        print("skipped: " + ", ".join(skipped))
+    if counts["failed"]:
+        print(f"failed: {counts['failed']}")
+    if totals["malformed_lines"]:
+        print(f"malformed lines archived but not indexed: {totals['malformed_lines']}")
+    for item in report.sessions:
+        if item.outcome == "failed":
+            print(f"  failed: {item.path}: {item.reason}")
+
+
+@app.command(name="list")
+def list_(
+    *,
+    project: Annotated[str | None, Parameter(name="--project")] = None,
+    as_json: JsonFlag = False,
+    path: PathOption = None,
+) -> int:
+    """List archived sessions, newest first.
+
+    Parameters
+    ----------
+    project
+        Only sessions whose working directory contains this text.
+    as_json
+        Print JSON: one object per session.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from dataclasses import asdict
+
+        from capy.cli.output import print_json
+        from capy.vault.catalog import list_sessions
+
+        with _vault(path) as vault:
+            sessions = list_sessions(vault, project)
+        if as_json:
+            print_json({"sessions": [asdict(item) for item in sessions]})
+            return 0
+        if not sessions:
+            print("no archived sessions; run `capy vault import` to archive them")
+        for item in sessions:
+            when = _minute(item.started_at) or "?"
+            print(f"{when}  {item.label}  {item.messages} messages  {item.project or '?'}")
+            if item.title:
+                print(f"    {item.title}")
+        return 0
+
+    return guarded(run)
+
+
+@app.command
+def search(
+    *queries: str,
+    role: Annotated[list[str] | None, Parameter(name="--role")] = None,
+    project: Annotated[str | None, Parameter(name="--project")] = None,
+    after: Annotated[str | None, Parameter(name="--after")] = None,
+    before: Annotated[str | None, Parameter(name="--before")] = None,
+    limit: Annotated[int | None, Parameter(name="--limit")] = None,
+    as_json: JsonFlag = False,
+    path: PathOption = None,
+) -> int:
+    """Search archived messages; each QUERY is searched on its own.
+
+    Parameters
+    ----------
+    queries
+        One or more queries (quote a query of several words).
+    role
+        Only messages of this role (user, assistant, tool, system); repeat for several.
+    project
+        Only sessions whose working directory contains this text.
+    after
+        Only messages written at or after this date or time (ISO-8601, UTC: 2026-01-31).
+    before
+        Only messages written before this date or time (ISO-8601, UTC).
+    limit
+        Hits per query (default: the search pack's).
+    as_json
+        Print JSON: per query, its hits with session, role, title, snippet, project and time.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from capy.cli.output import error_line
+        from capy.vault.corpus import VaultScope, hit_context, search_vault
+
+        if not queries:
+            error_line("give at least one QUERY to search for")
+            return CANNOT_RUN
+        if limit is not None and limit < 1:
+            error_line(f"--limit must be at least 1, not {limit}")
+            return CANNOT_RUN
+        with _vault(path) as vault:
+            try:
+                scope = VaultScope(project=project, after=after, before=before)
+                results = search_vault(vault, queries, limit=limit, roles=role, scope=scope)
+            except ValueError as error:
+                error_line(str(error))
+                return CANNOT_RUN
+            context = hit_context(vault, [hit.chunk_id for r in results for hit in r.hits])
+        _print_search(results, context, as_json)
+        return 0
+
+    return guarded(run)
+
+
+def _print_search(results: list, context: dict, as_json: bool) -> None:
+    from capy.cli.output import print_json
+
+    if as_json:
+        print_json({"queries": [_search_json(result, context) for result in results]})
+        return
+    for number, result in enumerate(results):
+        if number:
+            print()
+        header = f"{result.query!r}: {len(result.hits)} hit{'' if len(result.hits) == 1 else 's'}"
+        if result.corrected_query:
+            header += f" (searched as {result.corrected_query!r})"
+        print(header)
+        for rank, hit in enumerate(result.hits, start=1):
+            when = context.get(hit.chunk_id, (None, ""))[1]
+            title = f" › {hit.title}" if hit.title else ""
+            print(f"{rank:>3}. {hit.source_label} [{hit.kind}] {_minute(when)}{title}")
+            for line in hit.snippet.splitlines():  # none for a body the pack leaves out
+                print(f"     {line}")
+
+
+def _minute(timestamp: str | None) -> str:
+    """An ISO-8601 time as people scan a list: `2026-01-02 03:04` (UTC, as recorded)."""
+    return (timestamp or "")[:16].replace("T", " ")
+
+
+def _search_json(result: Any, context: dict) -> dict:
+    hits = []
+    for hit in result.hits:
+        project, when = context.get(hit.chunk_id, (None, ""))
+        hits.append(
+            {
+                "session": hit.source_label,
+                "role": hit.kind,
+                "title": hit.title,
+                "snippet": hit.snippet,
+                "project": project,
+                "timestamp": when,
+                "layer": hit.layer,
+                "score": hit.score,
+            }
+        )
+    return {"query": result.query, "corrected_query": result.corrected_query, "hits": hits}
+
+
+@app.command
+def restore(
+    session: str,
+    *,
+    output: Annotated[Path | None, Parameter(name="--output")] = None,
+    path: PathOption = None,
+) -> int:
+    """Write an archived session's transcript and sidecars back, byte for byte.
+
+    Parameters
+    ----------
+    session
+        The session id (a unique prefix will do), or <platform>:<id>.
+    output
+        Folder to restore into instead of where the session was imported from.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from capy.units import human_bytes
+        from capy.vault.restore import restore_session
+
+        with _vault(path) as vault:
+            restored = restore_session(vault, session, output)
+        for item in restored:
+            verb = "restored" if item.written else "already there"
+            print(f"{verb}: {item.path} ({human_bytes(item.size)})")
+        return 0
+
+    return guarded(run)
+
+
+@app.command
+def stats(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
+    """Show the vault's size, sessions per project, compression and reindex backlog.
+
+    Parameters
+    ----------
+    as_json
+        Print the figures as JSON.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from capy.cli.output import print_json
+        from capy.rules import load_rules
+        from capy.units import human_bytes
+        from capy.vault.catalog import vault_stats
+
+        with _vault(path) as vault:
+            figures = vault_stats(vault, load_rules().index_version)
+        if as_json:
+            print_json(figures)
+            return 0
+        ratio = figures["compression_ratio"]
+        print(f"vault: {figures['path']} ({human_bytes(figures['file_bytes'])})")
+        print(f"sessions: {figures['sessions']}, messages indexed: {figures['messages']:,}")
+        print(
+            f"files: {figures['blobs']}, {human_bytes(figures['uncompressed_bytes'])} stored as "
+            f"{human_bytes(figures['stored_bytes'])}" + (f" ({ratio}x)" if ratio else "")
+        )
+        print(f"reindex backlog: {figures['reindex_backlog']} sessions")
+        for project, count in figures["per_project"].items():
+            print(f"  {count:>5}  {project}")
+        return 0
+
+    return guarded(run)
