@@ -55,9 +55,7 @@ async def run_tool(
         reply = ToolReply(_explain(name, error), is_error=True)
     workspace.stats.record(name, reply)
     content = [TextContent(type="text", text=reply.text)]
-    return CallToolResult(
-        content=content, structured_content=reply.data, is_error=reply.is_error
-    )
+    return CallToolResult(content=content, structured_content=reply.data, is_error=reply.is_error)
 
 
 def _resolve(target: str) -> Callable[..., ToolReply]:
