@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capy.executor.output import decode, returned_text, split_head_tail
-from capy.rules.views.executor import Output
+from capy.rules.views.executor import IntentReply, Output
 
 LIMITS = Output(
     max_returned_bytes=100,
@@ -15,6 +15,18 @@ LIMITS = Output(
     truncation_marker="\n... [{omitted_bytes} bytes, {omitted_lines} lines omitted] ...\n",
     hard_cap_bytes=10_000,
     intent_threshold_bytes=50,
+    intent_reply=IntentReply(
+        max_reply_bytes=4096,
+        max_sections=6,
+        max_section_bytes=1200,
+        problem_severities=("error",),
+        max_problem_lines=8,
+        max_problem_bytes=1500,
+        context_lines_before=4,
+        context_lines_after=6,
+        max_line_bytes=400,
+        max_terms=16,
+    ),
 )
 
 
