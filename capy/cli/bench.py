@@ -21,6 +21,11 @@ app.command(
     help="Bytes kept out of context and needle recall on realistic tool outputs.",
 )
 app.command(
+    "capy.cli.bench_vault:vault",
+    name="vault",
+    help="Vault import throughput, compression, search latency and reindex speed.",
+)
+app.command(
     "capy.cli.bench_hooks:hooks",
     name="hooks",
     help="Hook latency as a ratio to a bare Python start.",

@@ -1,0 +1,108 @@
+"""`capy setup`, then every hook it registered, run as the host would run it.
+
+For each platform: a real `capy setup` process writes the platform's files; the hook commands
+are read back from those files; each golden payload of that platform goes through its command
+in a real shell, and the answer must be the one the hooks library gives for that payload.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PAYLOADS = Path(__file__).resolve().parents[1] / "hooks" / "payloads"
+# The setup key of each platform, and the folder its golden payloads sit in.
+PLATFORMS = {
+    "claude-code": "claude-code",
+    "codex": "codex",
+    "gemini": "gemini-cli",
+    "cursor": "cursor",
+    "vscode": "vscode-copilot",
+    "kiro": "kiro",
+    "opencode": "opencode",
+}
+COMMAND = re.compile(r"capy hook --platform (?P<platform>[\w.-]+) (?P<event>[\w.-]+)")
+# OpenCode has no command hooks: its plugin runs capy with an argv array.
+PLUGIN_ARGV = re.compile(
+    r'"hook",\s*"--platform",\s*"(?P<platform>[\w.-]+)",\s*"(?P<event>[\w.-]+)"'
+)
+
+
+def _environment(home: Path) -> dict[str, str]:
+    bin_dir = str(Path(sys.executable).parent)  # where the installed `capy` script lives
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+    }
+
+
+def _registered(project: Path) -> set[tuple[str, str]]:
+    """(platform, event) of every capy hook command written anywhere in the project."""
+    found = set()
+    for path in project.rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for pattern in (COMMAND, PLUGIN_ARGV):
+                found.update((m["platform"], m["event"]) for m in pattern.finditer(text))
+    return found
+
+
+@pytest.mark.parametrize("setup_key", sorted(PLATFORMS))
+def test_setup_then_every_registered_hook_answers_as_documented(setup_key, tmp_path, monkeypatch):
+    if shutil.which("capy", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip("the capy console script is not installed beside this Python")
+    from capy.hooks import handle
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    setup_home = tmp_path / "setup-home"
+    completed = subprocess.run(
+        [sys.executable, "-m", "capy", "setup", "--platform", setup_key],
+        cwd=project,
+        env=_environment(setup_home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    registered = _registered(project)
+    platform = PLATFORMS[setup_key]
+    assert registered and {key for key, _ in registered} == {platform}
+
+    answered = 0
+    decisions = 0
+    for number, payload_file in enumerate(sorted((PAYLOADS / platform).glob("*.json"))):
+        event = next((e for p, e in registered if payload_file.stem.split("-")[0] == e), None)
+        if event is None:
+            continue  # a golden payload for an event this platform's files do not register
+        payload = payload_file.read_bytes()
+        # Each side gets a fresh home, so once-per-session state starts equal on both.
+        run = subprocess.run(
+            f"capy hook --platform {platform} {event}",
+            shell=True,
+            input=payload,
+            cwd=project,
+            env=_environment(tmp_path / f"hook-home-{number}"),
+            capture_output=True,
+            timeout=60,
+        )
+        library_home = tmp_path / f"library-home-{number}"
+        for name, value in _environment(library_home).items():
+            if name != "PATH":
+                monkeypatch.setenv(name, value)
+        expected = handle(event, payload, platform=platform, project_dir=project)
+        assert run.returncode == expected.exit_code, (payload_file.name, run.stderr)
+        assert run.stdout.decode() == expected.stdout, payload_file.name
+        assert b"Traceback" not in run.stderr
+        answered += 1
+        decisions += bool(run.stdout.strip())
+    assert answered >= 5, f"only {answered} golden payloads matched registered events"
+    # A heavy curl is redirected or denied on every platform: at least one real answer.
+    assert decisions >= 1
