@@ -252,6 +252,44 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
         )
 
     @server.tool(
+        name="capy_vault_search",
+        title="Search past agent sessions",
+        annotations=ToolAnnotations(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+        description=(
+            "Search the vault of past sessions (every project's, kept verbatim by `capy vault "
+            "import`) for what was tried, decided or corrected before: each hit gives the "
+            "session's title, date and project, the message's role and a snippet. Use it when "
+            "the user refers to earlier work ('like we did last week', 'that migration error "
+            "again'). Batch your questions in `queries`."
+        ),
+    )
+    async def capy_vault_search(
+        queries: Queries,
+        limit: Annotated[int | None, Field(description="Hits per query.", ge=1)] = None,
+        project: Annotated[
+            str | None, Field(description="Only sessions of this project (its path).")
+        ] = None,
+        after: Annotated[
+            str | None, Field(description="Only sessions from this date on (YYYY-MM-DD).")
+        ] = None,
+        before: Annotated[
+            str | None, Field(description="Only sessions before this date (YYYY-MM-DD).")
+        ] = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            workspace,
+            "capy_vault_search",
+            "capy.api.vault:vault_search_reply",
+            queries=queries,
+            limit=limit,
+            project=project,
+            after=after,
+            before=before,
+        )
+
+    @server.tool(
         name="capy_fetch_and_index",
         title="Fetch web pages into the knowledge base",
         annotations=ToolAnnotations(

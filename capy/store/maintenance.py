@@ -192,7 +192,11 @@ def is_plaintext(path: Path) -> bool:
 
 
 def encrypt_database(
-    path: Path, old_key: DatabaseKey | None, new_key: DatabaseKey
+    path: Path,
+    old_key: DatabaseKey | None,
+    new_key: DatabaseKey,
+    *,
+    command: str = "capy encrypt",
 ) -> EncryptResult:
     """Re-encrypt `path` under `new_key` (from plaintext when `old_key` is None).
 
@@ -204,14 +208,14 @@ def encrypt_database(
     if not path.is_file():
         raise EncryptError(f"there is no database at {path}; nothing to encrypt")
     with file_lock(path):
-        source = _open_source(path, old_key)
+        source = _open_source(path, old_key, command)
         try:
             return _export_and_swap(source, path, old_key is None, new_key)
         finally:
             source.close()
 
 
-def _open_source(path: Path, old_key: DatabaseKey | None) -> sqlcipher3.Connection:
+def _open_source(path: Path, old_key: DatabaseKey | None, command: str) -> sqlcipher3.Connection:
     source = connect(path, old_key)
     try:
         source.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -231,7 +235,7 @@ def _open_source(path: Path, old_key: DatabaseKey | None) -> sqlcipher3.Connecti
         source.close()
         raise EncryptError(
             f"{path} is in use by another process (an MCP server or agent hook); stop it and "
-            "run `capy encrypt` again"
+            f"run `{command}` again"
         )
     return source
 
@@ -315,12 +319,14 @@ def encrypt_store(
     new_key_label: str = "",
     *,
     generate: bool = False,
+    command: str = "capy encrypt",
 ) -> RekeyOutcome:
     """`capy encrypt`: encrypt a plaintext database with the configured key, or rotate the key.
 
     Rotating takes the new key from `new_key_text` or, with `generate` and a key that lives in
     the managed key file, generates one. The new key is written to `<key file>.next` before the
     swap and moved over the key file after it, so the only copy of a key is never in memory.
+    `command` is what messages tell a person to run again (the vault passes its own).
     """
     path, source = location.path, location.key_source
     if not path.is_file():
@@ -331,19 +337,19 @@ def encrypt_store(
                 f"{path} is not encrypted yet, so there is no key to rotate; run `capy encrypt` "
                 "without a new key to encrypt it with the configured one"
             )
-        result = encrypt_database(path, None, load_key(source))
+        result = encrypt_database(path, None, load_key(source), command=command)
         return RekeyOutcome(result, None, None, None)
     old = load_key(source)
     new = _new_key(source, new_key_text, new_key_label, generate)
     if new.raw == old.raw:
         raise EncryptError("the new key is the same as the current one; nothing to do")
     if source.key_file is None:
-        result = encrypt_database(path, old, new)
+        result = encrypt_database(path, old, new, command=command)
         return RekeyOutcome(result, None, None, source.env_var)
     pending = source.key_file.with_name(source.key_file.name + ".next")
     write_key_file(pending, new.raw, replace=True)
     try:
-        result = encrypt_database(path, old, new)
+        result = encrypt_database(path, old, new, command=command)
     except BaseException:
         pending.unlink(missing_ok=True)
         raise
@@ -354,6 +360,11 @@ def encrypt_store(
     return RekeyOutcome(result, source.key_file, key_backup, None)
 
 
+def new_key_env_var(name: str) -> str:
+    """The variable that gives a rotation its new key: CAPY_NEW_DB_KEY, CAPY_NEW_VAULT_KEY."""
+    return f"CAPY_NEW_{name.upper()}_KEY"
+
+
 def _new_key(source: KeySource, text: str | None, label: str, generate: bool) -> DatabaseKey:
     target = KeySource(name=source.name, label=label or "a generated key")
     if text is not None:
@@ -362,11 +373,12 @@ def _new_key(source: KeySource, text: str | None, label: str, generate: bool) ->
         raise EncryptError(
             f"the database is already encrypted with the key from {source.label}; to rotate it, "
             "pass --rotate for a fresh random key, or give one with --new-key-file or "
-            "CAPY_NEW_DB_KEY"
+            f"{new_key_env_var(source.name)}"
         )
     if source.key_file is None:
         raise EncryptError(
             f"--rotate generates a key only for capy's key file, but the key comes from "
-            f"{source.label}; give the new key with --new-key-file or CAPY_NEW_DB_KEY"
+            f"{source.label}; give the new key with --new-key-file or "
+            f"{new_key_env_var(source.name)}"
         )
     return DatabaseKey(secrets.token_bytes(KEY_BYTES), target)

@@ -56,7 +56,7 @@ def vault_stats(vault: Vault, index_version: str) -> dict[str, object]:
     messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
     return {
         "path": str(vault.path),
-        "file_bytes": _file_bytes(vault),
+        "file_bytes": file_bytes(vault),
         "sessions": sessions,
         "messages": messages,
         "blobs": blobs,
@@ -69,7 +69,8 @@ def vault_stats(vault: Vault, index_version: str) -> dict[str, object]:
     }
 
 
-def _file_bytes(vault: Vault) -> int:
+def file_bytes(vault: Vault) -> int:
+    """The vault file and its WAL, as the disk holds them."""
     total = 0
     for suffix in ("", "-wal"):
         path = vault.path.with_name(vault.path.name + suffix)

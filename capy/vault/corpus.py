@@ -155,16 +155,33 @@ def _check_time(name: str, value: str | None) -> None:
         ) from None
 
 
-def hit_context(vault: Vault, row_ids: Iterable[int]) -> dict[int, tuple[str | None, str]]:
-    """Row id -> (the session's project, the message's timestamp), for showing hits."""
-    context = {}
+@dataclass(frozen=True)
+class HitSession:
+    """What a hit's message and session say about where it sits, for showing hits."""
+
+    project: str | None  # the session's working directory
+    timestamp: str  # the message's own time
+    title: str | None  # the session's title
+    started_at: str | None  # when the session began
+
+
+def hit_sessions(vault: Vault, row_ids: Iterable[int]) -> dict[int, HitSession]:
+    """Row id -> its message's time and its session's project, title and start."""
+    found = {}
     for row_id in row_ids:
-        found = vault.conn.execute(
-            f"""SELECT s.project, m.timestamp FROM messages AS m
+        row = vault.conn.execute(
+            f"""SELECT s.project, m.timestamp, s.title, s.started_at FROM messages AS m
                   JOIN sessions AS s ON s.id = m.rowid >> {CHUNK_ORDINAL_BITS}
                  WHERE m.rowid = ?""",
             (row_id,),
         ).fetchone()
-        if found:
-            context[row_id] = (found[0], found[1] or "")
-    return context
+        if row:
+            found[row_id] = HitSession(row[0], row[1] or "", row[2], row[3])
+    return found
+
+
+def hit_context(vault: Vault, row_ids: Iterable[int]) -> dict[int, tuple[str | None, str]]:
+    """Row id -> (the session's project, the message's timestamp), for showing hits."""
+    return {
+        row_id: (hit.project, hit.timestamp) for row_id, hit in hit_sessions(vault, row_ids).items()
+    }

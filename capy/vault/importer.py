@@ -239,7 +239,17 @@ def _save_session(
 ) -> int:
     """Blobs, the session row and its file list; returns the session's rowid."""
     hashes = {relpath: store_blob(conn, data)[0] for relpath, data in files.contents.items()}
-    facts = _facts(session, item, files, rules)
+    return save_session_row(conn, _facts(session, item, files, rules), hashes, existing)
+
+
+def save_session_row(
+    conn: Connection,
+    facts: dict[str, object],
+    hashes: dict[str, str],
+    existing: tuple[int, int] | None,
+) -> int:
+    """Insert the session row (or update the `existing` one) and point it at its files, whose
+    blobs are stored already; blobs only its old files used are dropped. Returns the rowid."""
     if existing is None:
         columns = ", ".join(facts)
         marks = ", ".join("?" * len(facts))

@@ -38,6 +38,7 @@ CALLS = {
     "capy_stats": [],
     "capy_doctor": [],
     "capy_cleanup": ["dry_run=true"],
+    "capy_vault_search": ['queries=["migration error"]'],
     "capy_hook": ["event=PreToolUse", "tool_name=Read", "file_path=notes.md"],
 }
 

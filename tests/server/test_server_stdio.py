@@ -20,6 +20,7 @@ TOOLS = {
     "capy_doctor",
     "capy_cleanup",
     "capy_hook",
+    "capy_vault_search",
 }
 
 
@@ -249,3 +250,33 @@ async def test_hook_tool_answers_like_the_hook_command(project_dir, server_home)
     assert answer == json.loads(command.stdout)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "gh issue view" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+async def test_vault_search_before_and_after_an_import(
+    project_dir, server_home, shared_testdata, tmp_path
+):
+    import subprocess
+    import sys
+
+    from conftest import server_env
+
+    transcripts = shared_testdata("claude-transcripts")
+    vault = str(tmp_path / "vault.db")
+    async with capy_session(project_dir, server_home, CAPY_VAULT_PATH=vault) as client:
+        empty = await client.call_tool("capy_vault_search", {"queries": ["migration"]})
+    assert not empty.is_error
+    assert "capy vault import" in text_of(empty)
+    imported = subprocess.run(
+        [sys.executable, "-m", "capy", "vault", "import", "--source", str(transcripts)],
+        cwd=project_dir,
+        env={**server_env(server_home, CAPY_VAULT_PATH=vault), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert imported.returncode == 0, imported.stderr
+    async with capy_session(project_dir, server_home, CAPY_VAULT_PATH=vault) as client:
+        found = await client.call_tool("capy_vault_search", {"queries": ["test", "edit"]})
+    assert not found.is_error, text_of(found)
+    assert text_of(found).count("## ") >= 2
+    assert "capy vault import" not in text_of(found)

@@ -1,0 +1,116 @@
+"""`capy_vault_search`: past agent sessions (the vault) as a tool.
+
+Results are markdown grouped per query: each hit names its session (title, date, project), the
+message's role and a snippet, bounded by the search pack's response budget. Without a vault
+the answer says how to create one; that is not an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from capy.api.reply import ToolInputError, ToolReply
+
+if TYPE_CHECKING:
+    from capy.api.workspace import Workspace
+    from capy.retrieval import SearchHit, SearchResult
+    from capy.vault.corpus import HitSession
+
+
+def vault_search_reply(
+    workspace: Workspace,
+    queries: Sequence[str],
+    *,
+    limit: int | None = None,
+    project: str | None = None,
+    after: str | None = None,
+    before: str | None = None,
+) -> ToolReply:
+    """Search archived sessions once per query; `project`, `after`, `before` narrow them."""
+    from capy.api.workspace import _quiet
+    from capy.store.errors import StoreError
+    from capy.vault import locate_vault, open_vault
+    from capy.vault.corpus import VaultScope, hit_sessions, search_vault
+
+    limits = workspace.rules.view("search").limits
+    queries = [query for query in queries if query and query.strip()]
+    if not queries:
+        raise ToolInputError("give at least one non-empty query in `queries`")
+    if len(queries) > limits.max_queries_per_call:
+        raise ToolInputError(
+            f"{len(queries)} queries in one call; the most is {limits.max_queries_per_call}: "
+            "split them over two calls"
+        )
+    if limit is not None and limit < 1:
+        raise ToolInputError(f"limit must be at least 1, not {limit}")
+    location = locate_vault()
+    if not location.path.is_file():
+        return ToolReply(
+            "No session vault yet: nothing has been archived on this machine. Run "
+            "`capy vault import` in a terminal to archive past Claude Code and Codex sessions, "
+            "then search again."
+        )
+    scope = VaultScope(project=project, after=after, before=before)
+    try:
+        with open_vault(location.path, notify=_quiet) as vault:
+            results = search_vault(
+                vault,
+                queries,
+                limit=min(limit or limits.default_results, limits.max_results),
+                scope=scope,
+            )
+            sessions = hit_sessions(vault, [hit.chunk_id for r in results for hit in r.hits])
+    except ValueError as error:
+        raise ToolInputError(str(error)) from None
+    except StoreError as error:
+        return ToolReply(error.message, is_error=True)
+    return ToolReply(render_vault_results(results, sessions, budget=limits.max_response_bytes))
+
+
+def render_vault_results(
+    results: Sequence[SearchResult], sessions: dict[int, HitSession], *, budget: int
+) -> str:
+    """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used."""
+    blocks: list[str] = []
+    used = dropped = 0
+    for result in results:
+        header = f"## {result.query}"
+        if result.corrected_query:
+            header += f"  (searched as: {result.corrected_query})"
+        lines = [header]
+        if not result.hits:
+            lines.append(result.note or "No matches in the archived sessions.")
+        for rank, hit in enumerate(result.hits, start=1):
+            block = _render_hit(rank, hit, sessions.get(hit.chunk_id))
+            size = len(block.encode("utf-8"))
+            if used + size > budget and used:
+                dropped += 1
+                continue
+            used += size
+            lines.append(block)
+        blocks.append("\n\n".join(lines))
+    if dropped:
+        blocks.append(
+            f"_{dropped} more hit(s) left out to keep this answer under {budget:,} bytes; "
+            "ask fewer queries per call or lower `limit`._"
+        )
+    return "\n\n".join(blocks)
+
+
+def _render_hit(rank: int, hit: SearchHit, where: HitSession | None) -> str:
+    from capy.api.knowledge import _quote
+
+    title = (where.title if where else None) or hit.source_label
+    facts = [_day(where.started_at or where.timestamp) if where else "", where and where.project]
+    facts_text = " · ".join(fact for fact in facts if fact)
+    head = f"**{rank}. {title}**" + (f" — {facts_text}" if facts_text else "")
+    call = f" › {hit.title}" if hit.title else ""
+    lines = [head, f"`{hit.source_label}` _{hit.kind}_{call}"]
+    if hit.snippet.strip():
+        lines.append(_quote(hit.snippet))
+    return "\n".join(lines)
+
+
+def _day(timestamp: str | None) -> str:
+    return (timestamp or "")[:10]
