@@ -1,15 +1,17 @@
-"""`capy vault import | list | search | restore | stats`: thin shells over `capy.vault`."""
+"""`capy vault import | list | search | show | restore | stats | ...`: thin shells over
+`capy.vault` (the upkeep commands live in `capy.cli.vault_upkeep`)."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from cyclopts import App, Parameter
 
 from capy.cli.output import progress_bar
 from capy.cli.store import JsonFlag, guarded
+from capy.vault.render import minute
 
 app = App(name="vault", help="Archive past sessions verbatim; search and restore them.")
 
@@ -20,6 +22,7 @@ PathOption = Annotated[
     Path | None,
     Parameter(name="--path", help="Vault file to use instead of the default (CAPY_VAULT_PATH)."),
 ]
+TuiFlag = Annotated[bool, Parameter(name="--tui", negative=())]
 
 
 @contextmanager
@@ -28,6 +31,21 @@ def _vault(path: Path | None):
 
     with open_vault(path) as vault:
         yield vault
+
+
+def _browse(path: Path | None, start: Any) -> int:
+    """Run the vault browser (textual, imported only now) in this terminal."""
+    import sys
+
+    from capy.cli.output import error_line
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        error_line("--tui needs an interactive terminal; run it in one, or leave out --tui")
+        return CANNOT_RUN
+    from capy.vault.tui import run_tui
+
+    with _vault(path) as vault:
+        return run_tui(vault, start)
 
 
 @app.command(name="import")
@@ -115,6 +133,7 @@ def list_(
     *,
     project: Annotated[str | None, Parameter(name="--project")] = None,
     as_json: JsonFlag = False,
+    tui: TuiFlag = False,
     path: PathOption = None,
 ) -> int:
     """List archived sessions, newest first.
@@ -125,6 +144,8 @@ def list_(
         Only sessions whose working directory contains this text.
     as_json
         Print JSON: one object per session.
+    tui
+        Browse them in the terminal interface: filter, search, read (secrets redacted).
     path
         Vault file to use instead of the default (also CAPY_VAULT_PATH).
     """
@@ -135,6 +156,10 @@ def list_(
         from capy.cli.output import print_json
         from capy.vault.catalog import list_sessions
 
+        if tui:
+            from capy.vault.tui import TuiStart
+
+            return _browse(path, TuiStart(project=project))
         with _vault(path) as vault:
             sessions = list_sessions(vault, project)
         if as_json:
@@ -143,7 +168,7 @@ def list_(
         if not sessions:
             print("no archived sessions; run `capy vault import` to archive them")
         for item in sessions:
-            when = _minute(item.started_at) or "?"
+            when = minute(item.started_at) or "?"
             print(f"{when}  {item.label}  {item.messages} messages  {item.project or '?'}")
             if item.title:
                 print(f"    {item.title}")
@@ -161,6 +186,7 @@ def search(
     before: Annotated[str | None, Parameter(name="--before")] = None,
     limit: Annotated[int | None, Parameter(name="--limit")] = None,
     as_json: JsonFlag = False,
+    tui: TuiFlag = False,
     path: PathOption = None,
 ) -> int:
     """Search archived messages; each QUERY is searched on its own.
@@ -181,6 +207,8 @@ def search(
         Hits per query (default: the search pack's).
     as_json
         Print JSON: per query, its hits with session, role, title, snippet, project and time.
+    tui
+        Show the hits in the terminal interface, where choosing one opens its session there.
     path
         Vault file to use instead of the default (also CAPY_VAULT_PATH).
     """
@@ -189,6 +217,8 @@ def search(
         from capy.cli.output import error_line
         from capy.vault.corpus import VaultScope, hit_context, search_vault
 
+        if tui:
+            return _browse_search(queries, role, project, after, before, path)
         if not queries:
             error_line("give at least one QUERY to search for")
             return CANNOT_RUN
@@ -209,6 +239,29 @@ def search(
     return guarded(run)
 
 
+def _browse_search(
+    queries: tuple[str, ...],
+    roles: list[str] | None,
+    project: str | None,
+    after: str | None,
+    before: str | None,
+    path: Path | None,
+) -> int:
+    from capy.cli.output import error_line
+    from capy.vault.corpus import VaultScope, search_vault
+    from capy.vault.tui import TuiStart
+
+    scope = VaultScope(project=project, after=after, before=before)
+    with _vault(path) as vault:
+        try:  # no query: only the filters are checked
+            search_vault(vault, [], roles=roles, scope=scope)
+        except ValueError as error:
+            error_line(str(error))
+            return CANNOT_RUN
+    start = TuiStart(project=project, queries=queries, roles=roles, scope=scope)
+    return _browse(path, start)
+
+
 def _print_search(results: list, context: dict, as_json: bool) -> None:
     from capy.cli.output import print_json
 
@@ -225,14 +278,9 @@ def _print_search(results: list, context: dict, as_json: bool) -> None:
         for rank, hit in enumerate(result.hits, start=1):
             when = context.get(hit.chunk_id, (None, ""))[1]
             title = f" › {hit.title}" if hit.title else ""
-            print(f"{rank:>3}. {hit.source_label} [{hit.kind}] {_minute(when)}{title}")
+            print(f"{rank:>3}. {hit.source_label} [{hit.kind}] {minute(when)}{title}")
             for line in hit.snippet.splitlines():  # none for a body the pack leaves out
                 print(f"     {line}")
-
-
-def _minute(timestamp: str | None) -> str:
-    """An ISO-8601 time as people scan a list: `2026-01-02 03:04` (UTC, as recorded)."""
-    return (timestamp or "")[:16].replace("T", " ")
 
 
 def _search_json(result: Any, context: dict) -> dict:
@@ -266,7 +314,7 @@ def restore(
     Parameters
     ----------
     session
-        The session id (a unique prefix will do), or <platform>:<id>.
+        The session id (a unique prefix will do), or platform:id (claude-code:1a2b...).
     output
         Folder to restore into instead of where the session was imported from.
     path
@@ -282,6 +330,51 @@ def restore(
         for item in restored:
             verb = "restored" if item.written else "already there"
             print(f"{verb}: {item.path} ({human_bytes(item.size)})")
+        return 0
+
+    return guarded(run)
+
+
+@app.command
+def show(
+    session: str,
+    *,
+    fmt: Annotated[Literal["text", "markdown", "json"], Parameter(name="--format")] = "text",
+    results: Annotated[bool, Parameter(name="--results", negative=())] = False,
+    tui: TuiFlag = False,
+    path: PathOption = None,
+) -> int:
+    """Print an archived session: its messages, tool calls and (folded) tool results.
+
+    What is shown is read from the verbatim archived file with its secrets redacted (masked
+    as [REDACTED:rule-id] where the secrets pack finds one); `capy vault restore` gives back
+    the verbatim bytes. Each tool result is one line (tool, call, size, error) unless --results;
+    an Edit/Write result's body is its unified diff.
+
+    Parameters
+    ----------
+    session
+        The session id (a unique prefix will do), or platform:id (claude-code:1a2b...).
+    fmt
+        text (default), markdown, or json.
+    results
+        Show tool results (and harness text) in full instead of one line each.
+    tui
+        Read it in the terminal interface, tool results folded and diffs coloured.
+    path
+        Vault file to use instead of the default (also CAPY_VAULT_PATH).
+    """
+
+    def run() -> int:
+        from capy.vault.render import load_session, render
+
+        if tui:
+            from capy.vault.tui import TuiStart
+
+            return _browse(path, TuiStart(session=session))
+        with _vault(path) as vault:
+            loaded = load_session(vault, session)
+        print(render(loaded, fmt, results=results), end="")
         return 0
 
     return guarded(run)
@@ -323,3 +416,16 @@ def stats(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
         return 0
 
     return guarded(run)
+
+
+# Upkeep commands live in their own module, imported only when one of them runs.
+for _name, _help in (
+    ("reindex", "Rebuild search rows built with older rules, from the archived files."),
+    ("delete", "Delete an archived session."),
+    ("checkpoint", "Copy the vault's write-ahead log into its file."),
+    ("compact", "Recompress archived files at the best level, then VACUUM."),
+    ("merge", "Add another vault's sessions to this one (non-destructive, idempotent)."),
+    ("rekey", "Re-encrypt the vault under a new key, keeping a backup."),
+    ("resume", "Restore a session and print or run its agent's resume command."),
+):
+    app.command(f"capy.cli.vault_upkeep:{_name}", name=_name, help=_help)

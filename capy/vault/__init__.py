@@ -13,6 +13,8 @@ SQLCipher), searchable one message at a time, and restorable byte for byte.
 - `capy.vault.messages`: the FTS rows built from a parsed session.
 - `capy.vault.corpus`: search through the shared retrieval core.
 - `capy.vault.restore`, `capy.vault.catalog`: restore, list and stats.
+- `capy.vault.render`, `capy.vault.tui`: show a session (redacted) as text, markdown or JSON,
+  and the textual browser.
 """
 
 from __future__ import annotations

@@ -1,0 +1,193 @@
+"""One archived session in the browser: its messages in order, each tool result (and harness
+text) folded into a `Collapsible` whose title is the `capy vault show` summary line, Edit/Write
+diffs coloured line by line. Text from the transcript is never read as markup."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Collapsible, Footer, Header, Static
+
+from capy.sessions.model import Message
+from capy.vault.render import (
+    Fold,
+    LoadedSession,
+    call_index,
+    fold_of,
+    header_facts,
+    message_heading,
+    session_parts,
+)
+
+# Unified-diff line prefixes and their styles; the header lines come first so that `---` is
+# not taken for a removed line.
+_DIFF_STYLES = (
+    ("+++", "bold"),
+    ("---", "bold"),
+    ("@@", "cyan"),
+    ("+", "green"),
+    ("-", "red"),
+)
+# Messages mounted at a time: a few hundred widgets mount in well under a second.
+WINDOW = 100
+_ROLE_STYLES = {"user": "bold cyan", "assistant": "bold green", "system": "bold magenta"}
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff as rich Text: added lines green, removed red, hunk headers cyan."""
+    text = Text()
+    for line in diff.splitlines():
+        style = next((style for prefix, style in _DIFF_STYLES if line.startswith(prefix)), "")
+        text.append(line + "\n", style=style)
+    text.rstrip()
+    return text
+
+
+def message_text(message: Message) -> Text:
+    """A message shown in full: a role line, its text, and the calls it makes."""
+    text = Text()
+    text.append(
+        f"{message_heading(message)}\n",
+        style=_ROLE_STYLES.get(message.role, "bold"),
+    )
+    text.append(message.text)
+    for call in message.tool_calls:
+        text.append(f"\n→ {call.summary or call.tool}", style="dim")
+    return text
+
+
+class FoldView(Collapsible):
+    """A folded tool result (or harness text): its summary line as the title; the body is
+    built the first time it is unfolded, since most folds of a long session never are."""
+
+    def __init__(self, message: Message, fold: Fold, *, collapsed: bool = True) -> None:
+        title = Content(f"{message_heading(message)} · {fold.line}")
+        flags = (("error", fold.is_error), ("diff", fold.is_diff))
+        classes = " ".join(["fold", *(name for name, flag in flags if flag)])
+        body = [] if collapsed else [self._body(fold)]
+        super().__init__(*body, title=title, collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
+        self.fold = fold
+        self._built = not collapsed
+
+    @staticmethod
+    def _body(fold: Fold) -> Static:
+        return Static(diff_text(fold.body) if fold.is_diff else Text(fold.body), classes="body")
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is self and not self._built:
+            self._built = True
+            self.query_one(Collapsible.Contents).mount(self._body(self.fold))
+
+
+class SessionScreen(Screen):
+    """A session's messages, a window of them at a time (mounting thousands of widgets takes
+    seconds); opened at `target` (a search hit's message) when one is given."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "Back"),
+        Binding("r", "toggle_results", "Fold/unfold results"),
+    ]
+    DEFAULT_CSS = """
+    SessionScreen #messages { padding: 0 1; }
+    SessionScreen .message { margin: 1 0 0 0; }
+    SessionScreen .part { margin: 1 0 0 0; text-style: bold reverse; }
+    SessionScreen Collapsible { margin: 1 0 0 0; border-top: none; padding-bottom: 0; }
+    SessionScreen Collapsible.error CollapsibleTitle { color: $error; }
+    SessionScreen .target { background: $boost; }
+    SessionScreen .more { width: 1fr; margin: 1 0 0 0; }
+    """
+
+    def __init__(self, loaded: LoadedSession, target: Message | None = None) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.target = target
+        self.calls = call_index(loaded.session)
+        # The session as one sequence: a sidecar's heading (a str), then its messages.
+        self.items: list[str | Message] = []
+        for heading, messages in session_parts(loaded.session):
+            self.items += [heading] if heading else []
+            self.items += messages
+        at = next((n for n, item in enumerate(self.items) if item is target), 0)
+        self.start = max(0, at - WINDOW // 4)
+        self.end = min(len(self.items), self.start + WINDOW)
+        self._widgets: dict[int, Widget] = {}  # id(message) -> its widget
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="messages"):
+            facts = [fact for fact in header_facts(self.loaded) if fact]
+            yield Static(Text("\n".join(facts), style="dim"), classes="facts")
+            yield Button("", id="earlier", classes="more", compact=True)
+            yield from self._build(self.start, self.end)
+            yield Button("", id="later", classes="more", compact=True)
+        yield Footer()
+
+    def _build(self, first: int, last: int) -> list[Widget]:
+        widgets: list[Widget] = []
+        for item in self.items[first:last]:
+            if isinstance(item, str):
+                widgets.append(Static(Text(item), classes="part"))
+                continue
+            fold = fold_of(item, self.calls)
+            if fold is not None:
+                widget: Widget = FoldView(item, fold, collapsed=item is not self.target)
+            else:
+                widget = Static(message_text(item), classes=f"message {item.role}")
+            self._widgets[id(item)] = widget
+            widgets.append(widget)
+        return widgets
+
+    def on_mount(self) -> None:
+        self.title = self.loaded.label
+        self.sub_title = self.loaded.title or ""
+        self._label_more()
+        widget = self.widget_for(self.target) if self.target is not None else None
+        if widget is None:
+            return
+        widget.add_class("target")
+        scroller = self.query_one("#messages", VerticalScroll)
+        self.call_after_refresh(scroller.scroll_to_widget, widget, animate=False, top=True)
+
+    def _label_more(self) -> None:
+        for name, count, arrow in (
+            ("earlier", self.start, "▲"),
+            ("later", len(self.items) - self.end, "▼"),
+        ):
+            button = self.query_one(f"#{name}", Button)
+            button.label = f"{arrow} {min(count, WINDOW)} {name} of {count} not shown"
+            button.display = count > 0
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        scroller = self.query_one("#messages", VerticalScroll)
+        if event.button.id == "earlier":
+            first = max(0, self.start - WINDOW)
+            scroller.mount_all(self._build(first, self.start), after="#earlier")
+            self.start = first
+        elif event.button.id == "later":
+            last = min(len(self.items), self.end + WINDOW)
+            scroller.mount_all(self._build(self.end, last), before="#later")
+            self.end = last
+        self._label_more()
+
+    def widget_for(self, message: Message) -> Widget | None:
+        return self._widgets.get(id(message))
+
+    def action_toggle_results(self) -> None:
+        scroller = self.query_one("#messages", VerticalScroll)
+        # Each fold scrolls itself into view when toggled; the reader stays where they were.
+        anchor = next(
+            (w for w in scroller.children if w.virtual_region.bottom > scroller.scroll_y), None
+        )
+        folds = list(self.query(FoldView))
+        unfold = any(fold.collapsed for fold in folds)
+        for fold in folds:
+            fold.collapsed = not unfold
+        if anchor is not None:
+            self.call_after_refresh(scroller.scroll_to_widget, anchor, animate=False, top=True)
