@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from conftest import hook_command
+from hooks_helpers import hook_command
 
 from capy.hooks.state import read_state
 

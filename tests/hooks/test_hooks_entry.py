@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import run_hook_process
+from hooks_helpers import run_hook_process
 
 from capy.entry import parse_hook_arguments
 

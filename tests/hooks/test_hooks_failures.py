@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import run_hook_process
+from hooks_helpers import run_hook_process
 
 from capy.hooks import handle
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import load_payload, native_event, payload_files, run_hook_process, shown
+from hooks_helpers import load_payload, native_event, payload_files, run_hook_process, shown
 
 from capy.hooks import handle
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_hook_process
+from hooks_helpers import run_hook_process
 
 from capy.hooks import handle
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
 @pytest.fixture
@@ -22,35 +16,3 @@ def anyio_backend() -> str:
 def server_home(tmp_path_factory) -> Path:
     """One HOME for this module's servers, so the compiled-rules cache is built only once."""
     return tmp_path_factory.mktemp("server-home")
-
-
-def server_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        **extra,
-    }
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
-
-
-@asynccontextmanager
-async def capy_session(
-    project: Path, home: Path, log: Path | None = None, **env: str
-) -> AsyncIterator[Client]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "capy", "serve", "--project", str(project)],
-        cwd=str(project),
-        env=server_env(home, **env),
-    )
-    log_path = log or project / "server.log"
-    with log_path.open("w", encoding="utf-8") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
-            yield client
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")

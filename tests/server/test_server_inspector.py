@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import server_env
+from server_helpers import server_env
 
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
 # Read before the tests isolate HOME, so npx reuses the machine's package cache.

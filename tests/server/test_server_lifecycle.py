@@ -11,7 +11,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import capy_session, server_env, text_of
+from server_helpers import capy_session, server_env, text_of
 
 
 def _alive(pid: int) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import capy_session, text_of
+from server_helpers import capy_session, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -176,7 +176,7 @@ async def test_stats_cli_shows_the_sessions_report(project_dir, server_home):
     import subprocess
     import sys
 
-    from conftest import server_env
+    from server_helpers import server_env
 
     async with capy_session(project_dir, server_home) as client:
         await client.call_tool("capy_execute", {"language": "sh", "code": "seq 1 50000"})
@@ -217,7 +217,7 @@ async def test_hook_tool_answers_like_the_hook_command(project_dir, server_home)
     import subprocess
     import sys
 
-    from conftest import server_env
+    from server_helpers import server_env
 
     fields = {
         "event": "PreToolUse",
@@ -258,7 +258,7 @@ async def test_vault_search_before_and_after_an_import(
     import subprocess
     import sys
 
-    from conftest import server_env
+    from server_helpers import server_env
 
     transcripts = shared_testdata("claude-transcripts")
     vault = str(tmp_path / "vault.db")
