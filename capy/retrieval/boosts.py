@@ -72,7 +72,7 @@ def boost(
         return 0.0
     return (
         title_boost(title, matches, weights, rules, entities)
-        + proximity_boost(matches, weights, rules.proximity)
+        + proximity_boost(matches, weights, rules.proximity, rules.proximity_max_terms)
         + phrase_boost(patterns, matches, rules)
         + entity_boost(title, content, patterns, rules.entity, entities)
     )
@@ -94,15 +94,19 @@ def is_code_title(title: str, entities: Entities) -> bool:
     return any(entities.is_entity(piece) for piece in _TITLE_PIECES.findall(title))
 
 
-def proximity_boost(matches: Matches, weights: list[float], weight: float) -> float:
-    """weight * coverage / (1 + gap / length), for queries of two or more terms.
+def proximity_boost(
+    matches: Matches, weights: list[float], weight: float, max_terms: int = 1_000
+) -> float:
+    """weight * coverage / (1 + gap / length), for queries of two to `max_terms` terms (the
+    smallest window holding every word of a long prose question spans most of a chunk and
+    tells nothing).
 
     `coverage` is the rarity-weighted share of query terms the chunk holds; `gap` is the text
     between the terms in the smallest content window holding one occurrence of each, and
     `length` the terms' own characters, so adjacent terms score close to full weight and a
     chunk holding one rare term alone still counts as covering that term.
     """
-    if len(matches.content) < 2:
+    if not 2 <= len(matches.content) <= max_terms:
         return 0.0
     coverage = sum(w for w, present in zip(weights, matches.present, strict=True) if present)
     in_content = [spans for spans in matches.content if spans]

@@ -1,10 +1,11 @@
 """The search pipeline, over any `Corpus`:
 
-sanitise -> stopwords -> synonyms -> AND on the porter and trigram lists -> (nothing found,
-and a word is missing from the vocabulary) fuzzy-correct it and AND again -> (fewer than
-`or_fallback_below`) OR, filling the slots after the AND results (long OR queries on the
-porter list only) -> (still nothing) fuzzy OR -> fuse by RRF -> scale by (1 + boosts), within
-each tier -> per-source diversity -> limit -> snippets.
+sanitise -> stopwords -> synonyms -> AND on the porter list, and on the trigram list when
+porter came back short -> (nothing found, and a word is missing from the vocabulary)
+fuzzy-correct it and AND again -> (fewer than `or_fallback_below` and than the candidates
+wanted) OR, filling the slots after the AND results (long OR queries on the porter list only)
+-> (still nothing) fuzzy OR -> fuse by RRF -> scale by (1 + boosts, definition boost
+included), within each tier -> per-source diversity -> limit -> snippets.
 
 Fuzzy correction runs before the OR fallback when a word is unknown to the vocabulary: such a
 word can match nothing, so the AND pass failed because of it, and "circut breaker" should find
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from capy.retrieval.boosts import boost, find_matches, term_weights
+from capy.retrieval.definitions import definition_boost, wanted_names
 from capy.retrieval.diversity import diversify
 from capy.retrieval.fusion import Fused, reciprocal_rank_fusion
 from capy.retrieval.fuzzy import Corrector
@@ -57,7 +59,10 @@ def search(
     if parsed.empty:
         return SearchResult(query=shown_query, hits=())  # nothing was searched, nothing to note
     retrieved = _retrieve(corpus, parsed, rules.fusion.candidates_for(limit), filters, rules)
-    hits = _rank(retrieved, limit, rules)
+    # Boosts re-rank; finding every term in every chunk is the costly part of them, and a
+    # candidate far down the fused list seldom climbs into the results.
+    fused = retrieved.fused[: limit * rules.fusion.rerank_per_result]
+    hits = _rank(replace(retrieved, fused=fused), limit, rules)
     if hits:
         corpus.record_access({hit.source_id for hit in hits})
     corrected = parsed.with_terms(retrieved.terms).shown if retrieved.corrected else None
@@ -76,7 +81,9 @@ def _retrieve(
     AND finds fewer than `or_fallback_below`, OR fills the remaining slots, ranked after."""
     terms, settings = parsed.terms, rules.query
     found = _run(corpus, terms, "AND", wanted, filters, rules)
-    if len(found) >= settings.or_fallback_below:
+    # OR results rank after every AND result, so once AND fills every candidate slot an OR
+    # pass could add nothing that is shown.
+    if len(found) >= min(settings.or_fallback_below, wanted):
         return _Retrieved(found, terms)
     active, was_corrected = terms, False
     corrected = _corrected(corpus, terms, rules) if not found else terms
@@ -126,7 +133,9 @@ def _run(
     if porter:
         lists["porter"] = corpus.match("porter", porter, wanted, filters)
     trigram = None
-    if conjunction == "AND" or len(terms) <= rules.query.or_trigram_max_terms:
+    # Porter found enough: substring hits are not worth their cost (see the pack).
+    porter_short = len(lists.get("porter", ())) < min(rules.query.trigram_when_porter_below, wanted)
+    if porter_short and (conjunction == "AND" or len(terms) <= rules.query.or_trigram_max_terms):
         trigram = build_trigram_query(
             terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
         )
@@ -148,6 +157,7 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
         for entry in retrieved.fused
     ]
     weights = term_weights(found)
+    wanted = wanted_names(retrieved.terms, rules.entities)
     scored = []
     for entry, matches in zip(retrieved.fused, found, strict=True):
         candidate = entry.candidate
@@ -159,7 +169,7 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
             weights,
             rules.boosts,
             rules.entities,
-        )
+        ) + definition_boost(candidate.content, wanted, rules.boosts.definition)
         scored.append((entry.score * (1.0 + extra), entry, matches))
     primary = retrieved.primary if retrieved.primary is not None else len(scored)
     scored = sorted(scored[:primary], key=_by_score) + sorted(scored[primary:], key=_by_score)

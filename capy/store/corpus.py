@@ -54,6 +54,7 @@ class StoreCorpus:
         if bm25 is None:
             bm25 = load_rules().view("search").bm25
         self.weights = (bm25.title_weight, bm25.content_weight)
+        self.window = bm25.rank_window
 
     # --- ranked lists ---
 
@@ -66,15 +67,25 @@ class StoreCorpus:
             return []
         # The source test costs as much per matching row as bm25 itself; when no source is
         # filtered out (the usual case) the uncorrelated NOT EXISTS, evaluated once, skips it.
-        # One statement, so both parts read the same snapshot.
+        in_scope = f"""(NOT EXISTS (SELECT 1 FROM sources WHERE NOT ({allowed}))
+                        OR (rowid >> {CHUNK_ORDINAL_BITS})
+                           IN (SELECT id FROM sources WHERE {allowed}))"""
+        # bm25 costs per matching row; a word in most chunks would be scored tens of thousands
+        # of times. Only the newest `rank_window` matches are ranked: the cut-off rowid comes
+        # from walking the match in rowid order (no scoring), and FTS5 takes `rowid >= ?` as
+        # a range on its own index. One statement, so every part reads the same snapshot.
+        scope = (*params, *params)
+        window, window_params = "", ()
+        if self.window is not None:
+            window = f"""AND rowid >= coalesce(
+                       (SELECT rowid FROM {table} WHERE {table} MATCH ? AND {in_scope}
+                         ORDER BY rowid DESC LIMIT 1 OFFSET ?), 0)"""
+            window_params = (fts_query, *scope, self.window - 1)
         sql = f"""
             WITH ranked AS (
                 SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
                   FROM {table}
-                 WHERE {table} MATCH ?
-                   AND (NOT EXISTS (SELECT 1 FROM sources WHERE NOT ({allowed}))
-                        OR (rowid >> {CHUNK_ORDINAL_BITS})
-                           IN (SELECT id FROM sources WHERE {allowed}))
+                 WHERE {table} MATCH ? AND {in_scope} {window}
                  ORDER BY score
                  LIMIT ?
             )
@@ -84,7 +95,9 @@ class StoreCorpus:
               JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
              ORDER BY ranked.score, ranked.chunk_id
         """
-        rows = self.store.conn.execute(sql, (*self.weights, fts_query, *params, *params, limit))
+        rows = self.store.conn.execute(
+            sql, (*self.weights, fts_query, *scope, *window_params, limit)
+        )
         return [
             Candidate(
                 chunk_id=row[0],

@@ -14,7 +14,8 @@ Conventions the indexer and the retrieval core rely on (documented here, next to
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import sqlcipher3
@@ -40,6 +41,17 @@ def chunk_rowid_range(source_id: int) -> tuple[int, int]:
 class Migration:
     name: str
     sql: str
+    # Data work SQL cannot express, run after `sql` in the same transaction.
+    then: Callable[[sqlcipher3.Connection], None] | None = None
+
+
+def recount_vocabulary(conn: sqlcipher3.Connection) -> None:
+    """Count the vocabulary again from every stored chunk, as the indexer counts it now."""
+    from capy.store.vocabulary import apply_term_delta, term_counts
+
+    conn.execute("DELETE FROM vocabulary")
+    rows = conn.execute("SELECT title, content FROM chunks")
+    apply_term_delta(conn, term_counts(text or "" for row in rows for text in row), Counter())
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -131,6 +143,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX vocabulary_by_length ON vocabulary (length(term));
         """,
     ),
+    Migration(
+        "0005-vocabulary-word-parts",
+        """
+        -- The vocabulary now holds the words unicode61 sees (`max_chunk_bytes` counts as `max`,
+        -- `chunk`, `bytes`), so a typo in one part of an identifier finds its correction. The
+        -- old rows go; `recount_vocabulary` counts every stored chunk again.
+        DELETE FROM vocabulary;
+        """,
+        then=recount_vocabulary,
+    ),
 )
 
 _BOOKKEEPING = """CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -175,6 +197,8 @@ def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRA
                 continue  # another process applied it while we waited for the lock
             for statement in split_statements(migration.sql):
                 conn.execute(statement)
+            if migration.then is not None:
+                migration.then(conn)
             conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (migration.name,))
         applied.append(migration.name)
     return applied

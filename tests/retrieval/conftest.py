@@ -3,7 +3,6 @@ tests about which list found what), `index_text` goes through the real indexer."
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -13,8 +12,7 @@ import pytest
 from capy.rules import build_ruleset
 from capy.store import Store, chunk_rowid, open_store, transaction
 from capy.store.corpus import StoreCorpus
-
-_VOCABULARY_WORD = re.compile(r"\w{3,40}")
+from capy.store.vocabulary import term_counts
 
 
 @pytest.fixture(scope="session")
@@ -68,7 +66,7 @@ def put_chunks(
                     "VALUES (?, ?, ?, ?, ?)",
                     (rowid, title, content, source_id, ordinal),
                 )
-            words.update(w.lower() for w in _VOCABULARY_WORD.findall(f"{title} {content}"))
+            words.update(term_counts((title, content)))
         conn.executemany(
             "INSERT INTO vocabulary (term, frequency) VALUES (?, ?) "
             "ON CONFLICT (term) DO UPDATE SET frequency = frequency + excluded.frequency",

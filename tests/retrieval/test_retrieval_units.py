@@ -97,6 +97,14 @@ def test_proximity_prefers_adjacent_terms_and_needs_two():
     assert proximity_boost(alone, weights, 1.0) == 0
 
 
+def test_proximity_ignores_long_queries():
+    spans = [[(6 * n, 6 * n + 5)] for n in range(6)]
+    six_terms = Matches(title=[[] for _ in spans], content=spans)
+    weights = [1 / 6] * 6
+    assert proximity_boost(six_terms, weights, 1.0, max_terms=6) > 0
+    assert proximity_boost(six_terms, weights, 1.0, max_terms=5) == 0
+
+
 def test_rare_terms_weigh_more():
     common = Matches(title=[[], []], content=[[(0, 1)], []])
     both = Matches(title=[[], []], content=[[(0, 1)], [(2, 3)]])

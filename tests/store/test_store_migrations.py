@@ -84,3 +84,19 @@ def test_rowid_scheme_matches_the_trigger() -> None:
     assert chunk_rowid(3, 5) == (3 << 20) + 5
     with pytest.raises(ValueError):
         chunk_rowid(1, 1 << 20)
+
+
+def test_vocabulary_word_parts_migration_recounts_every_chunk(env) -> None:
+    from capy.store.indexing import index_content
+
+    with open_store() as store:
+        index_content(store, "retry max_chunk_bytes twice, retry", label="notes")
+        # The state an older capy left: whole identifiers in the vocabulary, 0005 not applied.
+        with transaction(store.conn) as conn:
+            conn.execute("DELETE FROM vocabulary")
+            conn.execute("INSERT INTO vocabulary (term, frequency) VALUES ('max_chunk_bytes', 1)")
+            conn.execute("DELETE FROM schema_migrations WHERE name = '0005-vocabulary-word-parts'")
+        assert migrate(store.conn) == ["0005-vocabulary-word-parts"]
+        terms = dict(store.conn.execute("SELECT term, frequency FROM vocabulary").fetchall())
+        assert terms["retry"] == 2 and terms["chunk"] == 1 and terms["bytes"] == 1
+        assert "max_chunk_bytes" not in terms

@@ -21,6 +21,8 @@ class Query(Section):
     trigram_min_chars: int
     # OR passes over more terms than this use the porter list alone (see the pack).
     or_trigram_max_terms: int = 3
+    # The trigram list runs only when the porter list found fewer candidates (see the pack).
+    trigram_when_porter_below: int = 1000
 
     @cached_property
     def operator_words(self) -> frozenset[str]:
@@ -30,12 +32,16 @@ class Query(Section):
 class Bm25(Section):
     title_weight: float
     content_weight: float
+    # Each ranked list scores at most this many matching chunks, the newest (None: all).
+    rank_window: int | None = None
 
 
 class Fusion(Section):
     rrf_k: int
     candidate_multiplier: int
     min_candidates: int
+    # Only the best limit * this fused candidates are re-ranked by the boosts.
+    rerank_per_result: int = 2
 
     def candidates_for(self, limit: int) -> int:
         return max(limit * self.candidate_multiplier, self.min_candidates)
@@ -56,11 +62,23 @@ class PhraseBoost(Section):
     saturate_at: int
 
 
+class DefinitionBoost(Section):
+    weight: float
+    # Words of a declared name that are not in the query may be at most this long ("per").
+    max_extra_word_chars: int
+    # Declaration shapes; `{name}` stands for the wanted name.
+    templates: tuple[str, ...]
+
+
 class Boosts(Section):
     title: TitleBoost
     proximity: float
+    # Queries with more terms than this get no proximity boost (see the pack).
+    proximity_max_terms: int = 1_000
     phrase: PhraseBoost
     entity: float
+    # Absent from a pack: no definition boost.
+    definition: DefinitionBoost = DefinitionBoost(weight=0.0, max_extra_word_chars=0, templates=())
 
 
 class DistanceBand(Section):

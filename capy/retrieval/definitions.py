@@ -1,0 +1,82 @@
+"""The definition boost: a chunk that declares or assigns the name a query asks for.
+
+A query for `REFRESH_SKEW_MS`, or for "default max attempts", wants the line that gives the
+name its value (`export const REFRESH_SKEW_MS = 30_000`, `DEFAULT_MAX_ATTEMPTS = 4`), not the
+chunks that merely use it. The declaration shapes are regex templates in the search pack; each
+name a chunk declares is split into its words (snake_case, kebab-case, camelCase) and compared
+with the query's words in any order, so "segment size default" finds `DefaultSegmentSize` and
+"max parcels per shipment" finds `MAX_PARCELS_PER_SHIPMENT` (short words such as "per" may be
+in the name without being in the query). The templates compile once per process; a query
+compiles nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from capy.retrieval.matching import stem
+from capy.retrieval.query import Term
+from capy.rules.views.search import DefinitionBoost, Entities
+
+_NAME_SLOT = "{name}"
+_NAME = r"(?P<name>[^\W\d][\w-]*)"
+# Words of an identifier: a capitalised word, an acronym run, a lower-case run or digits.
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+@dataclass(frozen=True)
+class WantedNames:
+    """What a query asks to see defined."""
+
+    identifiers: frozenset[str]  # identifier-like terms, lowercase
+    words: frozenset[str]  # the stems of the query's plain words
+    term_count: int
+
+
+def wanted_names(terms: tuple[Term, ...], entities: Entities) -> WantedNames:
+    identifiers = frozenset(
+        _spelling(term) for term in terms if not term.phrase and entities.is_entity(term.text)
+    )
+    words = frozenset(stem(_spelling(term)) for term in terms if term.is_word)
+    return WantedNames(identifiers, words, len(terms))
+
+
+def _spelling(term: Term) -> str:
+    """The corrected word when fuzzy correction changed it: the typo is in no definition."""
+    return (term.corrections[0] if term.corrections else term.text).lower()
+
+
+def definition_boost(content: str, wanted: WantedNames, rule: DefinitionBoost) -> float:
+    """weight * the share of the query's terms covered by the best name the chunk defines."""
+    if rule.weight <= 0 or not (wanted.identifiers or len(wanted.words) > 1):
+        return 0.0
+    best = 0
+    for pattern in _compiled(rule.templates):
+        for match in pattern.finditer(content):
+            best = max(best, _covered(match.group("name"), wanted, rule.max_extra_word_chars))
+            if best >= wanted.term_count:
+                return rule.weight
+    return rule.weight * best / wanted.term_count if wanted.term_count else 0.0
+
+
+def _covered(name: str, wanted: WantedNames, max_extra_chars: int) -> int:
+    """How many query terms the declared `name` stands for (0: it is another name)."""
+    if name.lower() in wanted.identifiers:
+        return 1
+    parts = [stem(word.lower()) for word in _NAME_WORDS.findall(name)]
+    found = {part for part in parts if part in wanted.words}
+    if len(found) < 2:
+        return 0
+    if any(part not in wanted.words and len(part) > max_extra_chars for part in parts):
+        return 0
+    return len(found)
+
+
+@lru_cache(maxsize=8)
+def _compiled(templates: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(
+        re.compile(template.replace(_NAME_SLOT, _NAME), re.IGNORECASE | re.MULTILINE)
+        for template in templates
+    )

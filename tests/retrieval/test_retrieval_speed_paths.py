@@ -1,0 +1,149 @@
+"""The cheap paths a search takes on a large store: the bm25 window, the OR and trigram skips,
+and the definition boost that ranks where a name is declared above where it is used."""
+
+from __future__ import annotations
+
+import pytest
+
+from capy.retrieval import SearchFilters, search
+from capy.retrieval.definitions import definition_boost, wanted_names
+from capy.retrieval.query import parse_query
+from capy.store.corpus import StoreCorpus, search_store
+
+
+def one(store, query, rules, **options):
+    (result,) = search_store(store, [query], rules=rules, **options)
+    return result
+
+
+def with_search(rules, section: str, **values):
+    """The shipped rules with some search settings changed (the pack itself stays as shipped)."""
+    pack = rules.view("search")
+    changed = pack.model_copy(update={section: getattr(pack, section).model_copy(update=values)})
+    return _Rules(rules, changed)
+
+
+class _Rules:
+    def __init__(self, rules, search_pack) -> None:
+        self._rules, self._search = rules, search_pack
+
+    def view(self, name: str):
+        return self._search if name == "search" else self._rules.view(name)
+
+    def __getattr__(self, name: str):
+        return getattr(self._rules, name)
+
+
+def test_bm25_window_ranks_only_the_newest_matches(store, put, rules):
+    older = put("old.log", [("old", "deploy failed on the runner")] * 3)
+    newer = put("new.log", [("new", "deploy failed again")] * 3)
+    bm25 = rules.view("search").bm25
+    everything = StoreCorpus(store, default_kinds=("durable",), bm25=bm25)
+    assert {c.source_id for c in everything.match("porter", '"deploy"', 10, SearchFilters())} == {
+        older,
+        newer,
+    }
+    windowed = StoreCorpus(
+        store, default_kinds=("durable",), bm25=bm25.model_copy(update={"rank_window": 3})
+    )
+    found = windowed.match("porter", '"deploy"', 10, SearchFilters())
+    assert [c.source_id for c in found] == [newer] * 3
+
+
+def test_bm25_window_counts_only_sources_in_scope(store, put, rules):
+    kept = put("kept.log", [("kept", "deploy failed")] * 2)
+    put("other.log", [("other", "deploy failed")] * 5)
+    bm25 = rules.view("search").bm25.model_copy(update={"rank_window": 2})
+    corpus = StoreCorpus(store, default_kinds=("durable",), bm25=bm25)
+    found = corpus.match("porter", '"deploy"', 10, SearchFilters(source="kept.log"))
+    assert [c.source_id for c in found] == [kept, kept]
+
+
+class RecordingCorpus(StoreCorpus):
+    """The real corpus, noting which FTS5 queries the core sent it."""
+
+    def __init__(self, *args, **options) -> None:
+        super().__init__(*args, **options)
+        self.queries: list[tuple[str, str]] = []
+
+    def match(self, layer, fts_query, limit, filters):
+        self.queries.append((layer, fts_query))
+        return super().match(layer, fts_query, limit, filters)
+
+
+def recording(store, rules) -> RecordingCorpus:
+    return RecordingCorpus(store, default_kinds=("durable",), bm25=rules.view("search").bm25)
+
+
+def test_or_pass_is_skipped_once_and_fills_every_slot(store, put, rules):
+    put("a.md", [(f"both {n}", "writer segment") for n in range(30)])
+    put("b.md", [("only one", "writer alone")])
+    corpus = recording(store, rules)
+    result = search(corpus, "writer segment", rules=rules.view("search"), limit=10)
+    assert len(result.hits) == 10
+    # AND filled every candidate slot, so no OR query ran and no trigram list was needed.
+    assert corpus.queries == [("porter", '"writer" AND "segment"')]
+
+
+def test_or_pass_runs_when_and_is_short(store, put, rules):
+    put("a.md", [("both", "writer segment"), ("one", "writer alone")])
+    corpus = recording(store, rules)
+    result = search(corpus, "writer segment", rules=rules.view("search"), limit=10)
+    assert [hit.title for hit in result.hits] == ["both", "one"]
+    assert ("porter", '"writer" OR "segment"') in corpus.queries
+
+
+@pytest.mark.parametrize(("below", "layers"), [(1, {"porter"}), (100, {"rrf"})])
+def test_trigram_list_runs_only_when_porter_is_short(store, put, rules, below, layers):
+    put("wal.go", [("Breaker", "The circuit breaker resets after the timeout expires.")])
+    changed = with_search(rules, "query", trigram_when_porter_below=below)
+    assert {hit.layer for hit in one(store, "breaker", changed).hits} == layers
+
+
+def test_substring_search_still_uses_trigram_when_porter_finds_nothing(store, put, rules):
+    put("wal.go", [("Errors", 'ErrCorruptRecord = errors.New("corrupt")')])
+    changed = with_search(rules, "query", trigram_when_porter_below=1)
+    assert [hit.layer for hit in one(store, "CorruptRec", changed).hits] == ["trigram"]
+
+
+CODE = [
+    ("needsRefresh", "return session.expiresAt - REFRESH_SKEW_MS <= now;"),
+    ("constants", "export const REFRESH_SKEW_MS = 30_000;\nexport const STORAGE_KEY = 'x';"),
+    ("RetryPolicy", "max_attempts: int = DEFAULT_MAX_ATTEMPTS\nbase: float = 0.5"),
+    ("defaults", "DEFAULT_MAX_ATTEMPTS = 4\nDEFAULT_BASE_DELAY = 0.5"),
+    ("Options", "this.segmentSize = opts.size ?? DefaultSegmentSize;"),
+    ("wal", "const (\n\tDefaultSegmentSize = 64 << 20\n)"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "definition"),
+    [
+        ("REFRESH_SKEW_MS", "constants"),
+        ("default max attempts", "defaults"),
+        ("segment size default", "wal"),  # any word order
+    ],
+)
+def test_definition_ranks_above_uses(store, put, rules, query, definition):
+    put("src", CODE)
+    assert one(store, query, rules, limit=5).hits[0].title == definition
+
+
+def test_definition_boost_scales_with_the_terms_the_name_covers(search_rules):
+    rule = search_rules.boosts.definition
+
+    def boost_for(query: str, content: str) -> float:
+        terms = parse_query(query, search_rules).terms
+        return definition_boost(content, wanted_names(terms, search_rules.entities), rule)
+
+    assert boost_for("max parcels per shipment", "const MAX_PARCELS_PER_SHIPMENT = 50;") == (
+        pytest.approx(rule.weight)
+    )
+    assert boost_for("default max attempts", "max_attempts: int = 3") == pytest.approx(
+        rule.weight * 2 / 3
+    )
+    # A longer unrelated word in the name, a comparison, prose, or one plain word: no boost.
+    assert boost_for("max attempts", "MAX_RETRY_ATTEMPTS = 3") == 0.0
+    assert boost_for("max attempts", "if max_attempts == 3:") == 0.0
+    assert boost_for("ENHANCE_YOUR_CALM", "an error of type ENHANCE_YOUR_CALM") == 0.0
+    assert boost_for("attempts", "attempts = 3") == 0.0
