@@ -156,8 +156,9 @@ def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
         if result.corrected_query:
             header += f"  (searched as: {result.corrected_query})"
         lines = [header]
+        note = _note_with_hint(result)
         if not result.hits:
-            lines.append(result.note or "No matches.")
+            lines.append(note or "No matches.")
         for rank, hit in enumerate(result.hits, start=1):
             block = _render_hit(rank, hit)
             size = len(block.encode("utf-8"))
@@ -166,8 +167,8 @@ def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
                 continue
             used += size
             lines.append(block)
-        if result.hits and result.note:
-            lines.append(f"_{result.note}_")
+        if result.hits and note:
+            lines.append(f"_{note}_")
         blocks.append("\n\n".join(lines))
     if dropped:
         blocks.append(
@@ -175,6 +176,14 @@ def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
             "ask fewer queries per call or lower `limit`._"
         )
     return "\n\n".join(blocks)
+
+
+def _note_with_hint(result: SearchResult) -> str | None:
+    """The core's note on left-out kinds, with the argument that includes them in a call."""
+    if not result.note or not result.excluded_kinds:
+        return result.note
+    kinds = ", ".join(f'"{kind}"' for kind in result.excluded_kinds)
+    return f"{result.note}; add include_kinds=[{kinds}] to search them"
 
 
 def _render_hit(rank: int, hit: SearchHit) -> str:

@@ -188,7 +188,7 @@ def _result_json(result: Any) -> dict[str, Any]:
     return {
         "query": result.query,
         "corrected_query": result.corrected_query,
-        "note": result.note,
+        "note": _note_with_hint(result),
         "hits": [{name: getattr(hit, name) for name in fields} for hit in result.hits],
     }
 
@@ -206,7 +206,14 @@ def _print_result(result: Any, *, first: bool) -> None:
         for line in hit.snippet.splitlines() or [""]:
             print(f"     {line}")
     if result.note:
-        print(f"note: {result.note}")
+        print(f"note: {_note_with_hint(result)}")
+
+
+def _note_with_hint(result: Any) -> str | None:
+    """The core's note on left-out kinds, with the option that includes them here."""
+    if not result.note or not result.excluded_kinds:
+        return result.note
+    return f"{result.note}; pass {' '.join(f'--kind {k}' for k in result.excluded_kinds)}"
 
 
 def reindex(

@@ -66,11 +66,13 @@ def search(
     if hits:
         corpus.record_access({hit.source_id for hit in hits})
     corrected = parsed.with_terms(retrieved.terms).shown if retrieved.corrected else None
+    note, excluded = _note(corpus, filters, len(hits), limit)
     return SearchResult(
         query=shown_query,
         hits=tuple(hits),
         corrected_query=corrected,
-        note=_note(corpus, filters, len(hits), limit),
+        note=note,
+        excluded_kinds=excluded,
     )
 
 
@@ -199,14 +201,19 @@ def _by_score(item: tuple[float, Fused, object]) -> float:
     return -item[0]
 
 
-def _note(corpus: Corpus, filters: SearchFilters, found: int, limit: int) -> str | None:
-    """Say which kinds were left out, when results are short and some were."""
+def _note(
+    corpus: Corpus, filters: SearchFilters, found: int, limit: int
+) -> tuple[str | None, tuple[str, ...]]:
+    """Say which kinds were left out, when results are short and some were.
+
+    How to include them differs by surface (`--kind` on the CLI, `include_kinds` for a tool),
+    so the note only says what was left out and the kinds travel with it.
+    """
     if found >= limit:
-        return None
+        return None, ()
     excluded = {kind: n for kind, n in corpus.excluded_counts(filters).items() if n > 0}
     if not excluded:
-        return None
+        return None, ()
     parts = [f"{n} {kind} source{'s' if n != 1 else ''}" for kind, n in sorted(excluded.items())]
     verb = "was" if sum(excluded.values()) == 1 else "were"
-    passes = " or ".join(f"kind={kind}" for kind in sorted(excluded))
-    return f"{' and '.join(parts)} {verb} not searched; pass {passes}"
+    return f"{' and '.join(parts)} {verb} not searched", tuple(sorted(excluded))

@@ -49,7 +49,8 @@ class SearchResult:
     query: str
     hits: tuple[SearchHit, ...]
     corrected_query: str | None = None  # set when fuzzy correction changed the query
-    note: str | None = None  # e.g. "2 ephemeral sources were not searched; pass kind=ephemeral"
+    note: str | None = None  # e.g. "2 ephemeral sources were not searched"
+    excluded_kinds: tuple[str, ...] = ()  # the kinds the note speaks of
 
 
 class Corpus(Protocol):

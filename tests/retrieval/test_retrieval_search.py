@@ -92,7 +92,8 @@ def test_kind_filter_and_note(store, put, rules):
     put("pytest run", [("Log", "shared needle text in a log")], kind="ephemeral")
     default = one(store, "needle", rules)
     assert [hit.source_label for hit in default.hits] == ["durable-doc"]
-    assert default.note == "1 ephemeral source was not searched; pass kind=ephemeral"
+    assert default.note == "1 ephemeral source was not searched"
+    assert default.excluded_kinds == ("ephemeral",)
     both = one(store, "needle", rules, kinds=["durable", "ephemeral"])
     assert {hit.source_label for hit in both.hits} == {"durable-doc", "pytest run"}
     assert both.note is None
