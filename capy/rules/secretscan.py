@@ -139,7 +139,8 @@ class SecretScanner:
             if len(literal) >= _MIN_NEEDLE
         )
         needles.discard("")  # an empty keyword is in every text: checked directly
-        self._automaton = _needle_automaton(needles)
+        self._needles = tuple(sorted(needles))
+        self._automaton = _needle_automaton(self._needles)
 
     def find(self, text: str) -> list[SecretFinding]:
         lowered = text.lower()
@@ -166,13 +167,20 @@ class SecretScanner:
     def _needle_starts(self, lowered: str) -> dict[str, list[int]]:
         """Where each needle starts in `lowered`, in order, overlaps included; absent needles
         are not in."""
-        starts: dict[str, list[int]] = {}
         if self._automaton is None:
-            return starts
+            return {}
         # One Aho-Corasick pass reports every needle ending at every position, prefixes and
-        # overlaps included; ends ascend, so each needle's starts come out sorted.
-        for end, needle in self._automaton.iter(lowered):
-            starts.setdefault(needle, []).append(end - len(needle) + 1)
+        # overlaps included; ends ascend, so each needle's starts come out sorted. A typical
+        # megabyte has tens of thousands of hits, so the loop body is one bound append.
+        ends: list[list[int]] = [[] for _ in self._needles]
+        add = [positions.append for positions in ends]
+        for end, index in self._automaton.iter(lowered):
+            add[index](end)
+        starts: dict[str, list[int]] = {}
+        for needle, positions in zip(self._needles, ends, strict=True):
+            if positions:
+                shift = len(needle) - 1
+                starts[needle] = [end - shift for end in positions]
         return starts
 
 
@@ -320,7 +328,7 @@ def _window_end(text: str, last: int, plan: ScanPlan, size: int) -> int:
     return size if newline < 0 else min(size, newline + 2 + plan.reach)
 
 
-def _needle_automaton(needles: Iterable[str]):
+def _needle_automaton(needles: tuple[str, ...]):
     """An Aho-Corasick automaton over the needles (None when there are none).
 
     `re` has no multi-string search: its best form here (a trie as a regex) still looked at
@@ -329,8 +337,8 @@ def _needle_automaton(needles: Iterable[str]):
     import ahocorasick
 
     automaton = ahocorasick.Automaton()
-    for needle in needles:
-        automaton.add_word(needle, needle)
+    for index, needle in enumerate(needles):
+        automaton.add_word(needle, index)  # the value is the needle's index in `needles`
     if len(automaton) == 0:
         return None
     automaton.make_automaton()
