@@ -95,6 +95,7 @@ def search_knowledge(
     limit: int | None = None,
     source: str | None = None,
     include_kinds: Sequence[str] | None = None,
+    include_vault: bool = False,
     throttle: SearchThrottle | None = None,
 ) -> ToolReply:
     from capy.store.corpus import search_store
@@ -132,10 +133,36 @@ def search_knowledge(
             )
         except ValueError as error:
             raise ToolInputError(str(error)) from None
+    if include_vault:
+        results, vault_notice = _with_vault(results, limit=limit, rrf_k=search.fusion.rrf_k)
+        notice = " ".join(part for part in (notice, vault_notice) if part)
     text = render_results(results, budget=search.limits.max_response_bytes)
     if notice:
         text = f"> {notice}\n\n{text}"
     return ToolReply(text)
+
+
+def _with_vault(
+    results: list[SearchResult], *, limit: int, rrf_k: int
+) -> tuple[list[SearchResult], str]:
+    """Each query's hits fused with the vault's by a second Reciprocal Rank Fusion."""
+    from dataclasses import replace
+
+    from capy.api.rendering import fuse_hits
+    from capy.api.vault import vault_hits
+    from capy.store.errors import StoreError
+
+    try:
+        archived = vault_hits([result.query for result in results], limit=limit)
+    except StoreError as error:  # the knowledge base's answers still stand
+        return results, f"The session vault could not be searched: {error.message}"
+    if archived is None:
+        return results, "No session vault yet (run `capy vault import` to create one)."
+    fused = [
+        replace(result, hits=fuse_hits([result.hits, extra], rrf_k=rrf_k, limit=limit))
+        for result, extra in zip(results, archived, strict=True)
+    ]
+    return fused, ""
 
 
 def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[str] | None:
@@ -147,35 +174,11 @@ def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[st
 
 
 def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
-    """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used."""
-    blocks: list[str] = []
-    used = 0
-    dropped = 0
-    for result in results:
-        header = f"## {result.query}"
-        if result.corrected_query:
-            header += f"  (searched as: {result.corrected_query})"
-        lines = [header]
-        note = _note_with_hint(result)
-        if not result.hits:
-            lines.append(note or "No matches.")
-        for rank, hit in enumerate(result.hits, start=1):
-            block = _render_hit(rank, hit)
-            size = len(block.encode("utf-8"))
-            if used + size > budget and used:
-                dropped += 1
-                continue
-            used += size
-            lines.append(block)
-        if result.hits and note:
-            lines.append(f"_{note}_")
-        blocks.append("\n\n".join(lines))
-    if dropped:
-        blocks.append(
-            f"_{dropped} more hit(s) left out to keep this answer under {budget:,} bytes; "
-            "ask fewer queries per call or lower `limit`._"
-        )
-    return "\n\n".join(blocks)
+    from capy.api.rendering import render_grouped
+
+    return render_grouped(
+        results, budget=budget, render_hit=_render_hit, note=_note_with_hint, empty="No matches."
+    )
 
 
 def _note_with_hint(result: SearchResult) -> str | None:
@@ -187,14 +190,12 @@ def _note_with_hint(result: SearchResult) -> str | None:
 
 
 def _render_hit(rank: int, hit: SearchHit) -> str:
+    from capy.api.rendering import quote
+
     title = f" › {hit.title}" if hit.title else ""
     return (
-        f"**{rank}. {hit.source_label}{title}** _({hit.kind}, {hit.layer})_\n{_quote(hit.snippet)}"
+        f"**{rank}. {hit.source_label}{title}** _({hit.kind}, {hit.layer})_\n{quote(hit.snippet)}"
     )
-
-
-def _quote(text: str) -> str:
-    return "\n".join(f"> {line}" if line else ">" for line in text.strip("\n").splitlines())
 
 
 def cleanup_knowledge(

@@ -72,34 +72,19 @@ def render_vault_results(
     results: Sequence[SearchResult], sessions: dict[int, HitSession], *, budget: int
 ) -> str:
     """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used."""
-    blocks: list[str] = []
-    used = dropped = 0
-    for result in results:
-        header = f"## {result.query}"
-        if result.corrected_query:
-            header += f"  (searched as: {result.corrected_query})"
-        lines = [header]
-        if not result.hits:
-            lines.append(result.note or "No matches in the archived sessions.")
-        for rank, hit in enumerate(result.hits, start=1):
-            block = _render_hit(rank, hit, sessions.get(hit.chunk_id))
-            size = len(block.encode("utf-8"))
-            if used + size > budget and used:
-                dropped += 1
-                continue
-            used += size
-            lines.append(block)
-        blocks.append("\n\n".join(lines))
-    if dropped:
-        blocks.append(
-            f"_{dropped} more hit(s) left out to keep this answer under {budget:,} bytes; "
-            "ask fewer queries per call or lower `limit`._"
-        )
-    return "\n\n".join(blocks)
+    from capy.api.rendering import render_grouped
+
+    return render_grouped(
+        results,
+        budget=budget,
+        render_hit=lambda rank, hit: _render_hit(rank, hit, sessions.get(hit.chunk_id)),
+        note=lambda result: result.note,
+        empty="No matches in the archived sessions.",
+    )
 
 
 def _render_hit(rank: int, hit: SearchHit, where: HitSession | None) -> str:
-    from capy.api.knowledge import _quote
+    from capy.api.rendering import quote
 
     title = (where.title if where else None) or hit.source_label
     facts = [_day(where.started_at or where.timestamp) if where else "", where and where.project]
@@ -108,9 +93,37 @@ def _render_hit(rank: int, hit: SearchHit, where: HitSession | None) -> str:
     call = f" › {hit.title}" if hit.title else ""
     lines = [head, f"`{hit.source_label}` _{hit.kind}_{call}"]
     if hit.snippet.strip():
-        lines.append(_quote(hit.snippet))
+        lines.append(quote(hit.snippet))
     return "\n".join(lines)
 
 
 def _day(timestamp: str | None) -> str:
     return (timestamp or "")[:10]
+
+
+def vault_hits(queries: Sequence[str], *, limit: int) -> list[tuple[SearchHit, ...]] | None:
+    """Per query, the vault's best hits labelled as vault hits (for fusing into capy_search);
+    None when there is no vault on this machine yet."""
+    from dataclasses import replace
+
+    from capy.api.workspace import _quiet
+    from capy.vault import locate_vault, open_vault
+    from capy.vault.corpus import hit_sessions, search_vault
+
+    location = locate_vault()
+    if not location.path.is_file():
+        return None
+    with open_vault(location.path, notify=_quiet) as vault:
+        results = search_vault(vault, queries, limit=limit)
+        sessions = hit_sessions(vault, [hit.chunk_id for r in results for hit in r.hits])
+    labelled = []
+    for result in results:
+        hits = []
+        for hit in result.hits:
+            where = sessions.get(hit.chunk_id)
+            title = (where.title if where else None) or hit.source_label
+            day = _day(where.started_at or where.timestamp) if where else ""
+            label = f"vault › {title}" + (f" ({day})" if day else "")
+            hits.append(replace(hit, source_label=label, kind=f"vault {hit.kind}"))
+        labelled.append(tuple(hits))
+    return labelled

@@ -239,6 +239,10 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
             list[Literal["durable", "ephemeral", "session"]] | None,
             Field(description="Also search these kinds (default: durable and session)."),
         ] = None,
+        include_vault: Annotated[
+            bool,
+            Field(description="Also search past sessions in the vault, fused into one ranking."),
+        ] = False,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -248,6 +252,7 @@ def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThro
             limit=limit,
             source=source,
             include_kinds=include_kinds,
+            include_vault=include_vault,
             throttle=throttle,
         )
 

@@ -277,6 +277,16 @@ async def test_vault_search_before_and_after_an_import(
     assert imported.returncode == 0, imported.stderr
     async with capy_session(project_dir, server_home, CAPY_VAULT_PATH=vault) as client:
         found = await client.call_tool("capy_vault_search", {"queries": ["test", "edit"]})
+        await client.call_tool(
+            "capy_index",
+            {"content": "# Testing\n\nRun the test suite with just test.", "source": "n"},
+        )
+        both = await client.call_tool(
+            "capy_search", {"queries": ["test"], "include_vault": True, "limit": 4}
+        )
+    # One ranking from two corpora: the project's knowledge and the archived sessions.
+    assert "**1. n" in text_of(both) or "**2. n" in text_of(both), text_of(both)
+    assert "vault › " in text_of(both)
     assert not found.is_error, text_of(found)
     assert text_of(found).count("## ") >= 2
     assert "capy vault import" not in text_of(found)
