@@ -146,10 +146,26 @@ class ExampleReport:
     failures: list[Diagnostic]
 
 
+@dataclass(frozen=True)
+class ExampleProblem:
+    """An example a pack's own interpreter disagrees with, found by its view's check."""
+
+    rule_id: str
+    where: tuple  # the example's path inside its rule, e.g. ("examples", "unwrap", 0)
+    message: str
+    hint: str
+
+
 def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
-    """Run every `examples.match` / `examples.no_match` of every active detecting rule."""
+    """Run every `examples.match` / `examples.no_match` of every active detecting rule, and
+    the examples of rules that are not matchers (a view's `check_examples`)."""
     failures: list[Diagnostic] = []
     rules = examples = 0
+    packs = list(packs)
+    for pack in packs:
+        checked, count, problems = _view_examples(pack)
+        rules, examples = rules + checked, examples + count
+        failures.extend(problems)
     for pack in packs:
         for rule_id, path, rule in detecting_rules(pack):
             try:
@@ -202,6 +218,42 @@ def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
                     )
             examples += len(should) + len(should_not)
     return ExampleReport(rules, examples, failures)
+
+
+def _view_examples(pack: MergedPack) -> tuple[int, int, list[Diagnostic]]:
+    """Rules whose examples only their interpreter can judge (command wrappers: what a
+    wrapped command runs) are checked by `check_examples(view)` in the pack's view module."""
+    import importlib
+
+    from capy.rules.ruleset import active_only
+
+    try:
+        module = importlib.import_module(f"capy.rules.views.{pack.name.replace('-', '_')}")
+    except ImportError:
+        return 0, 0, []
+    check = getattr(module, "check_examples", None)
+    if check is None:
+        return 0, 0, []
+    try:
+        view = module.VIEW.model_validate(active_only(pack.data))
+    except Exception:
+        return 0, 0, []
+    rules, count, problems = check(view)
+    paths = dict(iter_rules(pack.data))
+    return (
+        rules,
+        count,
+        [
+            pack.at(
+                (*paths.get(problem.rule_id, ()), *problem.where),
+                "example-failed",
+                problem.message,
+                problem.hint,
+                rule_id=problem.rule_id,
+            )
+            for problem in problems
+        ],
+    )
 
 
 def _example_failure(

@@ -218,3 +218,31 @@ def test_an_overlay_can_disable_a_wrapper(tmp_path: Path, settings):
     kwargs = {"managed_dir": settings.managed, "ruleset": ruleset}
     assert check_command("timeout 5 rm -rf /", **kwargs).decision == "none"
     assert check_command("nice rm -rf /", **kwargs).decision == "deny"
+
+
+_BREAK_NICE = """\
+pack: broken-nice
+schema: overlay.v1
+version: 1.0.0
+description: An override that forgets nice's -n takes a value.
+requires: ">=0.1"
+extends: security
+patch:
+  command_wrappers:
+    wrappers:
+      - id: security.wrapper-nice
+        value_options: ["--adjustment"]
+"""
+
+
+def test_validate_runs_wrapper_examples_and_names_the_failing_one(tmp_path: Path):
+    overlay = tmp_path / "broken-nice.yaml"
+    overlay.write_text(_BREAK_NICE)
+    ruleset = build_ruleset([(overlay, "project")], examples=True)
+    failed = [item for item in ruleset.diagnostics if item.code == "example-failed"]
+    assert failed and {item.rule_id for item in failed} == {"security.wrapper-nice"}
+    assert any("nice -n 5 rm -rf /" in item.message for item in failed)
+    # The shipped pack alone passes every wrapper example.
+    assert not [
+        item for item in build_ruleset(examples=True).diagnostics if item.code == "example-failed"
+    ]

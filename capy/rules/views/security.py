@@ -351,3 +351,41 @@ class SecurityPack(PackView):
 
 
 VIEW = SecurityPack
+
+
+def check_examples(view: SecurityPack) -> tuple[int, int, list]:
+    """Run every command wrapper's examples through the unwrapper (for `capy rules validate`):
+    an `unwrap` example must run exactly its `runs`, a `keep` example must run nothing."""
+    from capy.rules.lint import ExampleProblem
+    from capy.security.wrappers import unwrap
+
+    wrappers = view.command_wrappers
+    problems, count = [], 0
+    for wrapper in active(wrappers.wrappers):
+        for index, example in enumerate(wrapper.examples.unwrap):
+            count += 1
+            found = unwrap(example.command, wrappers)
+            runs = found.commands if found is not None else ()
+            if found is None or found.wrapper.id != wrapper.id or runs != example.runs:
+                problems.append(
+                    ExampleProblem(
+                        wrapper.id,
+                        ("examples", "unwrap", index),
+                        f"unwrap example {index + 1} runs {list(runs)!r}, not "
+                        f"{list(example.runs)!r}: {example.command!r}",
+                        "fix the wrapper's options or the example",
+                    )
+                )
+        for index, command in enumerate(wrapper.examples.keep):
+            count += 1
+            found = unwrap(command, wrappers)
+            if found is not None and found.commands:
+                problems.append(
+                    ExampleProblem(
+                        wrapper.id,
+                        ("examples", "keep", index),
+                        f"keep example {index + 1} runs {list(found.commands)!r}: {command!r}",
+                        "a keep example must run nothing; fix the wrapper or the example",
+                    )
+                )
+    return len(active(wrappers.wrappers)), count, problems
