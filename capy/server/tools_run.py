@@ -1,0 +1,136 @@
+"""The tools that run code: capy_execute, capy_execute_file, capy_batch_execute."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from capy.server.calls import progress_reporter, run_tool
+from capy.server.fields import (
+    RUNS_CODE,
+    BatchCommandInput,
+    Intent,
+    Language,
+    Queries,
+    Timeout,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from capy.api.knowledge import SearchThrottle
+    from capy.api.workspace import Workspace
+
+
+def register_run_tools(server: MCPServer, workspace: Workspace, throttle: SearchThrottle) -> None:
+    @server.tool(
+        name="capy_execute",
+        title="Run code in capy's sandbox",
+        annotations=RUNS_CODE,
+        description=(
+            "Run a snippet (shell, python, javascript, ...) in a sandboxed subprocess in the "
+            "project directory and get its output. Use it instead of your shell tool for "
+            "anything that prints a lot: test suites, builds, logs, git log, API calls, data "
+            "processing. Pass `intent` so long output is indexed and searched for you: only "
+            "the matching sections, the searchable terms and how to search further come back. "
+            "Short output comes back whole. Do not use it to read a file you want to edit (use "
+            "your editor tools), nor for commands the user must watch interactively. "
+            "Secrets in the output are redacted; the user's permission rules apply."
+        ),
+    )
+    async def capy_execute(
+        language: Language,
+        code: Annotated[str, Field(description="The code to run.")],
+        timeout: Timeout = None,
+        background: Annotated[
+            bool,
+            Field(
+                description=(
+                    "Keep the program running past the timeout (a server, a watcher); partial "
+                    "output and its pid come back."
+                )
+            ),
+        ] = False,
+        intent: Intent = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            workspace,
+            "capy_execute",
+            "capy.api.execute:execute_code",
+            language=language,
+            code=code,
+            timeout=timeout,
+            background=background,
+            intent=intent,
+        )
+
+    @server.tool(
+        name="capy_execute_file",
+        title="Process a file in the sandbox",
+        annotations=RUNS_CODE,
+        description=(
+            "Run code over a file without reading the file into your context: the file's "
+            "content is in FILE_CONTENT (a variable of the language) and its path in "
+            "FILE_CONTENT_PATH; only what your code prints comes back. Use it to summarise, "
+            "count, filter or extract from large files (logs, CSV, JSON dumps). Read-deny "
+            "permission rules apply to the path. Pass `intent` when the output may be long."
+        ),
+    )
+    async def capy_execute_file(
+        path: Annotated[str, Field(description="The file, relative to the project or absolute.")],
+        language: Language,
+        code: Annotated[str, Field(description="Code that reads FILE_CONTENT and prints.")],
+        timeout: Timeout = None,
+        intent: Intent = None,
+    ) -> CallToolResult:
+        return await run_tool(
+            workspace,
+            "capy_execute_file",
+            "capy.api.execute:execute_file",
+            path=path,
+            language=language,
+            code=code,
+            timeout=timeout,
+            intent=intent,
+        )
+
+    @server.tool(
+        name="capy_batch_execute",
+        title="Run several commands and search their output",
+        annotations=RUNS_CODE,
+        description=(
+            "Run several shell commands (concurrently if you ask), index all their output as "
+            "one searchable source, and answer all your queries against it in one call. The "
+            "best first step for exploring: e.g. commands git log, ls -R, cat package.json with "
+            "queries about what you need. Returns each command's status, the answers per query, "
+            "the indexed sections and distinctive terms to search next with capy_search."
+        ),
+    )
+    async def capy_batch_execute(
+        ctx: Context,
+        commands: Annotated[
+            list[BatchCommandInput], Field(description="The commands, each with a label.")
+        ],
+        queries: Queries,
+        timeout: Annotated[
+            float | None, Field(description="Seconds for the whole batch (shared).")
+        ] = None,
+        concurrency: Annotated[
+            int | None, Field(description="Commands run at once, 1 to 8 (default 1).", ge=1, le=8)
+        ] = None,
+    ) -> CallToolResult:
+        from capy.api.execute import BatchCommand
+
+        return await run_tool(
+            workspace,
+            "capy_batch_execute",
+            "capy.api.execute:execute_batch",
+            commands=[BatchCommand(item.label, item.command) for item in commands],
+            queries=queries,
+            timeout=timeout,
+            concurrency=concurrency,
+            progress=progress_reporter(ctx.report_progress),
+        )
