@@ -13,7 +13,12 @@ def hook(event: str, /, *, platform: str = DEFAULT_PLATFORM) -> int:
     """Handle one hook event: read its JSON payload on stdin, answer on stdout.
 
     Never fails the agent: bad input, an unknown event or platform, or broken packs mean a
-    pass-through (no output, exit 0) with one line on stderr.
+    pass-through (no output, exit 0) with one line on stderr. The payload is never echoed.
+
+    Exit codes: 0 with the platform's JSON on stdout (a decision, rewritten input or context
+    to add), or with nothing on stdout (no opinion: the call goes ahead); the platform's block
+    code (2 on every platform the packs know) with the reason on stderr, only where the
+    platform refuses a call by exit code rather than by JSON (Kiro). No other code is used.
 
     Parameters
     ----------
