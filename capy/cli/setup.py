@@ -14,6 +14,7 @@ def setup(
     global_: Annotated[bool, Parameter(name="--global", negative=())] = False,
     dry_run: Annotated[bool, Parameter(name="--dry-run", negative=())] = False,
     undo: Annotated[bool, Parameter(name="--undo", negative=())] = False,
+    mcp_hooks: Annotated[bool, Parameter(name="--mcp-hooks", negative=())] = False,
     project: Annotated[Path | None, Parameter(name="--project")] = None,
 ) -> int:
     """Register capy's MCP server (`capy serve`) and hooks in the platform's own files.
@@ -31,6 +32,10 @@ def setup(
         Print the changes as a unified diff and write nothing.
     undo
         Remove exactly the entries capy setup added; everything else stays.
+    mcp_hooks
+        Run the PreToolUse and PostToolUse hooks as calls to capy's MCP server (its `capy_hook`
+        tool) instead of a process per tool call; Claude Code 2.1.118 or later only. The other
+        events stay command hooks. Plain `capy setup` switches back.
     project
         Set up this project directory instead of the current one.
     """
@@ -40,7 +45,9 @@ def setup(
     from capy.setup import SetupError, plan_for
 
     try:
-        plan = plan_for(platform, project_dir=project, user_scope=global_, undo=undo)
+        plan = plan_for(
+            platform, project_dir=project, user_scope=global_, undo=undo, mcp_hooks=mcp_hooks
+        )
     except SetupError as error:
         error_line(str(error))
         return 2

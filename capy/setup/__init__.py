@@ -36,6 +36,7 @@ def plan_for(
     project_dir: Path | None = None,
     user_scope: bool = False,
     undo: bool = False,
+    mcp_hooks: bool = False,
 ) -> SetupPlan:
     """The changes `capy setup` would make for one platform, nothing written yet."""
     from capy.config.paths import home_dir, project_root
@@ -46,5 +47,11 @@ def plan_for(
     pack = load_rules(root).view("platforms")
     platform = find_platform(pack, platform_name)
     return plan_setup(
-        pack, platform, project_dir=root, home=home_dir(), user_scope=user_scope, undo=undo
+        pack,
+        platform,
+        project_dir=root,
+        home=home_dir(),
+        user_scope=user_scope,
+        undo=undo,
+        mcp_hooks=mcp_hooks,
     )

@@ -7,24 +7,115 @@ wrote, and a second `capy setup` finds them instead of adding copies.
 
 from __future__ import annotations
 
+import json
 import shlex
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from capy.setup.documents import SetupError
 
 if TYPE_CHECKING:
-    from capy.rules.views.platforms import ConfigFile, Platform, PlatformsPack
+    from collections.abc import Hashable
+
+    from capy.rules.views.platforms import (
+        ConfigFile,
+        McpHooks,
+        McpServer,
+        Platform,
+        PlatformsPack,
+    )
 
 
 def server_entry(pack: PlatformsPack, file: ConfigFile) -> tuple[str, dict[str, Any]]:
     """capy's MCP server name and the entry to register under it in `file`."""
+    server = _mcp_server(pack)
+    argv = list(server.command)
+    return server.name, {**file.entry, **_command_fields(argv, file, "MCP server")}
+
+
+def _mcp_server(pack: PlatformsPack) -> McpServer:
     if pack.mcp_server is None:
         raise SetupError(
             "the platforms pack names no `mcp_server` to register; restore it in your overlay "
             "or run `capy rules validate` to see what overrides it"
         )
-    argv = list(pack.mcp_server.command)
-    return pack.mcp_server.name, {**file.entry, **_command_fields(argv, file, "MCP server")}
+    return pack.mcp_server
+
+
+@dataclass(frozen=True)
+class CapyHooks:
+    """The hook handlers capy wants in one file, and how to recognise any handler of its own.
+
+    `wanted` maps a native event to (matcher, handler) pairs; a matcher of None matches every
+    tool. capy's handlers are its hook commands and calls to its own MCP tool, whatever the
+    mode that wrote them, so switching modes or undoing finds the other mode's entries too.
+    """
+
+    wanted: dict[str, list[tuple[str | None, dict[str, Any]]]]
+    commands: dict[str, str]  # native event -> capy's command for it
+    mcp_tool: tuple[str, str] | None = None  # (server, tool) of capy's tool-call handlers
+    _all_commands: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_all_commands", frozenset(self.commands.values()))
+
+    def key(self, handler: Any) -> Hashable | None:
+        """What identifies one of capy's handlers (None: the user's). A handler keeps its key
+        when the user adds fields (a timeout, a status message), so setup leaves it alone."""
+        command = handler_command(handler)
+        if command is not None:
+            return ("command", command) if command in self._all_commands else None
+        if self.mcp_tool is None or not isinstance(handler, dict):
+            return None
+        if (handler.get("server"), handler.get("tool")) != self.mcp_tool:
+            return None
+        return ("mcp_tool", json.dumps(handler.get("input"), sort_keys=True))
+
+    def registers(self, event: str, handler: Any) -> bool:
+        """Whether `handler` runs capy for `event` (for `capy doctor`)."""
+        key = self.key(handler)
+        return key is not None and (key[0] == "mcp_tool" or key[1] == self.commands.get(event))
+
+
+def capy_hooks(
+    pack: PlatformsPack, platform: Platform, file: ConfigFile, *, mcp_hooks: bool, undo: bool
+) -> CapyHooks:
+    """What capy setup writes into a hooks file: nothing for undo, else one handler per event,
+    with the `mcp_hooks` events as one tool call per matcher when asked."""
+    commands = hook_commands(pack, platform)
+    spec = platform.config.mcp_hooks
+    mcp_tool = (pack.mcp_server.name, spec.tool) if spec and pack.mcp_server else None
+    if undo:
+        return CapyHooks({}, commands, mcp_tool)
+    wanted: dict[str, list[tuple[str | None, dict[str, Any]]]] = {
+        event: [(None, hook_handler(command, file))] for event, command in commands.items()
+    }
+    if mcp_hooks:
+        if spec is None:
+            raise no_mcp_hooks(platform)
+        server = _mcp_server(pack).name
+        for canonical in spec.events:
+            native = platform.native_event(canonical)
+            if native is None:
+                continue
+            wanted[native] = [
+                (group.matcher, _tool_call(spec, server, native, group.input))
+                for group in spec.matchers
+            ]
+    return CapyHooks(wanted, commands, mcp_tool)
+
+
+def _tool_call(spec: McpHooks, server: str, event: str, matched: dict[str, str]) -> dict:
+    """One handler calling capy's hook tool; the event is a literal, the rest `${...}` paths."""
+    arguments = {"event": event, **spec.input, **matched}
+    return {**spec.entry, "server": server, "tool": spec.tool, "input": arguments}
+
+
+def no_mcp_hooks(platform: Platform) -> SetupError:
+    return SetupError(
+        f"{platform.name} has no hook type that calls an MCP tool; run capy setup without "
+        "--mcp-hooks. Nothing was written."
+    )
 
 
 def hook_commands(pack: PlatformsPack, platform: Platform) -> dict[str, str]:

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from capy.rules.views.platforms import read_path
 from capy.setup.documents import SetupError
-from capy.setup.entries import handler_command, hook_handler
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from capy.rules.views.platforms import ConfigFile
+    from capy.setup.entries import CapyHooks
 
 HOOK_SHAPES = ("matcher-groups", "handlers")
 
@@ -69,50 +71,58 @@ def remove_server(doc: dict, file: ConfigFile, shown: str, name: str, entry: dic
     return []
 
 
-def add_hooks(doc: dict, file: ConfigFile, shown: str, commands: dict[str, str]) -> list[str]:
-    """Register each native event's command once; existing handlers of the user's stay."""
-    hooks = section(doc, file, shown, create=True)
-    assert hooks is not None
-    for event, command in commands.items():
-        entries = _event_list(hooks, event, shown)
-        if command in _commands_in(entries, file):
-            continue
-        handler = hook_handler(command, file)
-        entries.append({"hooks": [handler]} if file.shape == "matcher-groups" else handler)
-        hooks[event] = entries
-    return []
+def sync_hooks(doc: dict, file: ConfigFile, shown: str, hooks: CapyHooks) -> list[str]:
+    """Make capy's handlers in the file exactly `hooks.wanted`; the user's stay as they were.
 
-
-def remove_hooks(doc: dict, file: ConfigFile, shown: str, commands: set[str]) -> list[str]:
-    """Take out every handler whose command is one of capy's; the user's stay as they were."""
-    hooks = section(doc, file, shown, create=False)
-    if hooks is None:
+    capy's handlers that are no longer wanted (the other mode's, or all of them for undo) go
+    first, then each wanted handler that is missing is appended, so a second run changes nothing.
+    """
+    section_ = section(doc, file, shown, create=bool(hooks.wanted))
+    if section_ is None:
         return []
-    for event in list(hooks):
-        entries = hooks[event]
+    for event in list(section_):
+        entries = section_[event]
         if not isinstance(entries, list):
             continue
-        kept = _without(entries, file, commands)
+        keep = {None} | {hooks.key(handler) for _, handler in hooks.wanted.get(event, ())}
+        kept = _without(entries, file, lambda handler, keep=keep: hooks.key(handler) not in keep)
         if kept != entries:
             if kept:
-                hooks[event] = kept
+                section_[event] = kept
             else:
-                del hooks[event]
+                del section_[event]
+    for event, wanted in hooks.wanted.items():
+        entries = _event_list(section_, event, shown)
+        present = {hooks.key(handler) for handler in _handlers_in(entries, file)}
+        for matcher, handler in wanted:
+            if hooks.key(handler) not in present:
+                entries.append(_group(matcher, handler) if _grouped(file) else handler)
+        section_[event] = entries
     prune(doc, file)
     return []
 
 
-def registered_events(doc: dict, file: ConfigFile, commands: dict[str, str]) -> set[str]:
-    """The native events whose command is registered in `doc` (for `capy doctor`)."""
-    hooks = section(doc, file, "", create=False) if isinstance(doc, dict) else None
-    if not isinstance(hooks, dict):
+def registered_events(doc: dict, file: ConfigFile, hooks: CapyHooks) -> set[str]:
+    """The native events that run capy in `doc` (for `capy doctor`)."""
+    section_ = section(doc, file, "", create=False) if isinstance(doc, dict) else None
+    if not isinstance(section_, dict):
         return set()
     found = set()
-    for event, command in commands.items():
-        entries = hooks.get(event)
-        if isinstance(entries, list) and command in _commands_in(entries, file):
+    for event in hooks.commands:
+        entries = section_.get(event)
+        if isinstance(entries, list) and any(
+            hooks.registers(event, handler) for handler in _handlers_in(entries, file)
+        ):
             found.add(event)
     return found
+
+
+def _grouped(file: ConfigFile) -> bool:
+    return file.shape == "matcher-groups"
+
+
+def _group(matcher: str | None, handler: dict) -> dict:
+    return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
 
 
 def _event_list(hooks: dict, event: str, shown: str) -> list:
@@ -125,29 +135,27 @@ def _event_list(hooks: dict, event: str, shown: str) -> list:
     return entries
 
 
-def _commands_in(entries: list, file: ConfigFile) -> set[str]:
-    if file.shape == "matcher-groups":
-        handlers = [
-            handler
-            for group in entries
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-            for handler in group["hooks"]
-        ]
-    else:
-        handlers = entries
-    return {command for command in map(handler_command, handlers) if command}
+def _handlers_in(entries: list, file: ConfigFile) -> list:
+    if not _grouped(file):
+        return entries
+    return [
+        handler
+        for group in entries
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+    ]
 
 
-def _without(entries: list, file: ConfigFile, commands: set[str]) -> list:
-    if file.shape != "matcher-groups":
-        return [entry for entry in entries if handler_command(entry) not in commands]
+def _without(entries: list, file: ConfigFile, drop: Callable[[Any], bool]) -> list:
+    if not _grouped(file):
+        return [entry for entry in entries if not drop(entry)]
     kept = []
     for group in entries:
         handlers = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(handlers, list):
             kept.append(group)
             continue
-        remaining = [handler for handler in handlers if handler_command(handler) not in commands]
+        remaining = [handler for handler in handlers if not drop(handler)]
         if remaining == handlers:
             kept.append(group)
         elif remaining:

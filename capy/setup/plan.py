@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from capy.setup import merge, toml_text
 from capy.setup.documents import SetupError, has_comments, parse_json, render_json
-from capy.setup.entries import hook_commands, server_entry
+from capy.setup.entries import capy_hooks, hook_commands, no_mcp_hooks, server_entry
 
 if TYPE_CHECKING:
     from capy.rules.views.platforms import ConfigFile, Platform, PlatformsPack
@@ -73,7 +73,10 @@ def plan_setup(
     home: Path,
     user_scope: bool = False,
     undo: bool = False,
+    mcp_hooks: bool = False,
 ) -> SetupPlan:
+    if mcp_hooks and platform.config.mcp_hooks is None:
+        raise no_mcp_hooks(platform)
     scope = "user" if user_scope else "project"
     notes: list[str] = []
     targets: dict[Path, _Target] = {}
@@ -86,8 +89,11 @@ def plan_setup(
         for file in chosen if undo else chosen[:1]:
             path = resolve(file.path, project_dir, home)
             target = targets.setdefault(path, _Target(file, undo))
-            target.edits.append(_edit_for(pack, platform, file, part, undo))
+            target.edits.append(_edit_for(pack, platform, file, part, undo, mcp_hooks))
     changes = [_plan_file(path, target, project_dir, home) for path, target in targets.items()]
+    spec = platform.config.mcp_hooks
+    if mcp_hooks and not undo and spec and spec.note and any(c.changed for c in changes):
+        notes.append(spec.note)
     return SetupPlan(platform, scope, undo, changes, notes)
 
 
@@ -103,7 +109,14 @@ def shown_path(path: Path, project_dir: Path, home: Path) -> str:
     return str(path)
 
 
-def _edit_for(pack: PlatformsPack, platform: Platform, file: ConfigFile, part: str, undo: bool):
+def _edit_for(
+    pack: PlatformsPack,
+    platform: Platform,
+    file: ConfigFile,
+    part: str,
+    undo: bool,
+    mcp_hooks: bool,
+):
     if part == "MCP server":
         if file.shape != "servers":
             raise _unknown_layout(platform, file)
@@ -117,11 +130,8 @@ def _edit_for(pack: PlatformsPack, platform: Platform, file: ConfigFile, part: s
         return ("module", plugin_module(pack, platform))
     if file.shape not in merge.HOOK_SHAPES or file.format not in ("json", "jsonc"):
         raise _unknown_layout(platform, file)
-    commands = hook_commands(pack, platform)
-    if undo:
-        capy_commands = set(commands.values())
-        return ("json", lambda doc, shown: merge.remove_hooks(doc, file, shown, capy_commands))
-    return ("json", lambda doc, shown: merge.add_hooks(doc, file, shown, commands))
+    hooks = capy_hooks(pack, platform, file, mcp_hooks=mcp_hooks, undo=undo)
+    return ("json", lambda doc, shown: merge.sync_hooks(doc, file, shown, hooks))
 
 
 def _unknown_layout(platform: Platform, file: ConfigFile) -> SetupError:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from capy.setup import merge, toml_text
 from capy.setup.documents import SetupError, parse_json
-from capy.setup.entries import hook_commands, server_entry
+from capy.setup.entries import capy_hooks, hook_commands, server_entry
 from capy.setup.plan import plugin_module, resolve, shown_path
 
 if TYPE_CHECKING:
@@ -101,7 +101,8 @@ def _read_hooks(found, pack, platform, file: ConfigFile, project_dir: Path, home
         if file.shape not in merge.HOOK_SHAPES:
             return
         doc = _load(file, text, shown)
-        events = merge.registered_events(doc, file, hook_commands(pack, platform))
+        hooks = capy_hooks(pack, platform, file, mcp_hooks=False, undo=True)
+        events = merge.registered_events(doc, file, hooks)
     except (SetupError, OSError, UnicodeDecodeError) as error:
         found.problems.append(_problem(shown, error))
         return

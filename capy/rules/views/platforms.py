@@ -149,10 +149,27 @@ class PermissionFiles(_Frozen):
     files: tuple[PermissionFile, ...]
 
 
+class McpHookMatcher(_Frozen):
+    matcher: str
+    input: dict[str, str]
+
+
+class McpHooks(_Frozen):
+    """Hooks the platform can run as a call to capy's MCP tool instead of a process."""
+
+    tool: str
+    events: tuple[CanonicalEvent, ...]
+    entry: dict[str, str | bool | int] = Field(default_factory=dict)
+    input: dict[str, str]
+    matchers: tuple[McpHookMatcher, ...]
+    note: str | None = None
+
+
 class ConfigLocations(_Frozen):
     mcp: tuple[ConfigFile, ...]
     hooks: tuple[ConfigFile, ...]
     permissions: PermissionFiles | None = None
+    mcp_hooks: McpHooks | None = None
 
 
 class TranscriptLocation(_Frozen):
