@@ -52,6 +52,8 @@ def definition_boost(content: str, wanted: WantedNames, rule: DefinitionBoost) -
     """weight * the share of the query's terms covered by the best name the chunk defines."""
     if rule.weight <= 0 or not (wanted.identifiers or len(wanted.words) > 1):
         return 0.0
+    if not _may_define(content.lower(), wanted):
+        return 0.0
     best = 0
     for pattern in _compiled(rule.templates):
         for match in pattern.finditer(content):
@@ -59,6 +61,15 @@ def definition_boost(content: str, wanted: WantedNames, rule: DefinitionBoost) -
             if best >= wanted.term_count:
                 return rule.weight
     return rule.weight * best / wanted.term_count if wanted.term_count else 0.0
+
+
+def _may_define(lowered: str, wanted: WantedNames) -> bool:
+    """Cheap test before the templates run: a name that covers the query must spell one of
+    its identifiers or two of its words (a stem less its last letter starts every word form)."""
+    if any(identifier in lowered for identifier in wanted.identifiers):
+        return True
+    present = sum(1 for word in wanted.words if word[: max(len(word) - 1, 1)] in lowered)
+    return present >= 2
 
 
 def _covered(name: str, wanted: WantedNames, max_extra_chars: int) -> int:

@@ -53,6 +53,9 @@ class TermPattern:
     term: Term
     alternatives: tuple[tuple[str, ...], ...]
     substrings: tuple[str, ...]  # lowercase, for the substring fallback
+    # Words that may stem to an alternative's first stem, found by one regex scan of the
+    # lowercased text rather than by stemming every word of a chunk in Python.
+    first_words: re.Pattern[str] | None = None
 
 
 def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
@@ -65,24 +68,30 @@ def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
         substrings = tuple(
             v.lower() for v in (term.text, *term.corrections) if len(v) >= _SUBSTRING_MIN_CHARS
         )
-        patterns.append(TermPattern(term, alternatives, substrings))
+        first_words = _first_words({seq[0] for seq in alternatives})
+        patterns.append(TermPattern(term, alternatives, substrings, first_words))
     return tuple(patterns)
 
 
+def _first_words(stems: set[str]) -> re.Pattern[str] | None:
+    """Whole words that start like one of `stems`: a word stems to `s` only if it starts with
+    `s` less its last letter (the stemmer strips suffixes and turns a final y into i)."""
+    if not stems:
+        return None
+    prefixes = sorted({s if len(s) <= 3 else s[:-1] for s in stems}, key=len, reverse=True)
+    alternation = "|".join(map(re.escape, prefixes))
+    return re.compile(rf"(?<![^\W_])(?:{alternation})[^\W_]*")
+
+
 class TextIndex:
-    """The words of one text with their character spans, stemmed once, looked up by first stem."""
+    """One text, searched for query terms the way the porter table matched them.
+
+    Only words that can be a term's first word are stemmed, so a long chunk costs one regex
+    scan per term instead of a Python step per word."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
-        self.stems: list[str] = []
-        self.spans: list[Span] = []
-        self.positions: dict[str, list[int]] = {}
-        for index, match in enumerate(_WORD.finditer(text)):
-            word = stem(match.group().lower())
-            self.stems.append(word)
-            self.spans.append(match.span())
-            self.positions.setdefault(word, []).append(index)
 
     @property
     def lower(self) -> str:
@@ -95,18 +104,44 @@ class TextIndex:
 
     def occurrences(self, pattern: TermPattern) -> list[Span]:
         """Character spans where the term occurs, in text order."""
-        spans = [span for seq in pattern.alternatives for span in self._sequence_spans(seq)]
+        spans = self._sequence_spans(pattern) if self.text else []
         if not spans:
             spans = self._substring_spans(pattern.substrings)
         return sorted(set(spans))
 
-    def _sequence_spans(self, seq: tuple[str, ...]) -> list[Span]:
+    def _sequence_spans(self, pattern: TermPattern) -> list[Span]:
+        if pattern.first_words is None:
+            return []
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for seq in pattern.alternatives:
+            by_first.setdefault(seq[0], []).append(seq)
         found = []
-        for start in self.positions.get(seq[0], ()):
-            end = start + len(seq)
-            if self.stems[start:end] == list(seq):
-                found.append((self.spans[start][0], self.spans[end - 1][1]))
+        text = self.lower
+        for match in pattern.first_words.finditer(text):
+            sequences = by_first.get(stem(match.group()))
+            if not sequences:
+                continue
+            longest = max(map(len, sequences))
+            following = self._following(match.end(), longest - 1)
+            for seq in sequences:
+                rest = following[: len(seq) - 1]
+                if len(rest) == len(seq) - 1 and all(
+                    stem(word) == part for (word, _), part in zip(rest, seq[1:], strict=True)
+                ):
+                    end = rest[-1][1] if rest else match.end()
+                    found.append((match.start(), end))
         return found
+
+    def _following(self, position: int, count: int) -> list[tuple[str, int]]:
+        """The next `count` words after `position`, with where each ends."""
+        words: list[tuple[str, int]] = []
+        if count <= 0:
+            return words
+        for match in _WORD.finditer(self.lower, position):
+            words.append((match.group(), match.end()))
+            if len(words) == count:
+                break
+        return words
 
     def _substring_spans(self, substrings: tuple[str, ...]) -> list[Span]:
         found = []

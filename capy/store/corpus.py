@@ -35,6 +35,7 @@ class _VocabularyCache:
 
     fingerprint: tuple[int, int] | None = None
     bands: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    ranked: tuple[str, ...] | None = None  # every word, most frequent first
     connection: object = None  # the connection `generation` was read on
     generation: tuple[int, int] | None = None
 
@@ -130,13 +131,19 @@ class StoreCorpus:
         self._refresh(cache)
         band = (max(min_length, 1), max_length)
         if band not in cache.bands:
-            rows = self.store.conn.execute(
-                "SELECT term FROM vocabulary WHERE length(term) BETWEEN ? AND ? "
-                "ORDER BY frequency DESC, term",
-                band,
-            )
-            cache.bands[band] = tuple(row[0] for row in rows)
+            if cache.ranked is None:
+                cache.ranked = self._ranked_vocabulary()
+            low, high = band
+            cache.bands[band] = tuple(w for w in cache.ranked if low <= len(w) <= high)
         return cache.bands[band]
+
+    def _ranked_vocabulary(self) -> tuple[str, ...]:
+        """Every word, most frequent first, read in one pass: a length-band query walks the
+        length index and looks each row up (one random read per word, ~30 ms per 10k words
+        measured), and every new typo length would pay it again."""
+        rows = self.store.conn.execute("SELECT term, frequency FROM vocabulary").fetchall()
+        rows.sort(key=lambda row: (-row[1], row[0]))
+        return tuple(row[0] for row in rows)
 
     def _vocabulary_cache(self) -> _VocabularyCache:
         return _vocabulary_caches.setdefault(str(self.store.path), _VocabularyCache())
@@ -161,6 +168,7 @@ class StoreCorpus:
         if cache.fingerprint != (count, total):
             cache.fingerprint = (count, total)
             cache.bands.clear()
+            cache.ranked = None
 
     # --- notes and retention ---
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 
 import pytest
 
@@ -43,3 +45,46 @@ def test_queries_mix_shapes() -> None:
     phrase = queries[2][1]
     assert phrase.startswith('"') and phrase.endswith('"')
     assert all(query.strip() for _, query in queries)
+
+
+def _document_frequencies(pieces: list[str], ignore: frozenset[str]) -> list[float]:
+    counts: Counter[str] = Counter()
+    for piece in pieces:
+        counts.update({w for w in re.findall(r"[a-z]{3,}", piece.lower()) if w not in ignore})
+    return sorted((n / len(pieces) for n in counts.values()), reverse=True)
+
+
+def test_word_frequencies_look_like_real_text() -> None:
+    """A word in most passages (the old generator's "value" was in 78% of chunks) makes every
+    query slow and says nothing about real stores: the head stays below a third of passages,
+    and the tail is long (units such as "ms" and "id" aside)."""
+    generator = TextGenerator(2)
+    pieces = []
+    for _ in range(60):
+        pieces.extend(generator.document("plaintext", 4_000).split("\n\n"))
+    frequencies = _document_frequencies(pieces, generator.structure)
+    assert len(pieces) > 300
+    assert 0.05 < frequencies[0] < 0.35
+    assert frequencies[100] < 0.08
+    assert len(frequencies) > 5_000
+
+
+def test_each_document_returns_to_its_own_topic() -> None:
+    generator = TextGenerator(4)
+    first, second = (generator.document("markdown", 8_000) for _ in range(2))
+    common = [
+        Counter(w for w in re.findall(r"[a-z]+", text.lower()) if w not in generator.structure)
+        for text in (first, second)
+    ]
+    top_first = {w for w, _ in common[0].most_common(10)}
+    top_second = {w for w, _ in common[1].most_common(10)}
+    assert len(top_first & top_second) <= 3
+
+
+@pytest.mark.parametrize("content_type", ["log", "code"])
+def test_logs_and_code_come_from_several_templates(content_type: str) -> None:
+    text = TextGenerator(8).document(content_type, 20_000)
+    if content_type == "log":
+        assert all(marker in text for marker in ("GET ", "connection to ", "cache ", "worker "))
+    else:
+        assert "class " in text and "def test_" in text and "function " in text

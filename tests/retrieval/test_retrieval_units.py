@@ -83,6 +83,17 @@ def test_term_spans_match_words_phrases_and_substrings():
     assert [text[s:e] for s, e in spans[2]] == ["Corrupt"]  # inside an identifier
 
 
+def test_term_spans_find_every_word_form_and_phrases_across_punctuation():
+    """Only words that start like a term are stemmed; every form porter folds still counts."""
+    terms = (Term("policy"), Term("stop"), Term("max_chunk_bytes"), Term("go version", phrase=True))
+    text = "Policies: the policy stopped; stopping max-chunk-bytes (go) version, go_version."
+    spans = term_spans(text, compile_terms(terms))
+    assert [text[s:e] for s, e in spans[0]] == ["Policies", "policy"]
+    assert [text[s:e] for s, e in spans[1]] == ["stopped", "stopping"]
+    assert [text[s:e] for s, e in spans[2]] == ["max-chunk-bytes"]
+    assert [text[s:e] for s, e in spans[3]] == ["go) version", "go_version"]
+
+
 def test_smallest_window_measures_the_gap_between_terms():
     assert smallest_window([[(0, 4)], [(5, 9)]]) == (1, 8)
     assert smallest_window([[(0, 4), (100, 104)], [(50, 54), (106, 110)]]) == (2, 8)

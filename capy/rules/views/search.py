@@ -9,6 +9,8 @@ from pydantic import model_validator
 
 from capy.rules.views.base import PackView, RuleView, Section
 
+_MAX_VERDICTS = 4096  # distinct query terms remembered per loaded pack
+
 
 class Query(Section):
     max_terms: int
@@ -185,7 +187,20 @@ class Entities(Section):
     def active_rules(self) -> tuple[EntityRule, ...]:
         return tuple(rule for rule in self.rules if rule.active)
 
+    @cached_property
+    def verdicts(self) -> dict[str, bool]:
+        """Past answers of `is_entity`: ranking asks about the same terms for every candidate."""
+        return {}
+
     def is_entity(self, term: str) -> bool:
+        verdict = self.verdicts.get(term)
+        if verdict is None:
+            if len(self.verdicts) >= _MAX_VERDICTS:
+                self.verdicts.clear()
+            verdict = self.verdicts[term] = self._matches_a_rule(term)
+        return verdict
+
+    def _matches_a_rule(self, term: str) -> bool:
         if len(term) < self.min_chars or term.lower() in self.stopwords:
             return False
         return any(rule.regex.search(term) for rule in self.active_rules)
