@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,17 @@ def transcripts_pack(shipped_rules):
 @pytest.fixture
 def claude_transcripts(shared_testdata) -> Path:
     return shared_testdata("claude-transcripts")
+
+
+@pytest.fixture
+def settled_claude_transcripts(claude_transcripts, tmp_path) -> Path:
+    """A copy of the real transcripts aged past settle time: a fresh checkout of the test data
+    has just-written files, which the sweep rightly treats as live sessions and leaves alone."""
+    copy = tmp_path / "claude-transcripts"
+    shutil.copytree(claude_transcripts, copy)
+    for path in copy.rglob("*"):
+        os.utime(path, (SETTLED_MTIME, SETTLED_MTIME))
+    return copy
 
 
 def write_jsonl(path: Path, records: list, *, settled: bool = True) -> Path:

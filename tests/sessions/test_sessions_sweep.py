@@ -67,9 +67,9 @@ def _session(folder: Path, writer, line, *, cwd: str, prompt: str, name: str = "
     )
 
 
-def test_dry_run_counts_equal_the_real_run(claude_transcripts, tmp_path):
+def test_dry_run_counts_equal_the_real_run(settled_claude_transcripts, tmp_path):
     db = tmp_path / "kb.db"
-    options = dict(source=claude_transcripts, db_path=db)
+    options = dict(source=settled_claude_transcripts, db_path=db)
     planned = sweep(SweepOptions(dry_run=True, **options))
     assert not db.exists()  # a dry run writes nothing, not even a key or a database
     done = sweep(SweepOptions(**options))
@@ -91,14 +91,14 @@ def test_dry_run_counts_equal_the_real_run(claude_transcripts, tmp_path):
     assert done.totals["malformed_lines"] == 3  # edge_cases.jsonl's non-object lines
 
 
-def test_second_sweep_skips_unchanged_and_force_redoes(claude_transcripts, tmp_path):
+def test_second_sweep_skips_unchanged_and_force_redoes(settled_claude_transcripts, tmp_path):
     db = tmp_path / "kb.db"
-    first = sweep(SweepOptions(source=claude_transcripts, db_path=db))
+    first = sweep(SweepOptions(source=settled_claude_transcripts, db_path=db))
     assert state_path(db).is_file()
-    again = sweep(SweepOptions(source=claude_transcripts, db_path=db))
+    again = sweep(SweepOptions(source=settled_claude_transcripts, db_path=db))
     assert again.counts["unchanged"] == first.counts["indexed"] == 8
     assert {s.label for s in again.sessions} == {s.label for s in first.sessions}
-    forced = sweep(SweepOptions(source=claude_transcripts, db_path=db, force=True))
+    forced = sweep(SweepOptions(source=settled_claude_transcripts, db_path=db, force=True))
     assert forced.counts["indexed"] == 8
 
 
@@ -228,13 +228,13 @@ def test_secrets_are_redacted_before_indexing(tmp_path, jsonl_writer, make_claud
     assert FAKE_TOKEN not in decompress_text(raw)
 
 
-def test_cli_prints_json_and_refuses_a_missing_source(tmp_path, capsys, claude_transcripts):
+def test_cli_prints_json_and_refuses_a_missing_source(tmp_path, capsys, settled_claude_transcripts):
     db = tmp_path / "kb.db"
-    assert sweep_command(source=claude_transcripts, db=db, dry_run=True, as_json=True) == 0
+    assert sweep_command(source=settled_claude_transcripts, db=db, dry_run=True, as_json=True) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["dry_run"] is True and data["counts"]["indexed"] == 8
     assert not db.exists()
-    assert sweep_command(source=claude_transcripts, db=db) == 0
+    assert sweep_command(source=settled_claude_transcripts, db=db) == 0
     out = capsys.readouterr().out
     assert out.startswith("indexed 8 of 8 sessions:")
     assert sweep_command(source=tmp_path / "missing") == 2
