@@ -43,6 +43,16 @@ def _environment(home: Path) -> dict[str, str]:
     }
 
 
+def _fresh_home(home: Path, rules_cache_file: Path) -> dict[str, str]:
+    """A new home whose rules cache is warm, as after any earlier capy command: validating the
+    packs cold in every hook process would make this test slow and test nothing more."""
+    environment = _environment(home)
+    cache = Path(environment["XDG_DATA_HOME"]) / "capy" / "cache" / "rules"
+    cache.mkdir(parents=True)
+    shutil.copy(rules_cache_file, cache / rules_cache_file.name)
+    return environment
+
+
 def _registered(project: Path) -> set[tuple[str, str]]:
     """(platform, event) of every capy hook command written anywhere in the project."""
     found = set()
@@ -55,7 +65,9 @@ def _registered(project: Path) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("setup_key", sorted(PLATFORMS))
-def test_setup_then_every_registered_hook_answers_as_documented(setup_key, tmp_path, monkeypatch):
+def test_setup_then_every_registered_hook_answers_as_documented(
+    setup_key, tmp_path, monkeypatch, rules_cache_file
+):
     if shutil.which("capy", path=str(Path(sys.executable).parent)) is None:
         pytest.skip("the capy console script is not installed beside this Python")
     from capy.hooks import handle
@@ -89,12 +101,12 @@ def test_setup_then_every_registered_hook_answers_as_documented(setup_key, tmp_p
             shell=True,
             input=payload,
             cwd=project,
-            env=_environment(tmp_path / f"hook-home-{number}"),
+            env=_fresh_home(tmp_path / f"hook-home-{number}", rules_cache_file),
             capture_output=True,
             timeout=60,
         )
         library_home = tmp_path / f"library-home-{number}"
-        for name, value in _environment(library_home).items():
+        for name, value in _fresh_home(library_home, rules_cache_file).items():
             if name != "PATH":
                 monkeypatch.setenv(name, value)
         expected = handle(event, payload, platform=platform, project_dir=project)
