@@ -51,8 +51,8 @@ class Haystack:
 
     @property
     def index_content_type(self) -> str:
-        """The chunker's own type when it has one (log, code, ...); else detection decides
-        (a transcript is chunked as whatever it looks like)."""
+        """The chunker's own type when it has one (log, code, transcript, ...); else detection
+        decides."""
         return self.content_type if self.content_type in set(ContentType) else "auto"
 
 

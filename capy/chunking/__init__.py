@@ -25,6 +25,7 @@ from capy.chunking.markdown import chunk_markdown
 from capy.chunking.pieces import Piece, bounded, fallback_title
 from capy.chunking.tables import chunk_csv
 from capy.chunking.text import chunk_plaintext
+from capy.chunking.transcript import chunk_transcript
 from capy.rules.views.chunking import ChunkingPack, ContentType
 
 __all__ = ["AUTO", "Chunk", "chunk_text", "detect_content_type"]
@@ -105,6 +106,7 @@ _CHUNKERS: dict[ContentType, Callable[[str, str, ChunkingPack], list[Piece]]] = 
     ContentType.LOG: chunk_log,
     ContentType.CSV: chunk_csv,
     ContentType.DIFF: chunk_diff,
+    ContentType.TRANSCRIPT: chunk_transcript,
 }
 
 

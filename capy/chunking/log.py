@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from capy.chunking.pieces import Piece, nbytes, split_long_line, window_pieces
+from capy.chunking.pieces import Piece, line_starts, nbytes, split_long_line, window_pieces
 from capy.rules.views.chunking import ChunkingPack, Severity
 
 _SEVERITY_RANK = {severity: rank for rank, severity in enumerate(Severity)}
@@ -29,7 +29,7 @@ def chunk_log(text: str, label: str, rules: ChunkingPack) -> list[Piece]:
 
 def _error_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:
     """Indices of the flagged lines to chunk: distinct messages, worst severity first, capped."""
-    starts = _line_starts(lines)
+    starts = line_starts(lines)
     rank: dict[int, int] = {}
     for rule in rules.log.active_error_rules:
         severity = _SEVERITY_RANK.get(rule.severity, len(_SEVERITY_RANK))
@@ -50,14 +50,6 @@ def _error_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:
         if len(chosen) >= rules.log.max_error_chunks:
             break
     return sorted(chosen)
-
-
-def _line_starts(lines: list[str]) -> list[int]:
-    starts, offset = [], 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    return starts
 
 
 def _message(line: str, rules: ChunkingPack) -> str:

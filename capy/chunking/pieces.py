@@ -24,6 +24,15 @@ def nbytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+def line_starts(lines: list[str]) -> list[int]:
+    """Character offset of each line in the text the lines were split from (on "\\n")."""
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    return starts
+
+
 def fallback_title(rules: ChunkingPack, label: str, first: int, last: int) -> str:
     """`label (lines 41-60)`: the label is clipped, never the line range that tells pieces apart."""
     suffix = f" (lines {first}-{last})" if first != last else f" (line {first})"

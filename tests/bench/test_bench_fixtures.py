@@ -44,7 +44,7 @@ def test_parse_positive_and_negative_cases(make_entry) -> None:
 @pytest.mark.parametrize(
     ("fixture_type", "index_type"),
     [("markdown", "markdown"), ("json", "json"), ("log", "log"), ("code", "code"),
-     ("plaintext", "plaintext"), ("transcript", "auto")],
+     ("plaintext", "plaintext"), ("transcript", "transcript"), ("csv-ish", "auto")],
 )  # fmt: skip
 def test_content_types_map_to_the_chunker_or_auto(
     make_entry, fixture_type: str, index_type: str

@@ -5,12 +5,69 @@ from __future__ import annotations
 from capy.chunking import chunk_text
 
 
-def test_paragraph_chunks_with_line_range_titles(chunk, checks, fixture_text):
+def test_paragraph_chunks_titled_by_their_heading(chunk, checks, fixture_text):
     chunks = chunk("postmortem.txt")
     checks.lines_kept(fixture_text("postmortem.txt"), chunks)
     (timeline,) = checks.containing(chunks, "14:49  rollback complete")
-    assert timeline.title == "postmortem.txt (lines 13-19)"
+    assert timeline.title == "Timeline"
     assert timeline.content.startswith("Timeline\n\n14:02")  # the lone header merged forward
+    # Before the first heading, the label and the line range still title a chunk.
+    assert chunks[0].title == "postmortem.txt (line 1)"
+
+
+RFC = """\
+Quill Message Framing
+=====================
+
+Abstract
+
+   This document specifies a framing layer for ordered, typed messages.
+
+4.  Frame Types
+
+   Every frame carries a type octet; unknown types are ignored.
+
+4.6.  RESET (type=0x5)
+
+   Abruptly terminates one stream. The payload is a 32-bit error code.
+
+5.  Flow Control
+
+   Each side starts with an initial window of 65535 octets per stream.
+"""
+
+
+def test_numbered_sections_build_a_heading_path(rules):
+    chunks = chunk_text(RFC, label="draft.txt", content_type="plaintext", rules=rules)
+    by_text = {chunk.content.split("\n")[-1].strip(): chunk.title for chunk in chunks}
+    title = "Quill Message Framing"
+    assert by_text["Abruptly terminates one stream. The payload is a 32-bit error code."] == (
+        f"{title} > 4. Frame Types > 4.6. RESET (type=0x5)"
+    )
+    # A section at the same depth replaces its sibling; the document title stays at the root.
+    assert by_text["Each side starts with an initial window of 65535 octets per stream."] == (
+        f"{title} > 5. Flow Control"
+    )
+    # A heading never stands alone: it opens the chunk of the text below it.
+    assert all(chunk.content.strip() not in {"4.  Frame Types", "Abstract"} for chunk in chunks)
+
+
+def test_man_page_sections_title_their_options(rules):
+    text = (
+        "NAME\n       synctl - mirror directory trees between hosts with resumable transfers\n\n"
+        "EXIT STATUS\n       0      Success; everything was transferred.\n"
+        "       12     Delete limit exceeded; nothing was removed.\n\n"
+        "SEE ALSO\n       rsync(1), the synctl.conf(5) manual and the project's handbook\n"
+    )
+    chunks = chunk_text(text, label="man synctl", content_type="plaintext", rules=rules)
+    (status,) = [chunk for chunk in chunks if "Delete limit exceeded" in chunk.content]
+    assert status.title == "EXIT STATUS"
+
+
+def test_numbered_list_items_are_not_headings(rules):
+    text = "Steps\n\n1. Install the package.\n\n2. Restart the shell.\n\n3. Run the tests.\n"
+    chunks = chunk_text(text, label="steps.txt", content_type="plaintext", rules=rules)
+    assert {chunk.title for chunk in chunks} == {"Steps"}
 
 
 def test_unsectioned_text_uses_overlapping_windows(chunk, rules):

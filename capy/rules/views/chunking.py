@@ -20,6 +20,7 @@ class ContentType(StrEnum):
     CSV = "csv"
     HTML = "html"
     DIFF = "diff"
+    TRANSCRIPT = "transcript"
     PLAINTEXT = "plaintext"
 
 
@@ -27,6 +28,13 @@ class Severity(StrEnum):
     ERROR = "error"
     FAILURE = "failure"
     WARNING = "warning"
+
+
+class TurnRole(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
 
 
 class _RegexRuleView(RuleView):
@@ -44,6 +52,10 @@ class DetectRule(_RegexRuleView):
 
 class ErrorRule(_RegexRuleView):
     severity: Severity
+
+
+class TurnRule(_RegexRuleView):
+    role: TurnRole
 
 
 class DefinitionRule(_RegexRuleView):
@@ -103,11 +115,28 @@ class Paragraphs(Section):
     max_section_bytes: int
 
 
+class HeadingRule(_RegexRuleView):
+    level: int
+
+    def heading(self, match: re.Match[str]) -> tuple[int, int, str]:
+        """(where the title starts, depth in the heading path, the title) of one match."""
+        groups = self.regex.groupindex
+        title_group = "title" if "title" in groups else 0
+        number = match.group("number") if "number" in groups else None
+        depth = self.level + (number.count(".") if number else 0)
+        return match.start(title_group), depth, " ".join(match.group(title_group).split())
+
+
 class PlainText(Section):
     paragraphs: Paragraphs
     window_lines: int
     overlap_lines: int
     whitespace_break_ratio: float
+    heading_rules: tuple[HeadingRule, ...] = ()
+
+    @cached_property
+    def active_heading_rules(self) -> tuple[HeadingRule, ...]:
+        return active(self.heading_rules)
 
 
 class Json(Section):
@@ -165,6 +194,25 @@ class Html(Section):
     drop_elements: tuple[str, ...]
 
 
+class Transcript(Section):
+    window_lines: int
+    overlap_lines: int
+    max_tool_input_chars: int
+    turn_rules: tuple[TurnRule, ...]
+
+    @cached_property
+    def active_turn_rules(self) -> tuple[TurnRule, ...]:
+        return active(self.turn_rules)
+
+    def turn_of(self, line: str) -> tuple[TurnRule, re.Match[str]] | None:
+        """The first active rule whose pattern matches at the start of `line`, with its match."""
+        for rule in self.active_turn_rules:
+            match = rule.regex.match(line)
+            if match:
+                return rule, match
+        return None
+
+
 class Diff(Section):
     chunk_per: Literal["file", "hunk"]
     repeat_file_header: bool
@@ -182,6 +230,7 @@ class ChunkingPack(PackView):
     code: Code
     csv: Csv
     html: Html
+    transcript: Transcript
     diff: Diff
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
