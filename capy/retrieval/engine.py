@@ -17,6 +17,7 @@ term, so a query about something absent still returns nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import Enum
 
 from capy.retrieval.boosts import boost, find_matches, term_weights
 from capy.retrieval.definitions import definition_boost, wanted_names
@@ -58,7 +59,7 @@ def search(
     parsed = parse_query(query, rules)
     if parsed.empty:
         return SearchResult(query=shown_query, hits=())  # nothing was searched, nothing to note
-    retrieved = _retrieve(corpus, parsed, rules.fusion.candidates_for(limit), filters, rules)
+    retrieved = _retrieve(corpus, parsed, limit, filters, rules)
     # Boosts re-rank; finding every term in every chunk is the costly part of them, and a
     # candidate far down the fused list seldom climbs into the results.
     fused = retrieved.fused[: limit * rules.fusion.rerank_per_result]
@@ -77,11 +78,12 @@ def search(
 
 
 def _retrieve(
-    corpus: Corpus, parsed: ParsedQuery, wanted: int, filters: SearchFilters, rules: SearchPack
+    corpus: Corpus, parsed: ParsedQuery, limit: int, filters: SearchFilters, rules: SearchPack
 ) -> _Retrieved:
     """AND first; a query whose AND pass finds nothing is fuzzy-corrected and ANDed again; when
     AND finds fewer than `or_fallback_below`, OR fills the remaining slots, ranked after."""
     terms, settings = parsed.terms, rules.query
+    wanted = rules.fusion.candidates_for(limit)
     found = _run(corpus, terms, "AND", wanted, filters, rules)
     # OR results rank after every AND result, so once AND fills every candidate slot an OR
     # pass could add nothing that is shown.
@@ -96,7 +98,11 @@ def _retrieve(
     primary = None
     if settings.and_then_or and len(active) > 1:
         primary = len(found) or None
-        found = _merge(found, _run(corpus, active, "OR", wanted, filters, rules))
+        # Once AND filled every slot the caller will see, OR only adds spare candidates.
+        spare = len(found) >= limit
+        found = _merge(
+            found, _run(corpus, active, "OR", wanted, filters, rules, found_already=spare)
+        )
     if len(found) < rules.fuzzy.trigger_below_results and corrected != terms:
         retry = _run(
             corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
@@ -129,11 +135,24 @@ def _run(
     wanted: int,
     filters: SearchFilters,
     rules: SearchPack,
+    *,
+    found_already: bool = False,
 ) -> list[Fused]:
+    """One pass: the porter list, then the trigram list when porter came back short.
+
+    A list that can only add to what is already shown runs within the pack's time budget and
+    adds nothing when cut short: the porter list of an OR pass after AND filled every slot the
+    caller sees (`found_already`), and the trigram list when every query word is a known word.
+    A list that is the only way to an answer (a word that occurs only inside longer words) is
+    never cut, and a trigram AND with a word that occurs nowhere, even inside a word, is not run.
+    """
+    budget = rules.query.optional_pass_budget_ms
     lists = {}
     porter = porter_query(terms, conjunction=conjunction)
     if porter:
-        lists["porter"] = corpus.match("porter", porter, wanted, filters)
+        lists["porter"] = corpus.match(
+            "porter", porter, wanted, filters, budget_ms=budget if found_already else None
+        )
     trigram = None
     # Porter found enough: substring hits are not worth their cost (see the pack).
     porter_short = len(lists.get("porter", ())) < min(rules.query.trigram_when_porter_below, wanted)
@@ -142,8 +161,63 @@ def _run(
             terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
         )
     if trigram:
-        lists["trigram"] = corpus.match("trigram", trigram, wanted, filters)
+        reach = _substring_reach(corpus, terms, conjunction, rules)
+        if reach is not _Reach.NONE:
+            optional = reach is _Reach.KNOWN_WORDS
+            lists["trigram"] = corpus.match(
+                "trigram", trigram, wanted, filters, budget_ms=budget if optional else None
+            )
     return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)
+
+
+class _Reach(Enum):
+    """What the trigram list can find that porter cannot, judged from the vocabulary."""
+
+    KNOWN_WORDS = "known words"  # every word occurs as a word: substrings add little
+    INSIDE_WORDS = "inside words"  # a word occurs only inside longer ones: the way to it
+    NONE = "none"  # AND with a word found nowhere: it cannot match
+
+
+# Worst to best reach of one term.
+_ORDER = (_Reach.NONE, _Reach.INSIDE_WORDS, _Reach.KNOWN_WORDS)
+
+
+def _substring_reach(
+    corpus: Corpus, terms: tuple[Term, ...], conjunction: str, rules: SearchPack
+) -> _Reach:
+    """A query word that never occurs as a word of its own can only match inside longer ones
+    ("Config" in RetryConfig, a partial word): then the trigram list is the way to it. When
+    every word is known, substring hits ("form" in "information") add little and cost the
+    most of any step on a large store. One key lookup per word, and for an unknown word one
+    substring test over the cached vocabulary (a typo that occurs nowhere cannot match). A
+    term reaches as far as its best variant (a typo's correction is a known word)."""
+    min_chars = rules.query.trigram_min_chars
+    variants = [
+        [term.variant_words(v, min_chars) for v in term.trigram_variants(min_chars)]
+        for term in terms
+    ]
+    words = {word for term in variants for variant in term for word in variant}
+    known = corpus.known_words(words)
+    inside = corpus.inside_words(words - known)
+    reaches = [
+        max((_variant_reach(v, known, inside) for v in term), default=_Reach.NONE, key=_ORDER.index)
+        for term in variants
+    ]
+    if conjunction == "AND" and _Reach.NONE in reaches:
+        return _Reach.NONE
+    return (
+        _Reach.INSIDE_WORDS
+        if _Reach.INSIDE_WORDS in reaches
+        else max(reaches, key=_ORDER.index, default=_Reach.NONE)
+    )
+
+
+def _variant_reach(words: tuple[str, ...], known: set[str], inside: set[str]) -> _Reach:
+    if all(word in known for word in words):
+        return _Reach.KNOWN_WORDS
+    if all(word in known or word in inside for word in words):
+        return _Reach.INSIDE_WORDS
+    return _Reach.NONE
 
 
 def _merge(first: list[Fused], second: list[Fused]) -> list[Fused]:

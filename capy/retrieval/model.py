@@ -1,7 +1,7 @@
 """The values the retrieval core passes around, and the corpus interface it searches through.
 
 The core knows nothing about SQLCipher: the store, the vault and memory each implement `Corpus`
-(four small methods) and get the whole pipeline (sanitising, fusion, fuzzy correction, boosts,
+(six small methods) and get the whole pipeline (sanitising, fusion, fuzzy correction, boosts,
 diversity, snippets) without copying it.
 """
 
@@ -57,14 +57,30 @@ class Corpus(Protocol):
     """What the core needs from a searchable collection of chunks."""
 
     def match(
-        self, layer: str, fts_query: str, limit: int, filters: SearchFilters
+        self,
+        layer: str,
+        fts_query: str,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        budget_ms: float | None = None,
     ) -> list[Candidate]:
         """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
-        `fts_query` is always well-formed: the core builds it from quoted terms only."""
+        `fts_query` is always well-formed: the core builds it from quoted terms only. With a
+        budget, a query still running after `budget_ms` is stopped and returns nothing."""
         ...
 
     def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
         """Indexed words (lowercase) with a length in the range, most frequent first."""
+        ...
+
+    def known_words(self, words: Iterable[str]) -> set[str]:
+        """Which of these lowercase words (3 to 40 letters or digits) occur in indexed text."""
+        ...
+
+    def inside_words(self, words: Iterable[str]) -> set[str]:
+        """Which of these lowercase words may occur inside an indexed word (a corpus that cannot
+        tell cheaply returns them all)."""
         ...
 
     def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:

@@ -19,6 +19,8 @@ _HAS_WORD = re.compile(r"[^\W_]")
 # Words as the vocabulary stores them (letters, digits, underscore), for synonyms and fuzzy.
 _PLAIN_WORD = re.compile(r"\w+")
 _PHRASE = re.compile(r'"([^"]*)"')
+# Word parts as the tokenizers split them: `_` and punctuation separate.
+_WORD_PART = re.compile(r"[^\W_]+")
 # Sentence punctuation glued to the end of a word ("locked," "why?") is not part of it.
 _EDGE_PUNCTUATION = ".,;!?"
 
@@ -49,6 +51,13 @@ class Term:
         unrelated words."""
         variants = _unique((self.text, *self.corrections))
         return tuple(variant for variant in variants if len(variant) >= min_chars)
+
+    @staticmethod
+    def variant_words(variant: str, min_chars: int) -> tuple[str, ...]:
+        """The words of one variant as the vocabulary counts them (lowercase letters and
+        digits, `_` and punctuation separate), for asking whether they occur anywhere."""
+        words = (word.lower() for word in _WORD_PART.findall(variant))
+        return tuple(dict.fromkeys(word for word in words if len(word) >= min_chars))
 
     @property
     def shown(self) -> str:

@@ -16,8 +16,10 @@ from capy.rules import RuleSet, load_rules
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
+from capy.store.budget import fetch_within
 from capy.store.database import DatabaseError
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.vocabulary import known_words
 
 _TABLES = {"porter": "chunks", "trigram": "chunks_trigram"}
 _KINDS = tuple(kind.value for kind in SourceKind)
@@ -36,6 +38,7 @@ class _VocabularyCache:
     fingerprint: tuple[int, int] | None = None
     bands: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
     ranked: tuple[str, ...] | None = None  # every word, most frequent first
+    joined: str | None = None  # every word, one per line, for substring tests at C speed
     connection: object = None  # the connection `generation` was read on
     generation: tuple[int, int] | None = None
 
@@ -60,7 +63,13 @@ class StoreCorpus:
     # --- ranked lists ---
 
     def match(
-        self, layer: str, fts_query: str, limit: int, filters: SearchFilters
+        self,
+        layer: str,
+        fts_query: str,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        budget_ms: float | None = None,
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
         allowed, params = self._sources_filter(filters)
@@ -96,9 +105,8 @@ class StoreCorpus:
               JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
              ORDER BY ranked.score, ranked.chunk_id
         """
-        rows = self.store.conn.execute(
-            sql, (*self.weights, fts_query, *scope, *window_params, limit)
-        )
+        params = (*self.weights, fts_query, *scope, *window_params, limit)
+        rows = fetch_within(self.store.conn, sql, params, budget_ms) or []
         return [
             Candidate(
                 chunk_id=row[0],
@@ -137,6 +145,21 @@ class StoreCorpus:
             cache.bands[band] = tuple(w for w in cache.ranked if low <= len(w) <= high)
         return cache.bands[band]
 
+    def known_words(self, words: Iterable[str]) -> set[str]:
+        return known_words(self.store.conn, words)
+
+    def inside_words(self, words: Iterable[str]) -> set[str]:
+        words = set(words)
+        if not words:
+            return set()  # nothing to look for: the vocabulary stays unread
+        cache = self._vocabulary_cache()
+        self._refresh(cache)
+        if cache.joined is None:
+            if cache.ranked is None:
+                cache.ranked = self._ranked_vocabulary()
+            cache.joined = "\n".join(cache.ranked)
+        return {word for word in words if word in cache.joined}
+
     def _ranked_vocabulary(self) -> tuple[str, ...]:
         """Every word, most frequent first, read in one pass: a length-band query walks the
         length index and looks each row up (one random read per word, ~30 ms per 10k words
@@ -169,6 +192,7 @@ class StoreCorpus:
             cache.fingerprint = (count, total)
             cache.bands.clear()
             cache.ranked = None
+            cache.joined = None
 
     # --- notes and retention ---
 

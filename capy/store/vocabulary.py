@@ -57,3 +57,14 @@ def apply_term_delta(
             "DELETE FROM vocabulary WHERE term = ? AND frequency = 0",
             [(term,) for _, term in decreases],
         )
+
+
+def known_words(conn: sqlcipher3.Connection, words: Iterable[str]) -> set[str]:
+    """Which of these lowercase words the vocabulary holds (one primary-key probe each)."""
+    wanted = sorted({word for word in words if MIN_TERM_CHARS <= len(word) <= MAX_TERM_CHARS})
+    if not wanted:
+        return set()
+    rows = conn.execute(
+        f"SELECT term FROM vocabulary WHERE term IN ({', '.join('?' * len(wanted))})", wanted
+    )
+    return {row[0] for row in rows}

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
+from capy.store.budget import fetch_within
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.vocabulary import known_words
 from capy.vault import Vault
 
 ROLES = ("user", "assistant", "tool", "system")
@@ -41,7 +43,13 @@ class VaultCorpus:
         self.scope = scope
 
     def match(
-        self, layer: str, fts_query: str, limit: int, filters: SearchFilters
+        self,
+        layer: str,
+        fts_query: str,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        budget_ms: float | None = None,
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
         if table is None or limit < 1 or not fts_query:
@@ -63,7 +71,8 @@ class VaultCorpus:
               JOIN sessions AS s ON s.id = ranked.row_id >> {CHUNK_ORDINAL_BITS}
              ORDER BY ranked.score, ranked.row_id
         """
-        rows = self.vault.conn.execute(sql, (*self.weights, fts_query, *params, limit))
+        query_params = (*self.weights, fts_query, *params, limit)
+        rows = fetch_within(self.vault.conn, sql, query_params, budget_ms) or []
         return [
             Candidate(
                 chunk_id=row[0],
@@ -109,6 +118,12 @@ class VaultCorpus:
             (max(min_length, 1), max_length),
         )
         return [row[0] for row in rows]
+
+    def known_words(self, words: Iterable[str]) -> set[str]:
+        return known_words(self.vault.conn, words)
+
+    def inside_words(self, words: Iterable[str]) -> set[str]:
+        return set(words)  # a scan of the whole vocabulary per query would cost more than it saves
 
     def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
         return {}  # no role is left out unless asked for

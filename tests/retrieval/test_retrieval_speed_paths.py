@@ -1,5 +1,6 @@
 """The cheap paths a search takes on a large store: the bm25 window, the OR and trigram skips,
-and the definition boost that ranks where a name is declared above where it is used."""
+the time budget of passes that can only add, and the definition boost that ranks where a name
+is declared above where it is used."""
 
 from __future__ import annotations
 
@@ -65,10 +66,12 @@ class RecordingCorpus(StoreCorpus):
     def __init__(self, *args, **options) -> None:
         super().__init__(*args, **options)
         self.queries: list[tuple[str, str]] = []
+        self.calls: list[tuple[str, str, float | None]] = []
 
-    def match(self, layer, fts_query, limit, filters):
+    def match(self, layer, fts_query, limit, filters, *, budget_ms=None):
         self.queries.append((layer, fts_query))
-        return super().match(layer, fts_query, limit, filters)
+        self.calls.append((layer, fts_query, budget_ms))
+        return super().match(layer, fts_query, limit, filters, budget_ms=budget_ms)
 
 
 def recording(store, rules) -> RecordingCorpus:
@@ -147,3 +150,41 @@ def test_definition_boost_scales_with_the_terms_the_name_covers(search_rules):
     assert boost_for("max attempts", "if max_attempts == 3:") == 0.0
     assert boost_for("ENHANCE_YOUR_CALM", "an error of type ENHANCE_YOUR_CALM") == 0.0
     assert boost_for("attempts", "attempts = 3") == 0.0
+
+
+def test_trigram_finds_a_word_inside_an_identifier_without_a_budget(store, put, rules):
+    put("wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])
+    put("notes.md", [("notes", "the writer flushes on close")])
+    corpus = recording(store, rules)
+    result = search(corpus, "WriterSize", rules=rules.view("search"), limit=5)
+    # "writersize" is no word of its own (only inside "newwritersize"): the trigram list is the
+    # way to it, so it runs whole.
+    assert [hit.title for hit in result.hits] == ["Options"]
+    assert ("trigram", '"WriterSize"', None) in corpus.calls
+
+
+def test_trigram_of_known_words_runs_within_the_budget(store, put, rules):
+    put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
+    corpus = recording(store, rules)
+    search(corpus, "writer segments", rules=rules.view("search"), limit=5)
+    budget = rules.view("search").query.optional_pass_budget_ms
+    assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
+
+
+def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rules):
+    put("notes.md", [("one", "the writer flushes segments")])
+    corpus = recording(store, rules)
+    search(corpus, "writer qzxvbnm", rules=rules.view("search"), limit=5)
+    assert not [call for call in corpus.calls if call[0] == "trigram" and " AND " in call[1]]
+
+
+def test_a_query_past_its_budget_returns_nothing_and_the_connection_stays_usable(store):
+    from capy.store.budget import fetch_within
+
+    endless = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        "SELECT count(*) FROM n WHERE i < 0"
+    )
+    assert fetch_within(store.conn, endless, (), budget_ms=20) is None
+    assert fetch_within(store.conn, "SELECT 1", (), budget_ms=20) == [(1,)]
+    assert fetch_within(store.conn, "SELECT 2", (), budget_ms=None) == [(2,)]

@@ -25,6 +25,8 @@ class Query(Section):
     or_trigram_max_terms: int = 3
     # The trigram list runs only when the porter list found fewer candidates (see the pack).
     trigram_when_porter_below: int = 1000
+    # Milliseconds a pass gets when it can only add to what was found (None: no limit).
+    optional_pass_budget_ms: float | None = None
 
     @cached_property
     def operator_words(self) -> frozenset[str]:
