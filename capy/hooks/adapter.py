@@ -10,8 +10,8 @@ import json
 import re
 import zlib
 
-from capy.hooks.jsonpath import read_first, write_path
 from capy.hooks.outcome import ALLOW, DENY, PASS_THROUGH, HookOutcome, Verdict
+from capy.jsonpath import read_first, write_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from capy.rules.views.platforms import read_path
+from capy.jsonpath import read_path
 from capy.setup.documents import SetupError
 
 if TYPE_CHECKING:

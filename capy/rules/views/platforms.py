@@ -1,7 +1,8 @@
 """Typed view of the platforms pack: how each agent platform names events and tools, and where
 hook input fields and output decisions live in its JSON.
 
-The hook adapter reads and writes payloads only through `InputPaths.read` and `write_path`, so a
+The hook adapter reads and writes payloads only through `InputPaths.read` and
+`capy.jsonpath.write_path`, so a
 platform that moves a field is fixed in rules/platforms.yaml alone.
 """
 
@@ -14,9 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from capy.jsonpath import read_path
 from capy.rules.views.base import PackView, RuleView, active
-
-_SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([0-9]+)\])?")
 
 
 class CanonicalEvent(StrEnum):
@@ -35,33 +35,6 @@ class Decision(StrEnum):
     ALLOW = "allow"
     DENY = "deny"
     ASK = "ask"
-
-
-def _segments(path: str) -> list[tuple[str, int | None]]:
-    return [(name, int(index) if index else None) for name, index in _SEGMENT.findall(path)]
-
-
-def read_path(payload: Any, path: str) -> Any:
-    """The value at a dotted JSON path (`workspace_roots[0]`), or None when any step is missing."""
-    node = payload
-    for name, index in _segments(path):
-        if not isinstance(node, dict) or name not in node:
-            return None
-        node = node[name]
-        if index is not None:
-            if not isinstance(node, list) or index >= len(node):
-                return None
-            node = node[index]
-    return node
-
-
-def write_path(target: dict[str, Any], path: str, value: Any) -> None:
-    """Set a value at a dotted path, creating intermediate objects (no list indexes)."""
-    steps = [name for name, _ in _segments(path)]
-    node = target
-    for name in steps[:-1]:
-        node = node.setdefault(name, {})
-    node[steps[-1]] = value
 
 
 class _Frozen(BaseModel):

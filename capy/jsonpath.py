@@ -1,8 +1,9 @@
 """Dotted JSON paths (`hookSpecificOutput.additionalContext`, `workspace_roots[0]`) over plain
-dicts, for the platforms pack's `input` and `output` paths.
+dicts, for the platforms pack's `input` and `output` paths: the one reader and writer that the
+hook adapter, the platforms view and `capy setup` share.
 
-The same grammar as `capy.rules.views.platforms.read_path`, kept free of pydantic here because
-the hook path must not import it (a hook is a fresh process on every tool call).
+Kept free of pydantic and every other heavy import, because the hook path imports it and a
+hook is a fresh process on every tool call. The platforms schema checks the path grammar.
 """
 
 from __future__ import annotations
