@@ -11,10 +11,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from loopback_helpers import on_second_host, serve_loopback
 
 DOCS_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Frobnicator Guide</title>
@@ -137,17 +138,9 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
 def _serve(host: str) -> Iterator[Site]:
     site = Site(host)
     _standard_routes(site)
-    httpd = ThreadingHTTPServer((host, 0), _handler(site))
-    site.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serve_loopback(host, _handler(site)) as port:
+        site.port = port
         yield site
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -157,11 +150,7 @@ def site() -> Iterator[Site]:
 
 @pytest.fixture
 def other_site() -> Iterator[Site]:
-    """A second loopback host: Linux routes all of 127.0.0.0/8 to the loopback interface."""
-    try:
-        yield from _serve("127.0.0.2")
-    except OSError as exc:  # pragma: no cover - platforms without the whole /8 on lo
-        pytest.skip(f"cannot bind 127.0.0.2 here: {exc}")
+    yield from on_second_host(_serve)
 
 
 @pytest.fixture

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from loopback_helpers import on_second_host, serve_loopback
 
 
 @dataclass
@@ -53,18 +53,9 @@ def _handler_for(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
 def _serve(host: str) -> Iterator[LoopbackServer]:
     record = LoopbackServer(host, 0)
-    httpd = ThreadingHTTPServer((host, 0), _handler_for(record))
-    record.port = httpd.server_address[1]
-    thread = threading.Thread(
-        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
+    with serve_loopback(host, _handler_for(record)) as port:
+        record.port = port
         yield record
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -74,11 +65,7 @@ def server() -> Iterator[LoopbackServer]:
 
 @pytest.fixture
 def other_server() -> Iterator[LoopbackServer]:
-    """A second loopback host: Linux routes all of 127.0.0.0/8 to the loopback interface."""
-    try:
-        yield from _serve("127.0.0.2")
-    except OSError as exc:  # pragma: no cover - platforms without the whole /8 on lo
-        pytest.skip(f"cannot bind 127.0.0.2 here: {exc}")
+    yield from on_second_host(_serve)
 
 
 @pytest.fixture(scope="session")
