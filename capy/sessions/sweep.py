@@ -13,14 +13,14 @@ the chunk count it reports comes from the same chunker the index uses.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capy.sessions.discovery import SessionFile, discover_sessions, parse_session, peek_cwd
 from capy.sessions.redaction import redact_session
+from capy.sessions.report import SessionsReport
 from capy.sessions.state import SweepState, fingerprint, load_state
 from capy.sessions.transcript import build_transcript
 
@@ -62,14 +62,9 @@ class SessionOutcome:
 
 
 @dataclass
-class SweepReport:
-    dry_run: bool
+class SweepReport(SessionsReport):
+    OUTCOMES = OUTCOMES
     sessions: list[SessionOutcome] = field(default_factory=list)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        found = Counter(item.outcome for item in self.sessions)
-        return {outcome: found[outcome] for outcome in OUTCOMES}
 
     @property
     def totals(self) -> dict[str, int]:
@@ -83,14 +78,6 @@ class SweepReport:
             "malformed_lines": sum(item.malformed_lines for item in self.sessions),
             "redactions": sum(sum(item.redactions.values()) for item in self.sessions),
             "databases": len({item.database for item in indexed}),
-        }
-
-    def as_dict(self) -> dict:
-        return {
-            "dry_run": self.dry_run,
-            "counts": self.counts,
-            "totals": self.totals,
-            "sessions": [asdict(item) for item in self.sessions],
         }
 
 

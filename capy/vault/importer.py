@@ -12,14 +12,14 @@ A dry run takes the same path and decides the same outcomes; only the writes are
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capy.sessions.discovery import SessionFile, discover_sessions, parse_session, peek_cwd
 from capy.sessions.redaction import redact_session
+from capy.sessions.report import SessionsReport
 from capy.store.database import transaction
 from capy.vault.blobs import drop_unreferenced, store_blob
 from capy.vault.messages import message_rows, replace_rows
@@ -59,14 +59,9 @@ class SessionImport:
 
 
 @dataclass
-class ImportReport:
-    dry_run: bool
+class ImportReport(SessionsReport):
+    OUTCOMES = OUTCOMES
     sessions: list[SessionImport] = field(default_factory=list)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        found = Counter(item.outcome for item in self.sessions)
-        return {outcome: found[outcome] for outcome in OUTCOMES}
 
     @property
     def totals(self) -> dict[str, int]:
@@ -77,14 +72,6 @@ class ImportReport:
             "bytes": sum(item.bytes for item in written),
             "messages": sum(item.messages for item in written),
             "malformed_lines": sum(item.malformed_lines for item in written),
-        }
-
-    def as_dict(self) -> dict:
-        return {
-            "dry_run": self.dry_run,
-            "counts": self.counts,
-            "totals": self.totals,
-            "sessions": [asdict(item) for item in self.sessions],
         }
 
 
