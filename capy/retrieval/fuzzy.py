@@ -95,17 +95,16 @@ class Corrector:
         if max_distance == 0:
             return ()
         vocabulary = corpus.vocabulary_candidates(
-            len(word) - max_distance, len(word) + max_distance
+            len(word) - max_distance, len(word) + max_distance, rules.max_candidates
         )
         cached = self._cache.get(word)
         if cached is not None and cached[0] is vocabulary:
             self._cache.move_to_end(word)
             return cached[1]
-        words = list(vocabulary) if not isinstance(vocabulary, list | tuple) else vocabulary
-        if word in words:
-            result: tuple[str, ...] = ()
+        if corpus.known_words([word]):
+            result: tuple[str, ...] = ()  # an indexed word is no typo
         else:
-            nearby = islice(words, rules.max_candidates)
+            nearby = islice(vocabulary, rules.max_candidates)
             result = closest(word, nearby, max_distance, rules.max_corrections)
         self._remember(word, vocabulary, result)
         return result

@@ -70,8 +70,11 @@ class Corpus(Protocol):
         budget, a query still running after `budget_ms` is stopped and returns nothing."""
         ...
 
-    def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
-        """Indexed words (lowercase) with a length in the range, most frequent first."""
+    def vocabulary_candidates(
+        self, min_length: int, max_length: int, limit: int | None = None
+    ) -> Iterable[str]:
+        """Indexed words (lowercase) with a length in the range, most frequent first; the
+        first `limit` of them when given."""
         ...
 
     def known_words(self, words: Iterable[str]) -> set[str]:

@@ -8,8 +8,10 @@ runs per candidate.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
 from capy.rules import RuleSet, load_rules
@@ -36,8 +38,10 @@ class _VocabularyCache:
     a search does not re-scan the vocabulary because the previous search counted an access."""
 
     fingerprint: tuple[int, int] | None = None
-    bands: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    bands: dict[tuple[int, int, int | None], tuple[str, ...]] = field(default_factory=dict)
     ranked: tuple[str, ...] | None = None  # every word, most frequent first
+    # Words by length as (place in `ranked`, word): a band merges a few of these lists.
+    by_length: dict[int, list[tuple[int, str]]] | None = None
     joined: str | None = None  # every word, one per line, for substring tests at C speed
     connection: object = None  # the connection `generation` was read on
     generation: tuple[int, int] | None = None
@@ -134,16 +138,30 @@ class StoreCorpus:
 
     # --- fuzzy correction ---
 
-    def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
+    def vocabulary_candidates(
+        self, min_length: int, max_length: int, limit: int | None = None
+    ) -> Iterable[str]:
         cache = self._vocabulary_cache()
         self._refresh(cache)
-        band = (max(min_length, 1), max_length)
+        band = (max(min_length, 1), max_length, limit)
         if band not in cache.bands:
+            # Merging the per-length lists in frequency order stops after `limit` words: a new
+            # typo length costs microseconds instead of a pass over the whole vocabulary.
+            by_length = self._by_length(cache)
+            lists = [by_length.get(length, ()) for length in range(band[0], max_length + 1)]
+            merged = islice(heapq.merge(*lists), limit)
+            cache.bands[band] = tuple(word for _, word in merged)
+        return cache.bands[band]
+
+    def _by_length(self, cache: _VocabularyCache) -> dict[int, list[tuple[int, str]]]:
+        if cache.by_length is None:
             if cache.ranked is None:
                 cache.ranked = self._ranked_vocabulary()
-            low, high = band
-            cache.bands[band] = tuple(w for w in cache.ranked if low <= len(w) <= high)
-        return cache.bands[band]
+            by_length: dict[int, list[tuple[int, str]]] = {}
+            for place, word in enumerate(cache.ranked):
+                by_length.setdefault(len(word), []).append((place, word))
+            cache.by_length = by_length
+        return cache.by_length
 
     def known_words(self, words: Iterable[str]) -> set[str]:
         return known_words(self.store.conn, words)
@@ -192,6 +210,7 @@ class StoreCorpus:
             cache.fingerprint = (count, total)
             cache.bands.clear()
             cache.ranked = None
+            cache.by_length = None
             cache.joined = None
 
     # --- notes and retention ---

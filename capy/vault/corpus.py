@@ -111,11 +111,13 @@ class VaultCorpus:
             params.append(self.scope.project)
         return sql, params
 
-    def vocabulary_candidates(self, min_length: int, max_length: int) -> Iterable[str]:
+    def vocabulary_candidates(
+        self, min_length: int, max_length: int, limit: int | None = None
+    ) -> Iterable[str]:
         rows = self.vault.conn.execute(
             "SELECT term FROM vocabulary WHERE length(term) BETWEEN ? AND ? "
-            "ORDER BY frequency DESC, term",
-            (max(min_length, 1), max_length),
+            "ORDER BY frequency DESC, term LIMIT ?",
+            (max(min_length, 1), max_length, -1 if limit is None else limit),
         )
         return [row[0] for row in rows]
 

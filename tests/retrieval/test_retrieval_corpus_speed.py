@@ -32,3 +32,13 @@ def test_recording_an_access_keeps_the_vocabulary_cache(store, put, rules):
     put("notes/b.md", [("Zookeeper", "zookeeper quorum")])
     assert "quorum" in again.vocabulary_candidates(3, 6)  # a real change is seen
     assert str(store.path) in _vocabulary_caches
+
+
+def test_a_length_band_holds_the_most_frequent_words_first_up_to_the_limit(put, corpus):
+    put("notes/a.md", [("one", "lagging lagging lagging kafka kafka broker quorum zk")])
+    band = corpus.vocabulary_candidates(5, 7)
+    assert band == ("lagging", "kafka", "broker", "quorum")  # by frequency, then alphabetically
+    assert corpus.vocabulary_candidates(6, 7, 2) == ("lagging", "broker")
+    assert corpus.vocabulary_candidates(3, 40, 1) == ("lagging",)
+    assert corpus.known_words(["kafka", "kafk", "zk"]) == {"kafka"}  # words under 3 never count
+    assert corpus.inside_words(["afk", "rok", "xyz"]) == {"afk", "rok"}
