@@ -74,10 +74,17 @@ def run_quality(
     outcomes: list[CaseOutcome] = []
     indexed: list[dict] = []
     with scratch_store() as store:
+        # Everything is indexed before the first query, so every case sees the same store (its
+        # vocabulary and bm25 statistics) whatever the order of the fixture files.
+        errors = []
         for haystack in haystacks:
             entry, error = _index(store, haystack, ruleset)
             indexed.append(entry)
+            errors.append(error)
             done += 1
+            if progress:
+                progress("indexing haystacks", done, total)
+        for haystack, error in zip(haystacks, errors, strict=True):
             for case in haystack.cases:
                 outcomes.append(_run_case(store, haystack, case, ruleset, error, typo_ids))
                 done += 1
