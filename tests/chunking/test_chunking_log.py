@@ -38,3 +38,19 @@ def test_log_detected_from_content(rules):
     text = "[INFO] Scanning for projects...\n[ERROR] BUILD FAILURE\n[ERROR] see above\n"
     chunks = chunk_text(text, label="mvn package", rules=rules)
     assert "[ERROR] BUILD FAILURE" in [c.title for c in chunks]
+
+
+def test_a_traceback_behind_buildkit_step_prefixes_gets_its_own_chunk(rules):
+    steps = [f"#14 1.{n:03d} Collecting package-{n}" for n in range(60)]
+    failure = [
+        "#14 2.104 Traceback (most recent call last):",
+        '#14 2.105   File "/src/setup.py", line 3, in <module>',
+        "#14 2.106     import numpy",
+        "#14 2.110 ModuleNotFoundError: No module named 'numpy'",
+        "#14 ERROR: process did not complete successfully: exit code: 1",
+    ]
+    text = "\n".join(["#13 [builder 4/6] COPY . /src", *steps, *failure])
+    chunks = chunk_text(text, label="docker build .", rules=rules)
+    titles = [chunk.title for chunk in chunks]
+    assert "#14 2.104 Traceback (most recent call last):" in titles
+    assert "#14 2.110 ModuleNotFoundError: No module named 'numpy'" in titles
