@@ -1,8 +1,8 @@
 """Plain text: paragraphs when the blank-line sectioning looks real, else line windows; either
 way titled by the heading path in force where the chunk starts.
 
-Plain text has headings too: an RFC's "4.6.  RESET (type=0x5)", a man page's "EXIT STATUS", an
-underlined title, a short line standing alone ("Customer impact"). The pack's heading rules
+Plain text has headings too: an RFC's "4.6.  RESET (type=0x5)", an underlined title, a short
+line standing alone ("Customer impact"). The pack's heading rules
 find them and give each a depth; a chunk is titled by the path of headings above its first
 line, as a markdown chunk is, so bm25 weighs the section names, a document title is shared by
 every chunk, and the agent sees where the chunk sits. A paragraph that is only a heading joins

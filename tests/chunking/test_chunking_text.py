@@ -52,18 +52,6 @@ def test_numbered_sections_build_a_heading_path(rules):
     assert all(chunk.content.strip() not in {"4.  Frame Types", "Abstract"} for chunk in chunks)
 
 
-def test_man_page_sections_title_their_options(rules):
-    text = (
-        "NAME\n       synctl - mirror directory trees between hosts with resumable transfers\n\n"
-        "EXIT STATUS\n       0      Success; everything was transferred.\n"
-        "       12     Delete limit exceeded; nothing was removed.\n\n"
-        "SEE ALSO\n       rsync(1), the synctl.conf(5) manual and the project's handbook\n"
-    )
-    chunks = chunk_text(text, label="man synctl", content_type="plaintext", rules=rules)
-    (status,) = [chunk for chunk in chunks if "Delete limit exceeded" in chunk.content]
-    assert status.title == "EXIT STATUS"
-
-
 def test_numbered_list_items_are_not_headings(rules):
     text = "Steps\n\n1. Install the package.\n\n2. Restart the shell.\n\n3. Run the tests.\n"
     chunks = chunk_text(text, label="steps.txt", content_type="plaintext", rules=rules)
