@@ -30,6 +30,13 @@ class Candidate:
     content: str
     rank: float  # the list's own score (bm25: lower is better); only the order matters here
 
+    @classmethod
+    def from_row(cls, row: tuple) -> Candidate:
+        """From (chunk id, source id, label, kind, title, content, rank), the column order
+        every corpus's ranked-list query selects."""
+        chunk_id, source_id, label, kind, title, content, rank = row
+        return cls(chunk_id, source_id, label, kind, title or "", content or "", rank)
+
 
 @dataclass(frozen=True)
 class SearchHit:

@@ -111,18 +111,7 @@ class StoreCorpus:
         """
         params = (*self.weights, fts_query, *scope, *window_params, limit)
         rows = fetch_within(self.store.conn, sql, params, budget_ms) or []
-        return [
-            Candidate(
-                chunk_id=row[0],
-                source_id=row[1],
-                source_label=row[2],
-                kind=row[3],
-                title=row[4] or "",
-                content=row[5] or "",
-                rank=row[6],
-            )
-            for row in rows
-        ]
+        return [Candidate.from_row(row) for row in rows]
 
     def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
         """An SQL condition on `sources` rows the filters allow (None: no source can match)."""

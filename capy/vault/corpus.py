@@ -73,18 +73,7 @@ class VaultCorpus:
         """
         query_params = (*self.weights, fts_query, *params, limit)
         rows = fetch_within(self.vault.conn, sql, query_params, budget_ms) or []
-        return [
-            Candidate(
-                chunk_id=row[0],
-                source_id=row[1],
-                source_label=row[2],
-                kind=row[3],
-                title=row[4] or "",
-                content=row[5] or "",
-                rank=row[6],
-            )
-            for row in rows
-        ]
+        return [Candidate.from_row(row) for row in rows]
 
     def _scope(self, filters: SearchFilters) -> tuple[str, list[object]]:
         """Extra conditions on a matched rowid: its role, time and session's project."""
