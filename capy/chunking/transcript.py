@@ -66,13 +66,10 @@ def _call_title(match: re.Match[str], role: TurnRole, rules: ChunkingPack) -> st
         return None
     groups = match.groupdict()
     tool = " ".join((groups.get("tool") or "").split()) or _ROLE_NAMES[role]
-    called = " ".join((groups.get("input") or "").split())
-    limit = rules.transcript.max_tool_input_chars
-    if len(called) > limit:
-        called = (
-            called[: max(limit - len(rules.titles.ellipsis), 1)].rstrip() + rules.titles.ellipsis
-        )
-    return f"{tool}: {called}" if called else tool
+    called = groups.get("input") or ""
+    if not called.strip():
+        return tool
+    return f"{tool}: {rules.titles.clip(called, rules.transcript.max_tool_input_chars)}"
 
 
 def _trimmed(turn: _Turn, lines: list[str]) -> _Turn:

@@ -205,11 +205,11 @@ def _substring_reach(
     ]
     if conjunction == "AND" and _Reach.NONE in reaches:
         return _Reach.NONE
-    return (
-        _Reach.INSIDE_WORDS
-        if _Reach.INSIDE_WORDS in reaches
-        else max(reaches, key=_ORDER.index, default=_Reach.NONE)
-    )
+    # A word reachable only inside longer words makes the list necessary, whatever the others.
+    for reach in (_Reach.INSIDE_WORDS, _Reach.KNOWN_WORDS):
+        if reach in reaches:
+            return reach
+    return _Reach.NONE
 
 
 def _variant_reach(words: tuple[str, ...], known: set[str], inside: set[str]) -> _Reach:

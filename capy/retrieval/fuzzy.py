@@ -11,7 +11,6 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
-from itertools import islice
 
 from capy.retrieval.model import Corpus
 from capy.retrieval.query import Term
@@ -104,8 +103,8 @@ class Corrector:
         if corpus.known_words([word]):
             result: tuple[str, ...] = ()  # an indexed word is no typo
         else:
-            nearby = islice(vocabulary, rules.max_candidates)
-            result = closest(word, nearby, max_distance, rules.max_corrections)
+            # The corpus hands out at most max_candidates words, most frequent first.
+            result = closest(word, vocabulary, max_distance, rules.max_corrections)
         self._remember(word, vocabulary, result)
         return result
 

@@ -144,10 +144,8 @@ class StoreCorpus:
 
     def _by_length(self, cache: _VocabularyCache) -> dict[int, list[tuple[int, str]]]:
         if cache.by_length is None:
-            if cache.ranked is None:
-                cache.ranked = self._ranked_vocabulary()
             by_length: dict[int, list[tuple[int, str]]] = {}
-            for place, word in enumerate(cache.ranked):
+            for place, word in enumerate(self._ranked(cache)):
                 by_length.setdefault(len(word), []).append((place, word))
             cache.by_length = by_length
         return cache.by_length
@@ -162,10 +160,13 @@ class StoreCorpus:
         cache = self._vocabulary_cache()
         self._refresh(cache)
         if cache.joined is None:
-            if cache.ranked is None:
-                cache.ranked = self._ranked_vocabulary()
-            cache.joined = "\n".join(cache.ranked)
+            cache.joined = "\n".join(self._ranked(cache))
         return {word for word in words if word in cache.joined}
+
+    def _ranked(self, cache: _VocabularyCache) -> tuple[str, ...]:
+        if cache.ranked is None:
+            cache.ranked = self._ranked_vocabulary()
+        return cache.ranked
 
     def _ranked_vocabulary(self) -> tuple[str, ...]:
         """Every word, most frequent first, read in one pass: a length-band query walks the

@@ -75,11 +75,13 @@ class Titles(Section):
     ellipsis: str
     fallback: str
 
-    def clip(self, title: str) -> str:
+    def clip(self, title: str, max_chars: int | None = None) -> str:
+        """Whitespace folded, cut to `max_chars` (default: the pack's) with the ellipsis."""
         title = " ".join(title.split())
-        if len(title) <= self.max_chars:
+        limit = self.max_chars if max_chars is None else max_chars
+        if len(title) <= limit:
             return title or self.fallback
-        return title[: self.max_chars - len(self.ellipsis)].rstrip() + self.ellipsis
+        return title[: max(limit - len(self.ellipsis), 1)].rstrip() + self.ellipsis
 
 
 class Detection(Section):
