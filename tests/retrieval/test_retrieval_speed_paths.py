@@ -145,6 +145,12 @@ def test_definition_boost_scales_with_the_terms_the_name_covers(search_rules):
     assert boost_for("default max attempts", "max_attempts: int = 3") == pytest.approx(
         rule.weight * 2 / 3
     )
+    # A name the query spells out also stands for the query's words that are its parts.
+    storage = "export const STORAGE_KEY = 'ph.session.v2';"
+    assert boost_for("STORAGE_KEY session storage key", storage) == pytest.approx(
+        rule.weight * 3 / 4
+    )
+    assert boost_for("STORAGE_KEY session", storage) == pytest.approx(rule.weight / 2)
     # A longer unrelated word in the name, a comparison, prose, or one plain word: no boost.
     assert boost_for("max attempts", "MAX_RETRY_ATTEMPTS = 3") == 0.0
     assert boost_for("max attempts", "if max_attempts == 3:") == 0.0
