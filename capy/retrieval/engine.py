@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from capy.clip import clip_line
 from capy.retrieval.boosts import boost, find_matches, term_weights
 from capy.retrieval.definitions import definition_boost, wanted_names
 from capy.retrieval.diversity import diversify
@@ -261,7 +262,9 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
                 source_id=candidate.source_id,
                 source_label=candidate.source_label,
                 kind=candidate.kind,
-                title=candidate.title,
+                title=clip_line(
+                    candidate.title, rules.snippets.title_chars, rules.snippets.ellipsis
+                ),
                 content=candidate.content,
                 snippet=make_snippet(candidate.content, matches.content, rules.snippets),
                 layer=FUZZY_LAYER if retrieved.corrected else entry.layer,

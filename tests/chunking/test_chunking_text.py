@@ -68,7 +68,7 @@ def test_unsectioned_text_uses_overlapping_windows(chunk, rules):
 
 
 def test_long_label_is_clipped_but_keeps_the_line_range(rules):
-    label = "python -m pytest -v --maxfail=1 " + "tests/very/long/path/" * 6
+    label = "python -m pytest -v --maxfail=1 " + "tests/very/long/path/" * rules.titles.max_chars
     chunks = chunk_text("\n".join(f"row {n}" for n in range(30)), label=label, rules=rules)
     assert chunks[0].title.endswith("… (lines 1-20)")
     assert len(chunks[0].title) <= rules.titles.max_chars

@@ -189,3 +189,13 @@ def test_huge_single_line_content(store, index, rules):
 def test_invalid_utf8_content_is_searchable(store, index, rules):
     index("bin.dat", b"valid words \xff\xfe then searchable token zebrafish")
     assert one(store, "zebrafish", rules).hits
+
+
+def test_a_long_title_is_searched_whole_and_shown_clipped(store, put, rules):
+    shown = rules.view("search").snippets.title_chars
+    names = ", ".join(f"node_modules/package-{n}" for n in range(12)) + ", node_modules/react-dom"
+    put("package-lock.json", [(f"packages > {{{names}}}", '"version": "18.3.1"')])
+    (hit,) = one(store, "react-dom", rules).hits
+    assert len(hit.title) == shown
+    assert hit.title.startswith("packages > {node_modules/package-0,")
+    assert hit.title.endswith(rules.view("search").snippets.ellipsis)

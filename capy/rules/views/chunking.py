@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from capy.clip import clip_line
 from capy.rules.views.base import PackView, RuleView, Section, active
 
 
@@ -77,11 +78,8 @@ class Titles(Section):
 
     def clip(self, title: str, max_chars: int | None = None) -> str:
         """Whitespace folded, cut to `max_chars` (default: the pack's) with the ellipsis."""
-        title = " ".join(title.split())
         limit = self.max_chars if max_chars is None else max_chars
-        if len(title) <= limit:
-            return title or self.fallback
-        return title[: max(limit - len(self.ellipsis), 1)].rstrip() + self.ellipsis
+        return clip_line(title, limit, self.ellipsis) or self.fallback
 
 
 class Detection(Section):

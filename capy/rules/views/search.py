@@ -170,6 +170,7 @@ class Snippets(Section):
     boundary_slack_bytes: int
     ellipsis: str
     whole_chunk_below_bytes: int
+    title_chars: int
 
 
 class EntityRule(RuleView):
