@@ -20,11 +20,31 @@ def chunk_log(text: str, label: str, rules: ChunkingPack) -> list[Piece]:
     lines = text.split("\n")
     config = rules.log
     windows = window_pieces(
-        lines, first_line=1, window=config.window_lines, overlap=config.overlap_lines, rules=rules
+        lines,
+        first_line=1,
+        window=config.window_lines,
+        overlap=config.overlap_lines,
+        rules=rules,
+        breaks=_banner_lines(text, lines, rules),
+        slack=config.banner_slack_lines,
     )
     errors = [_error_piece(lines, index, rules) for index in _error_lines(text, lines, rules)]
     # Stable sort: an error chunk follows the window that starts on the same line.
     return sorted(windows + errors, key=lambda piece: piece.span[0] if piece.span else 0)
+
+
+def _banner_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:
+    """Sorted indices of the lines that head a section of the report."""
+    banner_rules = rules.log.active_banner_rules
+    if not banner_rules:
+        return []
+    starts = line_starts(lines)
+    found = {
+        bisect_right(starts, match.start()) - 1
+        for rule in banner_rules
+        for match in rule.regex.finditer(text)
+    }
+    return sorted(found)
 
 
 def _error_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:

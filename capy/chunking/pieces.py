@@ -6,6 +6,8 @@ Sizes are UTF-8 bytes because that is what the index stores and what `max_chunk_
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from capy.rules.views.chunking import ChunkingPack
@@ -69,13 +71,21 @@ def split_long_line(line: str, max_bytes: int, break_ratio: float) -> list[str]:
 
 
 def line_windows(
-    lines: list[str], window: int, overlap: int, max_bytes: int
+    lines: list[str],
+    window: int,
+    overlap: int,
+    max_bytes: int,
+    *,
+    breaks: Sequence[int] = (),
+    slack: int = 0,
 ) -> list[tuple[int, int]]:
     """Half-open [start, end) windows of at most `window` lines and max_bytes bytes.
 
     Consecutive windows share `overlap` lines, unless sharing would leave no room for a new line
     (long lines): a window always brings at least one line the previous one did not have. A
     single line over max_bytes is a window of its own; callers cut it with split_long_line.
+    A window ends up to `slack` lines early at one of the sorted line indices `breaks` (a
+    section banner), and the next window starts there, without overlap.
     """
     sizes = [nbytes(line) + 1 for line in lines]
     spans: list[tuple[int, int]] = []
@@ -85,10 +95,19 @@ def line_windows(
         if end <= done:  # the overlap used up the room: start fresh after the last window
             start = done
             end = _fill(sizes, start, window, max_bytes)
-        spans.append((start, end))
-        done = end
-        start = max(end - overlap, start + 1)
+        cut = _break_near(breaks, start, end, slack) if end < len(lines) else None
+        spans.append((start, cut or end))
+        done = cut or end
+        start = cut or max(end - overlap, start + 1)
     return spans
+
+
+def _break_near(breaks: Sequence[int], start: int, end: int, slack: int) -> int | None:
+    """The last break in the window's final `slack` lines (or right after it), if any."""
+    at = bisect_right(breaks, end) - 1
+    if at >= 0 and max(start + 1, end - slack) <= breaks[at]:
+        return breaks[at]
+    return None
 
 
 def _fill(sizes: list[int], start: int, window: int, max_bytes: int) -> int:
@@ -109,12 +128,14 @@ def window_pieces(
     rules: ChunkingPack,
     title: str | None = None,
     max_bytes: int | None = None,
+    breaks: Sequence[int] = (),
+    slack: int = 0,
 ) -> list[Piece]:
     """Line windows as pieces; titled `title` when given, else later by their line span."""
     out: list[Piece] = []
     limit = max_bytes or rules.max_chunk_bytes
     ratio = rules.plaintext.whitespace_break_ratio
-    for start, end in line_windows(lines, window, overlap, limit):
+    for start, end in line_windows(lines, window, overlap, limit, breaks=breaks, slack=slack):
         span = (first_line + start, first_line + end - 1)
         text = "\n".join(lines[start:end])
         if end - start == 1 and nbytes(text) > limit:

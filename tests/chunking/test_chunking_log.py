@@ -54,3 +54,28 @@ def test_a_traceback_behind_buildkit_step_prefixes_gets_its_own_chunk(rules):
     titles = [chunk.title for chunk in chunks]
     assert "#14 2.104 Traceback (most recent call last):" in titles
     assert "#14 2.110 ModuleNotFoundError: No module named 'numpy'" in titles
+
+
+def test_a_section_banner_starts_a_window_instead_of_ending_one(rules, checks):
+    window = rules.log.window_lines
+    banner = "---------- coverage: platform linux, python 3.12.3-final-0 -----------"
+    report = ["Name     Stmts   Miss  Cover", "TOTAL     2871    214    93%"]
+    lines = [f"tests/test_api.py::test_case_{n} PASSED" for n in range(window - 2)]
+    lines += [banner, *report, *(f"harbor/mod_{n}.py  10  0  100%" for n in range(window))]
+    text = "\n".join(lines)
+    chunks = chunk_text(text, label="pytest --cov", content_type="log", rules=rules)
+    checks.lines_kept(text, chunks)
+    # The window would have ended two lines after the banner, cutting the report's header
+    # from its table; it ends before the banner, and the next starts on it.
+    (with_banner,) = [c for c in chunks if banner in c.content]
+    assert with_banner.content.startswith(banner)
+    assert "TOTAL     2871" in with_banner.content
+    assert not any(banner in c.content for c in chunks if c is not with_banner)
+
+
+def test_a_banner_far_from_the_window_end_moves_nothing(rules):
+    window = rules.log.window_lines
+    lines = ["collected 3 items", "=" * 20 + " FAILURES " + "=" * 20]
+    lines += [f"line {n}" for n in range(2 * window)]
+    chunks = chunk_text("\n".join(lines), label="pytest", content_type="log", rules=rules)
+    assert len(chunks[0].content.split("\n")) == window

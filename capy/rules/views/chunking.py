@@ -152,9 +152,15 @@ class ErrorContext(Section):
     after_lines: int
 
 
+class BannerRule(_RegexRuleView):
+    """A line that heads a section of a log report."""
+
+
 class Log(Section):
     window_lines: int
     overlap_lines: int
+    banner_slack_lines: int = 0
+    banner_rules: tuple[BannerRule, ...] = ()
     error_context: ErrorContext
     max_error_chunks: int
     title_strip_prefix: str
@@ -163,6 +169,10 @@ class Log(Section):
     @cached_property
     def active_error_rules(self) -> tuple[ErrorRule, ...]:
         return active(self.error_rules)
+
+    @cached_property
+    def active_banner_rules(self) -> tuple[BannerRule, ...]:
+        return active(self.banner_rules)
 
     @cached_property
     def title_prefix_regex(self) -> re.Pattern[str]:
