@@ -137,14 +137,20 @@ def _lead_start(lines: list[str], index: int, indent: int, floor: int) -> int:
 
 
 def _merge_short(segments: list[_Segment], lines: list[str], rules: ChunkingPack) -> list[_Segment]:
-    """Fold definitions shorter than min_definition_lines into the next one when both fit."""
+    """Fold definitions shorter than min_definition_lines into the next one when both fit, and
+    a definition's opening lines into its first nested definition: a signature and a doc
+    comment answer nothing without the body that follows them."""
     minimum = rules.code.min_definition_lines
+    separator = rules.markdown.title_separator
     out: list[_Segment] = []
     for segment in segments:
         previous = out[-1] if out else None
-        short = previous is not None and previous.title is not None
-        short = short and _code_lines(lines, previous) < minimum
-        if short and segment.title and _fits(lines, previous.start, segment.end, rules):
+        fold = previous is not None and previous.title is not None and bool(segment.title)
+        fold = fold and (
+            _code_lines(lines, previous) < minimum
+            or segment.title.startswith(previous.title + separator)
+        )
+        if fold and _fits(lines, previous.start, segment.end, rules):
             title = _merged_title(previous.title, segment.title, rules.markdown.title_separator)
             out[-1] = _Segment(title, previous.start, segment.end)
         else:
@@ -153,11 +159,18 @@ def _merge_short(segments: list[_Segment], lines: list[str], rules: ChunkingPack
 
 
 def _merged_title(first: str, second: str, separator: str) -> str:
-    """`Scheduler` + `Scheduler > __init__` is the latter; `A > add` + `A > due` is `A > add, due`.
+    """`Scheduler` + `Scheduler > __init__` is the latter; `A > add` + `A > due` is `A > add, due`;
+    `A, B` + `B > c` is `A, B > c`.
 
     Titles share their enclosing path once instead of repeating it.
     """
     head, tail = first.split(separator), second.split(separator)
+    listed = head[-1].rsplit(", ", 1)
+    if len(listed) == 2 and [*head[:-1], listed[1]] == tail[: len(head)]:
+        # `Session, TokenError` + `TokenError > constructor` goes on from the last name listed.
+        return separator.join(
+            [*head[:-1], listed[0] + ", " + separator.join(tail[len(head) - 1 :])]
+        )
     shared = 0
     while shared < min(len(head), len(tail)) - 1 and head[shared] == tail[shared]:
         shared += 1

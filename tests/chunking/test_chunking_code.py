@@ -54,3 +54,54 @@ def test_long_definition_is_windowed_under_its_name(rules, checks):
     checks.well_formed(chunks)
     assert len(chunks) > 1 and {c.title for c in chunks} == {"accumulate"}
     checks.lines_kept(text, chunks)
+
+
+TS_STORE = """\
+/** fetch wrapper that retries once after a 401 with a fresh token. */
+export function authedFetch(store: SessionStore, fetchImpl: typeof fetch = fetch) {
+  return async (input: RequestInfo, init: RequestInit = {}): Promise<Response> => {
+    const send = async (token: string) =>
+      fetchImpl(input, { ...init, headers: { Authorization: `Bearer ${token}` } });
+    let resp = await send(await store.getAccessToken());
+    if (resp.status === 401) {
+      resp = await send((await store.refresh()).accessToken);
+    }
+    return resp;
+  };
+}
+
+export class SessionStore {
+  private session: Session | null = null;
+
+  constructor(private readonly storage: StorageLike) {
+    this.session = loadSession(storage);
+  }
+
+  private async doRefresh(session: Session | null, attempt = 1): Promise<Session> {
+    if (!session) throw new RefreshFailedError('no session');
+    return this.fetchTokens(session.refreshToken, attempt);
+  }
+
+  get expired(): boolean {
+    return this.session === null || this.session.expiresAt < Date.now();
+  }
+}
+"""
+
+
+def test_a_definition_keeps_its_opening_lines_with_its_first_nested_one(rules, checks):
+    chunks = chunk_text(TS_STORE, label="sessionStore.ts", rules=rules)
+    checks.lines_kept(TS_STORE, chunks)
+    # The signature and doc comment of authedFetch stay with the closure that does the work.
+    (fetch,) = checks.containing(chunks, "if (resp.status === 401)")
+    assert fetch.content.startswith("/** fetch wrapper")
+    assert fetch.title == "authedFetch > send"
+
+
+def test_typescript_class_methods_are_definitions(rules):
+    chunks = chunk_text(TS_STORE, label="sessionStore.ts", rules=rules)
+    assert [c.title for c in chunks][1:] == [
+        "SessionStore > constructor",
+        "SessionStore > doRefresh",
+        "SessionStore > expired",
+    ]
