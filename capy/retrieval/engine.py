@@ -16,6 +16,7 @@ term, so a query about something absent still returns nothing.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -149,11 +150,14 @@ def _run(
     """
     budget = rules.query.optional_pass_budget_ms
     lists = {}
+    porter_cpu_ms = 0.0
     porter = porter_query(terms, conjunction=conjunction)
     if porter:
+        started = time.thread_time()
         lists["porter"] = corpus.match(
             "porter", porter, wanted, filters, budget_ms=budget if found_already else None
         )
+        porter_cpu_ms = (time.thread_time() - started) * 1000
     trigram = None
     # Porter found enough: substring hits are not worth their cost (see the pack).
     porter_short = len(lists.get("porter", ())) < min(rules.query.trigram_when_porter_below, wanted)
@@ -163,8 +167,12 @@ def _run(
         )
     if trigram:
         reach = _substring_reach(corpus, terms, conjunction, rules)
-        if reach is not _Reach.NONE:
-            optional = reach is _Reach.KNOWN_WORDS
+        optional = reach is _Reach.KNOWN_WORDS
+        # The trigram list of the same words costs more than the porter list (every trigram
+        # of a word has at least the word's postings, and there are several per word): when
+        # the porter list alone used the budget, an optional trigram pass would be cut short
+        # and add nothing, so it is not started.
+        if reach is not _Reach.NONE and not (optional and porter_cpu_ms >= budget):
             lists["trigram"] = corpus.match(
                 "trigram", trigram, wanted, filters, budget_ms=budget if optional else None
             )

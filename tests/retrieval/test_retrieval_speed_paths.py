@@ -177,6 +177,22 @@ def test_trigram_of_known_words_runs_within_the_budget(store, put, rules):
     assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
 
 
+def test_trigram_of_known_words_is_not_started_once_porter_used_the_budget(store, put, rules):
+    put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
+    put("wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])
+    # Any porter pass uses more CPU than this budget; the trigram list of the same words would
+    # cost more still, so it could only be cut short.
+    tight = with_search(rules, "query", optional_pass_budget_ms=1e-6)
+    corpus = recording(store, tight)
+    search(corpus, "writer segments", rules=tight.view("search"), limit=5)
+    assert corpus.calls[0][0] == "porter"
+    assert not [call for call in corpus.calls if call[0] == "trigram"]
+    # A word found only inside longer ones still needs the trigram list, budget or not.
+    corpus = recording(store, tight)
+    search(corpus, "WriterSize", rules=tight.view("search"), limit=5)
+    assert ("trigram", '"WriterSize"', None) in corpus.calls
+
+
 def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments")])
     corpus = recording(store, rules)
