@@ -85,32 +85,29 @@ class StoreCorpus:
                         OR (rowid >> {CHUNK_ORDINAL_BITS})
                            IN (SELECT id FROM sources WHERE {allowed}))"""
         # bm25 costs per matching row; a word in most chunks would be scored tens of thousands
-        # of times. Only the newest `rank_window` matches are ranked: the cut-off rowid comes
-        # from walking the match in rowid order (no scoring), and FTS5 takes `rowid >= ?` as
-        # a range on its own index. One statement, so every part reads the same snapshot.
-        scope = (*params, *params)
-        window, window_params = "", ()
+        # of times. Only the newest `rank_window` matches are ranked: FTS5 walks the match
+        # newest first, scoring as it goes, and stops after the window. One pass: a cut-off
+        # rowid found first would walk the match twice, which doubles the cost of a phrase of
+        # common words ("the with" checks positions in nearly every chunk).
+        scored = f"""SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
+                       FROM {table}
+                      WHERE {table} MATCH ? AND {in_scope}"""
+        values = (*self.weights, fts_query, *params, *params)
         if self.window is not None:
-            window = f"""AND rowid >= coalesce(
-                       (SELECT rowid FROM {table} WHERE {table} MATCH ? AND {in_scope}
-                         ORDER BY rowid DESC LIMIT 1 OFFSET ?), 0)"""
-            window_params = (fts_query, *scope, self.window - 1)
+            candidates = f"""windowed AS ({scored} ORDER BY rowid DESC LIMIT ?),
+                ranked AS (SELECT chunk_id, score FROM windowed ORDER BY score, chunk_id LIMIT ?)"""
+            values = (*values, self.window)
+        else:
+            candidates = f"ranked AS ({scored} ORDER BY score, chunk_id LIMIT ?)"
         sql = f"""
-            WITH ranked AS (
-                SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
-                  FROM {table}
-                 WHERE {table} MATCH ? AND {in_scope} {window}
-                 ORDER BY score
-                 LIMIT ?
-            )
+            WITH {candidates}
             SELECT ranked.chunk_id, s.id, s.label, s.kind, c.title, c.content, ranked.score
               FROM ranked
               JOIN {table} AS c ON c.rowid = ranked.chunk_id
               JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
              ORDER BY ranked.score, ranked.chunk_id
         """
-        params = (*self.weights, fts_query, *scope, *window_params, limit)
-        rows = fetch_within(self.store.conn, sql, params, budget_ms) or []
+        rows = fetch_within(self.store.conn, sql, (*values, limit), budget_ms) or []
         return [Candidate.from_row(row) for row in rows]
 
     def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
