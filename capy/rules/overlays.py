@@ -152,7 +152,9 @@ def _resolve_chain(
 
 def _apply(target: MergedPack, overlay: PackFile) -> list[Diagnostic]:
     diagnostics = []
-    patch = overlay.data.get("patch") or {}
+    # A `patch` that is no mapping or a `disable` that is no list was reported by the overlay
+    # schema; it applies nothing rather than crash the merge.
+    patch = _of_type(overlay.data.get("patch"), dict)
     for key in patch:
         if key in HEADER_KEYS:
             diagnostics.append(
@@ -166,7 +168,7 @@ def _apply(target: MergedPack, overlay: PackFile) -> list[Diagnostic]:
             )
     body = {key: value for key, value in patch.items() if key not in HEADER_KEYS}
     _merge_mapping(target, target.data, body, (), ("patch",), overlay)
-    for index, rule_id in enumerate(overlay.data.get("disable") or ()):
+    for index, rule_id in enumerate(_of_type(overlay.data.get("disable"), list)):
         found = find_rule(target.data, rule_id)
         if found is None:
             known = [rid for rid, _ in iter_rules(target.data)]
@@ -186,6 +188,10 @@ def _apply(target: MergedPack, overlay: PackFile) -> list[Diagnostic]:
         rule["status"] = "disabled"
         target.origins[(*path, "status")] = (overlay, ("disable", index))
     return diagnostics
+
+
+def _of_type(value: object, kind: type) -> dict | list:
+    return value if isinstance(value, kind) else kind()
 
 
 def _merge_mapping(

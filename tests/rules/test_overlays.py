@@ -109,6 +109,15 @@ def test_broken_overlay_in_force_is_one_clear_error_from_any_command(user_rules_
     assert captured.err.rstrip().splitlines()[-1].startswith("capy: ")
 
 
+@pytest.mark.parametrize("body", ["disable: 2\n", "patch: 3\n", "patch: [a, b]\ndisable: x\n"])
+def test_a_patch_or_disable_of_the_wrong_type_is_reported_not_raised(user_rules_dir, body):
+    # Found by the overlay fuzz test: `disable: 2` crashed the merge with a TypeError.
+    (user_rules_dir / "odd.yaml").write_text(overlay("odd", "chunking", body), encoding="utf-8")
+    with pytest.raises(RulesError) as raised:
+        load_rules()
+    assert "odd.yaml" in str(raised.value)
+
+
 def test_load_rules_notices_an_edited_overlay(user_rules_dir):
     path = user_rules_dir / "a.yaml"
     path.write_text(overlay("mine", "chunking", "patch:\n  max_chunk_bytes: 2048\n"))
