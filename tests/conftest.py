@@ -33,25 +33,16 @@ def isolated_environment(tmp_path_factory, monkeypatch):
 def rules_cache_file(tmp_path_factory) -> Path:
     """The shipped packs validated once; each test gets a copy of the cache file, as if an
     earlier command had validated them (a full validation per test would take a second)."""
-    import os
-
     home = tmp_path_factory.mktemp("rules-home")
-    saved = {key: os.environ.get(key) for key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "HOME")}
-    os.environ.update(
-        HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config")
-    )
-    try:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HOME", str(home))
+        env.setenv("XDG_DATA_HOME", str(home / "data"))
+        env.setenv("XDG_CONFIG_HOME", str(home / "config"))
         from capy.rules import ruleset
 
         ruleset._load_cached.cache_clear()
         ruleset.load_rules(home)
         ruleset._load_cached.cache_clear()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
     [cached] = (home / "data" / "capy" / "cache" / "rules").glob("*.json")
     return cached
 
