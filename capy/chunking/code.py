@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from capy.chunking.pieces import Piece, nbytes, window_pieces
+from capy.chunking.pieces import Piece, line_starts, nbytes, window_pieces
 from capy.rules.views.chunking import ChunkingPack, DefinitionRule
 
 
@@ -79,10 +79,7 @@ def _definitions(
     text: str, lines: list[str], definition_rules: tuple[DefinitionRule, ...]
 ) -> list[tuple[int, str]]:
     """(line index, name) of every definition start, first rule in pack order winning a line."""
-    starts, offset = [], 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
+    starts = line_starts(lines)
     found: dict[int, str] = {}
     for rule in definition_rules:
         for match in rule.regex.finditer(text):

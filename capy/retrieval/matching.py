@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from capy.retrieval.query import Term
+from capy.retrieval.query import WORD_PART, Term
 
-_WORD = re.compile(r"[^\W_]+")
 _VOWEL = re.compile(r"[aeiouy]")
 _SUBSTRING_MIN_CHARS = 3  # the trigram table's own floor: shorter substrings match nothing
 
@@ -42,7 +41,7 @@ def stem(word: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    return [match.group().lower() for match in _WORD.finditer(text)]
+    return [match.group().lower() for match in WORD_PART.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -137,7 +136,7 @@ class TextIndex:
         words: list[tuple[str, int]] = []
         if count <= 0:
             return words
-        for match in _WORD.finditer(self.lower, position):
+        for match in WORD_PART.finditer(self.lower, position):
             words.append((match.group(), match.end()))
             if len(words) == count:
                 break

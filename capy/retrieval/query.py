@@ -19,8 +19,9 @@ _HAS_WORD = re.compile(r"[^\W_]")
 # Words as the vocabulary stores them (letters, digits, underscore), for synonyms and fuzzy.
 _PLAIN_WORD = re.compile(r"\w+")
 _PHRASE = re.compile(r'"([^"]*)"')
-# Word parts as the tokenizers split them: `_` and punctuation separate.
-_WORD_PART = re.compile(r"[^\W_]+")
+# Word parts as the tokenizers split them: `_` and punctuation separate (the matcher finds
+# query terms in chunks by the same words).
+WORD_PART = re.compile(r"[^\W_]+")
 # Sentence punctuation glued to the end of a word ("locked," "why?") is not part of it.
 _EDGE_PUNCTUATION = ".,;!?"
 
@@ -56,7 +57,7 @@ class Term:
     def variant_words(variant: str, min_chars: int) -> tuple[str, ...]:
         """The words of one variant as the vocabulary counts them (lowercase letters and
         digits, `_` and punctuation separate), for asking whether they occur anywhere."""
-        words = (word.lower() for word in _WORD_PART.findall(variant))
+        words = (word.lower() for word in WORD_PART.findall(variant))
         return tuple(dict.fromkeys(word for word in words if len(word) >= min_chars))
 
     @property
