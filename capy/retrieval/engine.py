@@ -172,7 +172,8 @@ def _run(
         # of a word has at least the word's postings, and there are several per word): when
         # the porter list alone used the budget, an optional trigram pass would be cut short
         # and add nothing, so it is not started.
-        if reach is not _Reach.NONE and not (optional and porter_cpu_ms >= budget):
+        spent = budget is not None and porter_cpu_ms >= budget
+        if reach is not _Reach.NONE and not (optional and spent):
             lists["trigram"] = corpus.match(
                 "trigram", trigram, wanted, filters, budget_ms=budget if optional else None
             )

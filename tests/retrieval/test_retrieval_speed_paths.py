@@ -193,6 +193,17 @@ def test_trigram_of_known_words_is_not_started_once_porter_used_the_budget(store
     assert ("trigram", '"WriterSize"', None) in corpus.calls
 
 
+def test_no_budget_runs_every_optional_pass_whole(store, put, rules):
+    """The pack may say no budget at all (None): the trigram list of known words then runs
+    uncut, instead of the comparison with a missing budget failing."""
+    put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
+    unlimited = with_search(rules, "query", optional_pass_budget_ms=None)
+    corpus = recording(store, unlimited)
+    result = search(corpus, "writer segments", rules=unlimited.view("search"), limit=5)
+    assert [hit.title for hit in result.hits][:1] == ["one"]
+    assert ("trigram", '"writer" AND "segments"', None) in corpus.calls
+
+
 def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments")])
     corpus = recording(store, rules)
