@@ -33,10 +33,9 @@ class Matches:
 
 
 def find_matches(title: str, content: str, patterns: tuple[TermPattern, ...]) -> Matches:
-    title_index, content_index = TextIndex(title), TextIndex(content)
     return Matches(
-        title=[title_index.occurrences(p) for p in patterns],
-        content=[content_index.occurrences(p)[:_MAX_SPANS_PER_TERM] for p in patterns],
+        title=TextIndex(title).occurrences(patterns),
+        content=[spans[:_MAX_SPANS_PER_TERM] for spans in TextIndex(content).occurrences(patterns)],
     )
 
 

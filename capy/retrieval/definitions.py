@@ -33,6 +33,9 @@ class WantedNames:
     identifiers: frozenset[str]  # identifier-like terms, lowercase
     words: frozenset[str]  # the stems of the query's plain words
     term_count: int
+    # Where a covering name can be: an identifier, or a stem less its last letter (which
+    # starts every word form), in the lowercased text.
+    spots: re.Pattern[str] | None = None
 
 
 def wanted_names(terms: tuple[Term, ...], entities: Entities) -> WantedNames:
@@ -40,7 +43,13 @@ def wanted_names(terms: tuple[Term, ...], entities: Entities) -> WantedNames:
         _spelling(term) for term in terms if not term.phrase and entities.is_entity(term.text)
     )
     words = frozenset(stem(_spelling(term)) for term in terms if term.is_word)
-    return WantedNames(identifiers, words, len(terms))
+    needles = identifiers | {_word_start(word) for word in words}
+    spots = re.compile("|".join(map(re.escape, sorted(needles, key=len, reverse=True))))
+    return WantedNames(identifiers, words, len(terms), spots if needles else None)
+
+
+def _word_start(word: str) -> str:
+    return word[: max(len(word) - 1, 1)]
 
 
 def _spelling(term: Term) -> str:
@@ -52,14 +61,16 @@ def definition_boost(content: str, wanted: WantedNames, rule: DefinitionBoost) -
     """weight * the share of the query's terms covered by the best name the chunk defines."""
     if rule.weight <= 0 or not (wanted.identifiers or len(wanted.words) > 1):
         return 0.0
-    if not _may_define(content.lower(), wanted):
+    lowered = content.lower()
+    if not _may_define(lowered, wanted):
         return 0.0
     best = 0
-    for pattern in _compiled(rule.templates):
-        for match in pattern.finditer(content):
-            best = max(best, _covered(match.group("name"), wanted, rule.max_extra_word_chars))
-            if best >= wanted.term_count:
-                return rule.weight
+    for start, end in _passages(lowered, len(content), wanted):
+        for pattern in _compiled(rule.templates):
+            for match in pattern.finditer(content, start, end):
+                best = max(best, _covered(match.group("name"), wanted, rule.max_extra_word_chars))
+                if best >= wanted.term_count:
+                    return rule.weight
     return rule.weight * best / wanted.term_count if wanted.term_count else 0.0
 
 
@@ -68,8 +79,29 @@ def _may_define(lowered: str, wanted: WantedNames) -> bool:
     its identifiers or two of its words (a stem less its last letter starts every word form)."""
     if any(identifier in lowered for identifier in wanted.identifiers):
         return True
-    present = sum(1 for word in wanted.words if word[: max(len(word) - 1, 1)] in lowered)
+    present = sum(1 for word in wanted.words if _word_start(word) in lowered)
     return present >= 2
+
+
+def _passages(lowered: str, length: int, wanted: WantedNames) -> list[tuple[int, int]]:
+    """The lines where a covering name could be declared, each with its neighbours (a
+    declaration may break its line before the name or before the `=`), merged: the templates
+    scan these instead of the whole chunk. `lowered` keeps the offsets of the content when
+    lowercasing keeps its length; otherwise the whole chunk is one passage."""
+    if wanted.spots is None or len(lowered) != length:
+        return [(0, length)]
+    passages: list[tuple[int, int]] = []
+    for spot in wanted.spots.finditer(lowered):
+        line_start = lowered.rfind("\n", 0, spot.start())
+        start = lowered.rfind("\n", 0, line_start) + 1 if line_start > 0 else 0
+        line_end = lowered.find("\n", spot.end())
+        end = len(lowered) if line_end == -1 else lowered.find("\n", line_end + 1)
+        end = len(lowered) if end == -1 else end
+        if passages and start <= passages[-1][1]:
+            passages[-1] = (passages[-1][0], max(end, passages[-1][1]))
+        else:
+            passages.append((start, end))
+    return passages
 
 
 def _covered(name: str, wanted: WantedNames, max_extra_chars: int) -> int:

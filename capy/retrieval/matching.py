@@ -52,9 +52,6 @@ class TermPattern:
     term: Term
     alternatives: tuple[tuple[str, ...], ...]
     substrings: tuple[str, ...]  # lowercase, for the substring fallback
-    # Words that may stem to an alternative's first stem, found by one regex scan of the
-    # lowercased text rather than by stemming every word of a chunk in Python.
-    first_words: re.Pattern[str] | None = None
 
 
 def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
@@ -67,9 +64,28 @@ def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
         substrings = tuple(
             v.lower() for v in (term.text, *term.corrections) if len(v) >= _SUBSTRING_MIN_CHARS
         )
-        first_words = _first_words({seq[0] for seq in alternatives})
-        patterns.append(TermPattern(term, alternatives, substrings, first_words))
+        patterns.append(TermPattern(term, alternatives, substrings))
     return tuple(patterns)
+
+
+@dataclass(frozen=True)
+class _Scanner:
+    """Every term's first words in one regex, so a chunk is scanned once for all terms."""
+
+    # Words that may stem to some alternative's first stem: one regex scan of the lowercased
+    # text finds them, rather than stemming every word of a chunk in Python.
+    first_words: re.Pattern[str] | None
+    # First stem -> (term index, whole stemmed sequence) for every alternative starting with it.
+    by_first: dict[str, tuple[tuple[int, tuple[str, ...]], ...]]
+
+
+@lru_cache(maxsize=16)
+def _scanner(patterns: tuple[TermPattern, ...]) -> _Scanner:
+    by_first: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    for index, pattern in enumerate(patterns):
+        for seq in pattern.alternatives:
+            by_first.setdefault(seq[0], []).append((index, seq))
+    return _Scanner(_first_words(set(by_first)), {k: tuple(v) for k, v in by_first.items()})
 
 
 def _first_words(stems: set[str]) -> re.Pattern[str] | None:
@@ -86,7 +102,7 @@ class TextIndex:
     """One text, searched for query terms the way the porter table matched them.
 
     Only words that can be a term's first word are stemmed, so a long chunk costs one regex
-    scan per term instead of a Python step per word."""
+    scan for all terms instead of a Python step per word."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -101,34 +117,32 @@ class TextIndex:
             self._lower = lowered
         return self._lower
 
-    def occurrences(self, pattern: TermPattern) -> list[Span]:
-        """Character spans where the term occurs, in text order."""
-        spans = self._sequence_spans(pattern) if self.text else []
-        if not spans:
-            spans = self._substring_spans(pattern.substrings)
-        return sorted(set(spans))
+    def occurrences(self, patterns: tuple[TermPattern, ...]) -> list[list[Span]]:
+        """For each term, the character spans where it occurs, in text order."""
+        found = self._sequence_spans(patterns) if self.text else [[] for _ in patterns]
+        return [
+            sorted(set(spans or self._substring_spans(pattern.substrings)))
+            for spans, pattern in zip(found, patterns, strict=True)
+        ]
 
-    def _sequence_spans(self, pattern: TermPattern) -> list[Span]:
-        if pattern.first_words is None:
-            return []
-        by_first: dict[str, list[tuple[str, ...]]] = {}
-        for seq in pattern.alternatives:
-            by_first.setdefault(seq[0], []).append(seq)
-        found = []
-        text = self.lower
-        for match in pattern.first_words.finditer(text):
-            sequences = by_first.get(stem(match.group()))
+    def _sequence_spans(self, patterns: tuple[TermPattern, ...]) -> list[list[Span]]:
+        scanner = _scanner(patterns)
+        found: list[list[Span]] = [[] for _ in patterns]
+        if scanner.first_words is None:
+            return found
+        for match in scanner.first_words.finditer(self.lower):
+            sequences = scanner.by_first.get(stem(match.group()))
             if not sequences:
                 continue
-            longest = max(map(len, sequences))
+            longest = max(len(seq) for _, seq in sequences)
             following = self._following(match.end(), longest - 1)
-            for seq in sequences:
+            for index, seq in sequences:
                 rest = following[: len(seq) - 1]
                 if len(rest) == len(seq) - 1 and all(
                     stem(word) == part for (word, _), part in zip(rest, seq[1:], strict=True)
                 ):
                     end = rest[-1][1] if rest else match.end()
-                    found.append((match.start(), end))
+                    found[index].append((match.start(), end))
         return found
 
     def _following(self, position: int, count: int) -> list[tuple[str, int]]:
@@ -154,5 +168,4 @@ class TextIndex:
 
 def term_spans(text: str, patterns: tuple[TermPattern, ...]) -> list[list[Span]]:
     """For each pattern, the spans where it occurs in `text`."""
-    index = TextIndex(text)
-    return [index.occurrences(pattern) for pattern in patterns]
+    return TextIndex(text).occurrences(patterns)

@@ -204,6 +204,17 @@ def test_no_budget_runs_every_optional_pass_whole(store, put, rules):
     assert ("trigram", '"writer" AND "segments"', None) in corpus.calls
 
 
+def test_a_declaration_broken_across_lines_is_still_found(search_rules):
+    rule = search_rules.boosts.definition
+    terms = parse_query("default max attempts", search_rules).terms
+    wanted = wanted_names(terms, search_rules.entities)
+    filler = "\n".join(f"log.info('step {n}')" for n in range(50))
+    split = f"{filler}\nexport const\n  DEFAULT_MAX_ATTEMPTS = 4;\n{filler}"
+    assert definition_boost(split, wanted, rule) == pytest.approx(rule.weight)
+    assigned = f"{filler}\nDEFAULT_MAX_ATTEMPTS\n    = 4\n{filler}"
+    assert definition_boost(assigned, wanted, rule) == pytest.approx(rule.weight)
+
+
 def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments")])
     corpus = recording(store, rules)
