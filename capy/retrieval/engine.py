@@ -28,7 +28,15 @@ from capy.retrieval.fusion import Fused, reciprocal_rank_fusion
 from capy.retrieval.fuzzy import Corrector
 from capy.retrieval.matching import compile_terms
 from capy.retrieval.model import Corpus, SearchFilters, SearchHit, SearchResult
-from capy.retrieval.query import ParsedQuery, Term, clean_text, parse_query, porter_query
+from capy.retrieval.query import (
+    ParsedQuery,
+    Term,
+    clean_text,
+    parse_query,
+    porter_phrases,
+    porter_query,
+    trigram_phrases,
+)
 from capy.retrieval.query import trigram_query as build_trigram_query
 from capy.retrieval.snippets import make_snippet
 from capy.rules.views.search import SearchPack
@@ -155,16 +163,19 @@ def _run(
     if porter:
         started = time.thread_time()
         lists["porter"] = corpus.match(
-            "porter", porter, wanted, filters, budget_ms=budget if found_already else None
+            "porter",
+            porter,
+            wanted,
+            filters,
+            budget_ms=budget if found_already else None,
+            any_of=porter_phrases(terms) if conjunction == "OR" else (),
         )
         porter_cpu_ms = (time.thread_time() - started) * 1000
-    trigram = None
+    trigram, min_chars = None, rules.query.trigram_min_chars
     # Porter found enough: substring hits are not worth their cost (see the pack).
     porter_short = len(lists.get("porter", ())) < min(rules.query.trigram_when_porter_below, wanted)
     if porter_short and (conjunction == "AND" or len(terms) <= rules.query.or_trigram_max_terms):
-        trigram = build_trigram_query(
-            terms, conjunction=conjunction, min_chars=rules.query.trigram_min_chars
-        )
+        trigram = build_trigram_query(terms, conjunction=conjunction, min_chars=min_chars)
     if trigram:
         reach = _substring_reach(corpus, terms, conjunction, rules)
         optional = reach is _Reach.KNOWN_WORDS
@@ -175,7 +186,12 @@ def _run(
         spent = budget is not None and porter_cpu_ms >= budget
         if reach is not _Reach.NONE and not (optional and spent):
             lists["trigram"] = corpus.match(
-                "trigram", trigram, wanted, filters, budget_ms=budget if optional else None
+                "trigram",
+                trigram,
+                wanted,
+                filters,
+                budget_ms=budget if optional else None,
+                any_of=trigram_phrases(terms, min_chars=min_chars) if conjunction == "OR" else (),
             )
     return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)
 

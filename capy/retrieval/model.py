@@ -71,10 +71,13 @@ class Corpus(Protocol):
         filters: SearchFilters,
         *,
         budget_ms: float | None = None,
+        any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
         `fts_query` is always well-formed: the core builds it from quoted terms only. With a
-        budget, a query still running after `budget_ms` is stopped and returns nothing."""
+        budget, a query still running after `budget_ms` is stopped and returns nothing.
+        `any_of`, when given, holds the quoted phrases an OR query is made of (`fts_query` is
+        them joined by OR), so that a corpus may rank it without scoring every match."""
         ...
 
     def vocabulary_candidates(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from capy.rules.views.search import SearchPack
@@ -187,19 +188,42 @@ def _group(variants: tuple[str, ...]) -> str:
 
 def porter_query(terms: tuple[Term, ...], *, conjunction: str) -> str | None:
     """`conjunction` is "AND" (every term) or "OR" (any term); None when there is nothing."""
+    if conjunction == "OR":
+        return " OR ".join(porter_phrases(terms)) or None
     groups = [_group(term.porter_variants()) for term in terms]
     return f" {conjunction} ".join(groups) or None
+
+
+def porter_phrases(terms: tuple[Term, ...]) -> tuple[str, ...]:
+    """Every phrase of the terms' porter variants, quoted, each once: the OR query is these
+    joined by OR (bm25 sums a phrase once per naming, so a variant two terms share, "error" in
+    two synonym groups, is named once)."""
+    return _distinct(fts_quote(v) for term in terms for v in term.porter_variants())
+
+
+def _distinct(phrases: Iterable[str]) -> tuple[str, ...]:
+    """Each phrase once, the first spelling kept (both tokenizers ignore case)."""
+    first: dict[str, str] = {}
+    for phrase in phrases:
+        first.setdefault(phrase.lower(), phrase)
+    return tuple(first.values())
 
 
 def trigram_query(terms: tuple[Term, ...], *, conjunction: str, min_chars: int) -> str | None:
     """Substring phrases for the trigram table. A term too short to form a trigram is left out,
     and an AND query that would lose a term to that is not run at all: it would be looser than
     the porter query it is fused with."""
+    if conjunction == "OR":
+        return " OR ".join(trigram_phrases(terms, min_chars=min_chars)) or None
     groups = []
     for term in terms:
         variants = term.trigram_variants(min_chars)
-        if variants:
-            groups.append(_group(variants))
-        elif conjunction == "AND":
+        if not variants:
             return None
+        groups.append(_group(variants))
     return f" {conjunction} ".join(groups) or None
+
+
+def trigram_phrases(terms: tuple[Term, ...], *, min_chars: int) -> tuple[str, ...]:
+    """The phrases of a trigram OR query (terms too short for a trigram left out)."""
+    return _distinct(fts_quote(v) for term in terms for v in term.trigram_variants(min_chars))

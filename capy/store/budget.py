@@ -35,3 +35,19 @@ def fetch_within(
         raise
     finally:
         conn.set_progress_handler(None, 0)
+
+
+class CpuBudget:
+    """One budget shared by the statements of one ranked list (None: no limit)."""
+
+    def __init__(self, budget_ms: float | None) -> None:
+        self._deadline = None if budget_ms is None else time.thread_time() + budget_ms / 1000
+
+    def fetch(
+        self, conn: sqlcipher3.Connection, sql: str, params: Sequence[object]
+    ) -> list[tuple] | None:
+        """All rows of `sql`, or None when the budget ran out before it finished."""
+        if self._deadline is None:
+            return conn.execute(sql, params).fetchall()
+        remaining_ms = max(self._deadline - time.thread_time(), 0.0) * 1000
+        return fetch_within(conn, sql, params, remaining_ms)

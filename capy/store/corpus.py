@@ -1,15 +1,16 @@
 """The knowledge base as a search corpus: FTS5 queries over `chunks` / `chunks_trigram`.
 
-Each ranked list is one SQL statement: the inner query ranks rowids with bm25 (kind and label
-filters applied inside it, through the source id every chunk rowid carries), the outer one reads
-title, content and source for the few rows kept, so large chunks are never sorted and no query
-runs per candidate.
+A ranked list is ranked rowids first (bm25, with the kind and label filters applied inside the
+statement through the source id every chunk rowid carries), then one read of title, content and
+source for the few rows kept, so large chunks are never sorted and no query runs per candidate.
+An OR list starts from its rarest phrases (`capy.store.disjunction`); the statements of one list
+read one snapshot of the database.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -18,8 +19,9 @@ from capy.rules import RuleSet, load_rules
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
-from capy.store.budget import fetch_within
-from capy.store.database import DatabaseError
+from capy.store.budget import CpuBudget
+from capy.store.database import DatabaseError, read_snapshot
+from capy.store.disjunction import top_of_any
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vocabulary import known_words
 
@@ -63,6 +65,7 @@ class StoreCorpus:
             bm25 = load_rules().view("search").bm25
         self.weights = (bm25.title_weight, bm25.content_weight)
         self.window = bm25.rank_window
+        self.essential_rows = bm25.essential_rows
 
     # --- ranked lists ---
 
@@ -74,41 +77,91 @@ class StoreCorpus:
         filters: SearchFilters,
         *,
         budget_ms: float | None = None,
+        any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
         allowed, params = self._sources_filter(filters)
         if table is None or allowed is None or limit < 1 or not fts_query:
             return []
+        budget = CpuBudget(budget_ms)
+        conn = self.store.conn
+
+        def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
+            return budget.fetch(conn, sql, values)
+
+        def rank(
+            expression: str, window: int | None, most: int | None
+        ) -> list[tuple[int, float]] | None:
+            return self._scores(table, expression, allowed, params, window, most, fetch)
+
+        with read_snapshot(conn):
+            top = None
+            if len(any_of) > 1:
+                top = top_of_any(
+                    table,
+                    any_of,
+                    limit,
+                    window=self.window,
+                    essential_rows=self.essential_rows,
+                    fetch=fetch,
+                    rank=rank,
+                    database=str(self.store.path),
+                )
+            if top is None:
+                top = rank(fts_query, self.window, limit)
+            return self._read(table, top or [])
+
+    def _scores(
+        self,
+        table: str,
+        expression: str,
+        allowed: str,
+        params: list[object],
+        window: int | None,
+        most: int | None,
+        fetch: Callable[[str, Sequence[object]], list[tuple] | None],
+    ) -> list[tuple[int, float]] | None:
+        """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
+        `window` matches only, the best `most` of them (None: no bound)."""
         # The source test costs as much per matching row as bm25 itself; when no source is
         # filtered out (the usual case) the uncorrelated NOT EXISTS, evaluated once, skips it.
         in_scope = f"""(NOT EXISTS (SELECT 1 FROM sources WHERE NOT ({allowed}))
                         OR (rowid >> {CHUNK_ORDINAL_BITS})
                            IN (SELECT id FROM sources WHERE {allowed}))"""
+        sql = f"""SELECT rowid, bm25({table}, ?, ?) AS score
+                    FROM {table}
+                   WHERE {table} MATCH ? AND {in_scope}"""
+        values: list[object] = [*self.weights, expression, *params, *params]
         # bm25 costs per matching row; a word in most chunks would be scored tens of thousands
         # of times. Only the newest `rank_window` matches are ranked: FTS5 walks the match
         # newest first, scoring as it goes, and stops after the window. One pass: a cut-off
         # rowid found first would walk the match twice, which doubles the cost of a phrase of
         # common words ("the with" checks positions in nearly every chunk).
-        scored = f"""SELECT rowid AS chunk_id, bm25({table}, ?, ?) AS score
-                       FROM {table}
-                      WHERE {table} MATCH ? AND {in_scope}"""
-        values = (*self.weights, fts_query, *params, *params)
-        if self.window is not None:
-            candidates = f"""windowed AS ({scored} ORDER BY rowid DESC LIMIT ?),
-                ranked AS (SELECT chunk_id, score FROM windowed ORDER BY score, chunk_id LIMIT ?)"""
-            values = (*values, self.window)
-        else:
-            candidates = f"ranked AS ({scored} ORDER BY score, chunk_id LIMIT ?)"
-        sql = f"""
-            WITH {candidates}
-            SELECT ranked.chunk_id, s.id, s.label, s.kind, c.title, c.content, ranked.score
-              FROM ranked
-              JOIN {table} AS c ON c.rowid = ranked.chunk_id
-              JOIN sources AS s ON s.id = ranked.chunk_id >> {CHUNK_ORDINAL_BITS}
-             ORDER BY ranked.score, ranked.chunk_id
-        """
-        rows = fetch_within(self.store.conn, sql, (*values, limit), budget_ms) or []
-        return [Candidate.from_row(row) for row in rows]
+        if window is not None:
+            sql = f"SELECT rowid, score FROM ({sql} ORDER BY rowid DESC LIMIT ?)"
+            values.append(window)
+        if most is not None:
+            sql += " ORDER BY score, rowid LIMIT ?"
+            values.append(most)
+        return fetch(sql, values)
+
+    def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
+        """Title, content and source of the ranked rows, in their order (large chunks are
+        read for the few rows kept, never sorted). A row gone since it was ranked is left out."""
+        if not top:
+            return []
+        ids = [rowid for rowid, _ in top]
+        rows = self.store.conn.execute(
+            f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content
+                  FROM {table} AS c
+                  JOIN sources AS s ON s.id = c.rowid >> {CHUNK_ORDINAL_BITS}
+                 WHERE c.rowid IN ({", ".join("?" * len(ids))})""",
+            ids,
+        ).fetchall()
+        by_id = {row[0]: row for row in rows}
+        return [
+            Candidate.from_row((*by_id[rowid], score)) for rowid, score in top if rowid in by_id
+        ]
 
     def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
         """An SQL condition on `sources` rows the filters allow (None: no source can match)."""

@@ -277,6 +277,21 @@ def transaction(conn: sqlcipher3.Connection) -> Iterator[sqlcipher3.Connection]:
 
 
 @contextlib.contextmanager
+def read_snapshot(conn: sqlcipher3.Connection) -> Iterator[sqlcipher3.Connection]:
+    """Several reads that see one committed state (WAL keeps it while a writer commits); inside
+    a caller's transaction they simply join it."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")  # a read-only transaction: this only ends the snapshot
+
+
+@contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     """An exclusive advisory lock on `<db>.lock`, for creating, recovering and swapping files."""
     lock_path = path.with_name(path.name + ".lock")

@@ -50,6 +50,7 @@ class VaultCorpus:
         filters: SearchFilters,
         *,
         budget_ms: float | None = None,
+        any_of: tuple[str, ...] = (),  # every match is ranked here: nothing to skip
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
         if table is None or limit < 1 or not fts_query:

@@ -11,6 +11,7 @@ from capy.retrieval.query import (
     clean_text,
     fts_quote,
     parse_query,
+    porter_phrases,
     porter_query,
     trigram_query,
 )
@@ -110,6 +111,16 @@ def test_synonyms_are_or_ed_in_the_porter_query(search_rules):
     assert porter_query(terms, conjunction="AND") == (
         '("db" OR "database" OR "datastore") AND ("timeout" OR "timed out" OR "deadline exceeded")'
     )
+
+
+def test_an_or_query_names_each_phrase_once(search_rules):
+    """bm25 sums a phrase once per naming: "error" and "traceback" share a synonym group, and
+    "Error" is the same phrase to both tokenizers."""
+    terms = parse_query("error traceback Error", search_rules).terms
+    phrases = porter_phrases(terms)
+    assert len(phrases) == len({phrase.lower() for phrase in phrases})
+    assert {'"error"', '"traceback"', '"exception"'} <= set(phrases)
+    assert porter_query(terms, conjunction="OR") == " OR ".join(phrases)
 
 
 def test_trigram_query_leaves_synonyms_out(search_rules):

@@ -68,10 +68,10 @@ class RecordingCorpus(StoreCorpus):
         self.queries: list[tuple[str, str]] = []
         self.calls: list[tuple[str, str, float | None]] = []
 
-    def match(self, layer, fts_query, limit, filters, *, budget_ms=None):
+    def match(self, layer, fts_query, limit, filters, *, budget_ms=None, any_of=()):
         self.queries.append((layer, fts_query))
         self.calls.append((layer, fts_query, budget_ms))
-        return super().match(layer, fts_query, limit, filters, budget_ms=budget_ms)
+        return super().match(layer, fts_query, limit, filters, budget_ms=budget_ms, any_of=any_of)
 
 
 def recording(store, rules) -> RecordingCorpus:

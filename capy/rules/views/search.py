@@ -38,6 +38,9 @@ class Bm25(Section):
     content_weight: float
     # Each ranked list scores at most this many matching chunks, the newest (None: all).
     rank_window: int | None = None
+    # An OR query starts from its rarest phrases, matching at most this many chunks in all,
+    # and scores the rest only when they could still enter the results (see the pack).
+    essential_rows: int = 0
 
 
 class Fusion(Section):

@@ -1,0 +1,180 @@
+"""The top of an OR query by bm25, without scoring every chunk it matches (MaxScore).
+
+An OR query such as `noholu OR dictionary OR context` matches tens of thousands of chunks on
+a large store through its common words, and FTS5 scores each match it is asked to rank.
+bm25 adds one share per phrase, and a phrase's share stays below (k1 + 1) * idf however often
+the phrase occurs (FTS5 fixes k1 = 1.2). So a chunk holding only common phrases scores below
+the sum of their ceilings, and once the k-th best score among the chunks holding a rarer
+phrase reaches that sum, no chunk of common phrases alone can enter the top k: it need not be
+scored at all (Turtle and Flood, "Query evaluation: strategies and optimizations", 1995).
+
+The chunks holding a rare ("essential") phrase are scored exactly in two statements, since
+FTS5 sums every phrase a query names, once per naming: `E` scores them all by the rare
+phrases, and `(E) AND (C)` scores again, by every phrase, those that also hold a common one.
+When the ceiling is not reached, the chunks of common phrases alone (`(C) NOT (E)`) are ranked
+within the window, as any list is, and merged: the rare-phrase chunks are ranked whatever
+their age. A query none of whose phrases is rare, or whose matches all fit in the window, is
+left to the plain windowed statement (None).
+
+Phrase counts (the idf that FTS5 computes inside bm25) are cached per process until the index
+changes: the FTS5 structure record changes with every write, so it keys the cache.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+# FTS5's bm25 constant: a phrase's share is idf * f * (k1 + 1) / (f + k1 * norm) < idf * (k1 + 1).
+_K1 = 1.2
+# The data rows FTS5 keeps its row count and segment structure in (fts5Int.h).
+_AVERAGES_ID = 1
+_STRUCTURE_ID = 10
+_CACHED_PHRASES = 4096
+# Float sums in another order than FTS5's: a ceiling is compared with a little headroom.
+_TOLERANCE = 1e-9
+
+# (MATCH expression, window or None, limit or None) -> [(rowid, bm25)] best first, or None
+# when the statement ran out of time.
+Ranker = Callable[[str, int | None, int | None], list[tuple[int, float]] | None]
+# (SQL, parameters) -> rows, or None when the statement ran out of time.
+Fetch = Callable[[str, Sequence[object]], list[tuple] | None]
+
+
+@dataclass
+class _Counts:
+    structure: bytes | None = None
+    by_phrase: OrderedDict[str, int] = field(default_factory=OrderedDict)
+
+
+_counts: dict[tuple[str, str], _Counts] = {}
+
+
+def top_of_any(
+    table: str,
+    phrases: Sequence[str],
+    limit: int,
+    *,
+    window: int | None,
+    essential_rows: int,
+    fetch: Fetch,
+    rank: Ranker,
+    database: str,
+) -> list[tuple[int, float]] | None:
+    """The best `limit` (rowid, bm25) of `phrases` OR-ed (each a quoted FTS5 string), or None
+    when the plain windowed statement ranks as well: every match fits in the window, or no
+    phrase is rare enough (`essential_rows`) to start from. [] when a statement ran out of
+    time."""
+    if essential_rows < 1:
+        return None
+    counts = phrase_counts(table, phrases, fetch=fetch, database=database)
+    if counts is None:
+        return []
+    if len(counts) < 2 or (window is not None and sum(counts.values()) <= window):
+        return None
+    order = sorted(counts, key=counts.__getitem__)
+    essential, rows = [], 0
+    for phrase in order:
+        if rows + counts[phrase] > essential_rows:
+            break
+        essential.append(phrase)
+        rows += counts[phrase]
+    common = order[len(essential) :]
+    if not essential or not common:
+        return None
+    scored = _scored_exactly(essential, common, rank)
+    if scored is None:
+        return []
+    best = sorted(scored.items(), key=_rank_order)
+    threshold = -best[limit - 1][1] if len(best) >= limit else 0.0
+    total = row_count(table, fetch)
+    if total is None:
+        return []
+    ceiling = sum((_K1 + 1) * idf(total, counts[phrase]) for phrase in common)
+    if ceiling * (1 + _TOLERANCE) <= threshold:
+        return best[:limit]
+    rest = rank(f"({_any(common)}) NOT ({_any(essential)})", window, limit)
+    if rest is None:
+        return []
+    return sorted(best[:limit] + rest, key=_rank_order)[:limit]
+
+
+def _scored_exactly(
+    essential: list[str], common: list[str], rank: Ranker
+) -> dict[int, float] | None:
+    """bm25 over every phrase for each chunk holding an essential phrase."""
+    partial = rank(_any(essential), None, None)
+    if partial is None:
+        return None
+    scores = dict(partial)
+    if scores:
+        both = rank(f"({_any(essential)}) AND ({_any(common)})", None, None)
+        if both is None:
+            return None
+        scores.update(both)
+    return scores
+
+
+def _any(phrases: Sequence[str]) -> str:
+    return " OR ".join(phrases)
+
+
+def _rank_order(row: tuple[int, float]) -> tuple[float, int]:
+    return row[1], row[0]
+
+
+def idf(total_rows: int, hits: int) -> float:
+    """FTS5's bm25 idf (fts5_aux.c), floored where it would be negative."""
+    value = math.log((total_rows - hits + 0.5) / (hits + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def row_count(table: str, fetch: Fetch) -> int | None:
+    """The row count bm25 uses: the first varint of the FTS5 averages record."""
+    rows = fetch(f"SELECT block FROM {table}_data WHERE id = ?", (_AVERAGES_ID,))
+    if rows is None:
+        return None
+    return _varint(rows[0][0]) if rows and rows[0][0] else 0
+
+
+def _varint(blob: bytes) -> int:
+    """SQLite's big-endian varint: seven bits a byte while the top bit is set, eight in a ninth."""
+    value = 0
+    for place, byte in enumerate(blob[:9]):
+        if place == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return value
+
+
+def phrase_counts(
+    table: str, phrases: Sequence[str], *, fetch: Fetch, database: str
+) -> dict[str, int] | None:
+    """How many rows of `table` match each phrase, over the whole table (as bm25's idf);
+    None when a count ran out of time."""
+    structure_rows = fetch(f"SELECT block FROM {table}_data WHERE id = ?", (_STRUCTURE_ID,))
+    if structure_rows is None:
+        return None
+    structure = structure_rows[0][0] if structure_rows else None
+    cache = _counts.setdefault((database, table), _Counts())
+    if cache.structure != structure:
+        cache.structure, cache.by_phrase = structure, OrderedDict()
+    found = {}
+    for phrase in dict.fromkeys(phrases):
+        hits = cache.by_phrase.get(phrase)
+        if hits is None:
+            rows = fetch(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (phrase,))
+            if rows is None:
+                return None
+            hits = rows[0][0]
+            cache.by_phrase[phrase] = hits
+            if len(cache.by_phrase) > _CACHED_PHRASES:
+                cache.by_phrase.popitem(last=False)
+        else:
+            cache.by_phrase.move_to_end(phrase)
+        found[phrase] = hits
+    return found
