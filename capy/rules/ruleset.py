@@ -46,6 +46,11 @@ class RuleSet:
     examples: Any = None  # an ExampleReport when examples were run
     _views: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def __repr__(self) -> str:
+        # The packs' full text would run to megabytes: test reports and debuggers print this.
+        state = "ok" if self.ok else f"{len(self.diagnostics)} diagnostics"
+        return f"RuleSet({', '.join(sorted(self.packs))}; {state})"
+
     @property
     def ok(self) -> bool:
         return not any(item.is_error for item in self.diagnostics)
