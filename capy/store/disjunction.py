@@ -23,6 +23,7 @@ changes: the FTS5 structure record changes with every write, so it keys the cach
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class _Counts:
 
 
 _counts: dict[tuple[str, str], _Counts] = {}
+_counts_lock = threading.Lock()  # the server may search from several threads
 
 
 def top_of_any(
@@ -82,8 +84,10 @@ def top_of_any(
         essential.append(phrase)
         rows += counts[phrase]
     common = order[len(essential) :]
-    if not essential or not common:
+    if not essential:
         return None
+    if not common:  # every match is a rare-phrase match: all of them ranked, window or not
+        return rank(_any(essential), None, limit)
     scored = _scored_exactly(essential, common, rank)
     if scored is None:
         return []
@@ -160,21 +164,24 @@ def phrase_counts(
     if structure_rows is None:
         return None
     structure = structure_rows[0][0] if structure_rows else None
-    cache = _counts.setdefault((database, table), _Counts())
-    if cache.structure != structure:
-        cache.structure, cache.by_phrase = structure, OrderedDict()
-    found = {}
-    for phrase in dict.fromkeys(phrases):
-        hits = cache.by_phrase.get(phrase)
+    with _counts_lock:
+        cache = _counts.setdefault((database, table), _Counts())
+        if cache.structure != structure:
+            cache.structure, cache.by_phrase = structure, OrderedDict()
+        known = {phrase: cache.by_phrase.get(phrase) for phrase in dict.fromkeys(phrases)}
+    found: dict[str, int] = {}
+    for phrase, hits in known.items():
         if hits is None:
             rows = fetch(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (phrase,))
             if rows is None:
                 return None
             hits = rows[0][0]
-            cache.by_phrase[phrase] = hits
-            if len(cache.by_phrase) > _CACHED_PHRASES:
-                cache.by_phrase.popitem(last=False)
-        else:
-            cache.by_phrase.move_to_end(phrase)
         found[phrase] = hits
+    with _counts_lock:
+        if cache.structure == structure:
+            for phrase, hits in found.items():
+                cache.by_phrase[phrase] = hits
+                cache.by_phrase.move_to_end(phrase)
+            while len(cache.by_phrase) > _CACHED_PHRASES:
+                cache.by_phrase.popitem(last=False)
     return found

@@ -48,7 +48,8 @@ def test_rare_phrase_chunks_outside_the_window_are_ranked(store, rules, rollback
 
 def test_a_proven_top_k_is_the_exact_ranking_of_every_match(store, rules, rollback_store):
     exact = ranked(corpus_with(store, rules, window=None, essential_rows=0), limit=2)
-    assert ranked(corpus_with(store, rules, window=20, essential_rows=10), limit=2) == exact
+    proven = ranked(corpus_with(store, rules, window=20, essential_rows=10), limit=2)
+    assert proven == exact
 
 
 def test_an_unproven_top_k_merges_the_window_of_common_only_chunks(store, rules, rollback_store):
@@ -62,6 +63,13 @@ def test_an_unproven_top_k_merges_the_window_of_common_only_chunks(store, rules,
     assert [c.rank for c in found] == sorted(c.rank for c in found)
 
 
+def test_phrases_all_within_the_start_budget_are_ranked_whole(store, rules, rollback_store):
+    # More matches than the window, all within `essential_rows`: every one is ranked.
+    exact = ranked(corpus_with(store, rules, window=None, essential_rows=0))
+    whole = ranked(corpus_with(store, rules, window=20, essential_rows=1000))
+    assert whole == exact
+
+
 def test_filters_apply_to_every_statement(store, rules, rollback_store, put):
     put("other.log", [("rollback again", "rollback rollback deploy")], kind="ephemeral")
     corpus = corpus_with(store, rules, window=20, essential_rows=10)
@@ -71,8 +79,8 @@ def test_filters_apply_to_every_statement(store, rules, rollback_store, put):
 
 def test_matches_that_fit_the_window_take_the_plain_statement(store, rules, put):
     put("small.log", [("a", "deploy rollback"), ("b", "service")])
-    corpus = corpus_with(store, rules, window=20, essential_rows=10)
-    assert ranked(corpus) == ranked(corpus_with(store, rules, window=None, essential_rows=0))
+    plain = ranked(corpus_with(store, rules, window=None, essential_rows=0))
+    assert ranked(corpus_with(store, rules, window=20, essential_rows=10)) == plain
 
 
 def test_phrase_counts_follow_the_index(store, put):
