@@ -80,8 +80,8 @@ class StoreCorpus:
         any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
-        allowed, params = self._sources_filter(filters)
-        if table is None or allowed is None or limit < 1 or not fts_query:
+        scope = self._scope(filters)
+        if table is None or scope is None or limit < 1 or not fts_query:
             return []
         budget = CpuBudget(budget_ms)
         conn = self.store.conn
@@ -92,7 +92,7 @@ class StoreCorpus:
         def rank(
             expression: str, window: int | None, most: int | None
         ) -> list[tuple[int, float]] | None:
-            return self._scores(table, expression, allowed, params, window, most, fetch)
+            return self._scores(table, expression, scope, window, most, fetch)
 
         with read_snapshot(conn):
             top = None
@@ -115,23 +115,18 @@ class StoreCorpus:
         self,
         table: str,
         expression: str,
-        allowed: str,
-        params: list[object],
+        scope: _Scope,
         window: int | None,
         most: int | None,
         fetch: Callable[[str, Sequence[object]], list[tuple] | None],
     ) -> list[tuple[int, float]] | None:
         """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
         `window` matches only, the best `most` of them (None: no bound)."""
-        # The source test costs as much per matching row as bm25 itself; when no source is
-        # filtered out (the usual case) the uncorrelated NOT EXISTS, evaluated once, skips it.
-        in_scope = f"""(NOT EXISTS (SELECT 1 FROM sources WHERE NOT ({allowed}))
-                        OR (rowid >> {CHUNK_ORDINAL_BITS})
-                           IN (SELECT id FROM sources WHERE {allowed}))"""
+        in_scope, scope_params = scope.condition()
         sql = f"""SELECT rowid, bm25({table}, ?, ?) AS score
                     FROM {table}
                    WHERE {table} MATCH ? AND {in_scope}"""
-        values: list[object] = [*self.weights, expression, *params, *params]
+        values: list[object] = [*self.weights, expression, *scope_params]
         # bm25 costs per matching row; a word in most chunks would be scored tens of thousands
         # of times. Only the newest `rank_window` matches are ranked: FTS5 walks the match
         # newest first, scoring as it goes, and stops after the window. One pass: a cut-off
@@ -163,14 +158,18 @@ class StoreCorpus:
             Candidate.from_row((*by_id[rowid], score)) for rowid, score in top if rowid in by_id
         ]
 
-    def _sources_filter(self, filters: SearchFilters) -> tuple[str | None, list[object]]:
-        """An SQL condition on `sources` rows the filters allow (None: no source can match)."""
+    def _scope(self, filters: SearchFilters) -> _Scope | None:
+        """The sources the filters allow (None: no source can match)."""
         kinds = self._kinds(filters)
         if not kinds:
-            return None, []
-        sql = f"kind IN ({', '.join('?' * len(kinds))})"
+            return None
         label_sql, label_params = _label_filter(filters.source)
-        return sql + label_sql, [*kinds, *label_params]
+        allowed = (f"kind IN ({_marks(kinds)}){label_sql}", [*kinds, *label_params])
+        if filters.source is not None:
+            return _Scope(allowed, (f"NOT ({allowed[0]})", allowed[1]))
+        # Kinds alone: the sources outside are those of the other kinds, one index seek each.
+        excluded = [kind for kind in _KINDS if kind not in kinds]
+        return _Scope(allowed, (f"kind IN ({_marks(excluded)})", excluded) if excluded else None)
 
     def _kinds(self, filters: SearchFilters) -> tuple[str, ...]:
         return self.default_kinds if filters.kinds is None else tuple(filters.kinds)
@@ -256,13 +255,14 @@ class StoreCorpus:
     # --- notes and retention ---
 
     def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
-        kinds = self._kinds(filters)
+        excluded = [kind for kind in _KINDS if kind not in self._kinds(filters)]
+        if not excluded:
+            return {}
         label_sql, label_params = _label_filter(filters.source)
-        placeholders = ", ".join("?" * len(kinds)) or "NULL"
         rows = self.store.conn.execute(
-            f"SELECT kind, count(*) FROM sources WHERE kind NOT IN ({placeholders}){label_sql} "
+            f"SELECT kind, count(*) FROM sources WHERE kind IN ({_marks(excluded)}){label_sql} "
             "GROUP BY kind ORDER BY kind",
-            (*kinds, *label_params),
+            (*excluded, *label_params),
         )
         return {kind: count for kind, count in rows}
 
@@ -290,6 +290,31 @@ class StoreCorpus:
         except DatabaseError:
             if owns_transaction and conn.in_transaction:
                 conn.execute("ROLLBACK")
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """SQL conditions on `sources` rows: those in scope, and those outside it (None: none can
+    be), each with its parameters."""
+
+    allowed: tuple[str, list[object]]
+    outside: tuple[str, list[object]] | None
+
+    def condition(self) -> tuple[str, list[object]]:
+        """A condition on a matched chunk's rowid. The source test costs as much per matching
+        row as bm25 itself; when no source is out of scope (the usual case) the uncorrelated
+        NOT EXISTS, evaluated once, skips it."""
+        if self.outside is None:
+            return "1", []
+        (allowed, allowed_params), (outside, outside_params) = self.allowed, self.outside
+        sql = f"""(NOT EXISTS (SELECT 1 FROM sources WHERE {outside})
+                   OR (rowid >> {CHUNK_ORDINAL_BITS})
+                      IN (SELECT id FROM sources WHERE {allowed}))"""
+        return sql, [*outside_params, *allowed_params]
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))
 
 
 def _label_filter(source: str | None) -> tuple[str, list[object]]:

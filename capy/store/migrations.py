@@ -153,6 +153,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
         then=recount_vocabulary,
     ),
+    Migration(
+        "0006-sources-by-kind",
+        """
+        -- Every ranked list asks whether any source lies outside the kinds searched, and a
+        -- short result counts the sources left out: one seek per kind instead of a pass over
+        -- every source (1 ms a statement at 5,000 sources).
+        CREATE INDEX sources_by_kind ON sources (kind);
+        """,
+    ),
 )
 
 _BOOKKEEPING = """CREATE TABLE IF NOT EXISTS schema_migrations (
