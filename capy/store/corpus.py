@@ -150,7 +150,7 @@ class StoreCorpus:
             f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content
                   FROM {table} AS c
                   JOIN sources AS s ON s.id = c.rowid >> {CHUNK_ORDINAL_BITS}
-                 WHERE c.rowid IN ({", ".join("?" * len(ids))})""",
+                 WHERE c.rowid IN ({_marks(ids)})""",
             ids,
         ).fetchall()
         by_id = {row[0]: row for row in rows}
@@ -168,11 +168,15 @@ class StoreCorpus:
         if filters.source is not None:
             return _Scope(allowed, (f"NOT ({allowed[0]})", allowed[1]))
         # Kinds alone: the sources outside are those of the other kinds, one index seek each.
-        excluded = [kind for kind in _KINDS if kind not in kinds]
+        excluded = self._excluded_kinds(filters)
         return _Scope(allowed, (f"kind IN ({_marks(excluded)})", excluded) if excluded else None)
 
     def _kinds(self, filters: SearchFilters) -> tuple[str, ...]:
         return self.default_kinds if filters.kinds is None else tuple(filters.kinds)
+
+    def _excluded_kinds(self, filters: SearchFilters) -> list[str]:
+        """The kinds left out (a closed set, so sources outside are found by kind)."""
+        return [kind for kind in _KINDS if kind not in self._kinds(filters)]
 
     # --- fuzzy correction ---
 
@@ -255,7 +259,7 @@ class StoreCorpus:
     # --- notes and retention ---
 
     def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
-        excluded = [kind for kind in _KINDS if kind not in self._kinds(filters)]
+        excluded = self._excluded_kinds(filters)
         if not excluded:
             return {}
         label_sql, label_params = _label_filter(filters.source)
