@@ -13,8 +13,9 @@ FTS5 sums every phrase a query names, once per naming: `E` scores them all by th
 phrases, and `(E) AND (C)` scores again, by every phrase, those that also hold a common one.
 When the ceiling is not reached, the chunks of common phrases alone (`(C) NOT (E)`) are ranked
 within the window, as any list is, and merged: the rare-phrase chunks are ranked whatever
-their age. A query none of whose phrases is rare, or whose matches all fit in the window, is
-left to the plain windowed statement (None).
+their age. A query whose phrases are all rare is ranked whole in one statement; one none of
+whose phrases is rare, or whose matches all fit in the window, is left to the plain windowed
+statement (None).
 
 Phrase counts (the idf that FTS5 computes inside bm25) are cached per process until the index
 changes: the FTS5 structure record changes with every write, so it keys the cache.
