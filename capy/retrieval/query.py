@@ -163,7 +163,8 @@ def _with_synonyms(term: Term, rules: SearchPack) -> Term:
     return replace(term, synonyms=rules.synonyms.expand(term.key))
 
 
-def _unique(values: tuple[str, ...]) -> tuple[str, ...]:
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    """Each value once, its first spelling kept (both tokenizers ignore case)."""
     seen: set[str] = set()
     unique = []
     for value in values:
@@ -198,15 +199,7 @@ def porter_phrases(terms: tuple[Term, ...]) -> tuple[str, ...]:
     """Every phrase of the terms' porter variants, quoted, each once: the OR query is these
     joined by OR (bm25 sums a phrase once per naming, so a variant two terms share, "error" in
     two synonym groups, is named once)."""
-    return _distinct(fts_quote(v) for term in terms for v in term.porter_variants())
-
-
-def _distinct(phrases: Iterable[str]) -> tuple[str, ...]:
-    """Each phrase once, the first spelling kept (both tokenizers ignore case)."""
-    first: dict[str, str] = {}
-    for phrase in phrases:
-        first.setdefault(phrase.lower(), phrase)
-    return tuple(first.values())
+    return _unique(fts_quote(v) for term in terms for v in term.porter_variants())
 
 
 def trigram_query(terms: tuple[Term, ...], *, conjunction: str, min_chars: int) -> str | None:
@@ -226,4 +219,4 @@ def trigram_query(terms: tuple[Term, ...], *, conjunction: str, min_chars: int) 
 
 def trigram_phrases(terms: tuple[Term, ...], *, min_chars: int) -> tuple[str, ...]:
     """The phrases of a trigram OR query (terms too short for a trigram left out)."""
-    return _distinct(fts_quote(v) for term in terms for v in term.trigram_variants(min_chars))
+    return _unique(fts_quote(v) for term in terms for v in term.trigram_variants(min_chars))
