@@ -4,7 +4,7 @@ diffs coloured line by line. Text from the transcript is never read as markup.""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -75,15 +75,36 @@ class FoldView(Collapsible):
         super().__init__(*body, title=title, collapsed=collapsed, classes=classes)  # type: ignore[arg-type]
         self.fold = fold
         self._built = not collapsed
+        # Set while the whole screen folds or unfolds: the screen keeps the reader's place, so
+        # this fold must not scroll itself into view as a fold toggled on its own does.
+        self._stay = False
 
     @staticmethod
     def _body(fold: Fold) -> Static:
         return Static(diff_text(fold.body) if fold.is_diff else Text(fold.body), classes="body")
 
-    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
-        if event.collapsible is self and not self._built:
+    async def build_body(self) -> None:
+        """Mount the body now (hidden while folded), so unfolding changes no layout later."""
+        if not self._built:
             self._built = True
-            self.query_one(Collapsible.Contents).mount(self._body(self.fold))
+            await self.query_one(Collapsible.Contents).mount(self._body(self.fold))
+
+    def set_collapsed_in_place(self, collapsed: bool) -> None:
+        """Fold or unfold without scrolling to this fold (for a toggle of every fold)."""
+        if self.collapsed != collapsed:
+            self._stay = True
+            self.collapsed = collapsed
+
+    def scroll_visible(self, *args: Any, **kwargs: Any) -> None:
+        # Collapsible calls this once after each toggle; a toggle in place swallows that call.
+        if self._stay:
+            self._stay = False
+            return
+        super().scroll_visible(*args, **kwargs)
+
+    async def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is self:
+            await self.build_body()
 
 
 class SessionScreen(Screen):
@@ -179,15 +200,20 @@ class SessionScreen(Screen):
     def widget_for(self, message: Message) -> Widget | None:
         return self._widgets.get(id(message))
 
-    def action_toggle_results(self) -> None:
+    async def action_toggle_results(self) -> None:
         scroller = self.query_one("#messages", VerticalScroll)
-        # Each fold scrolls itself into view when toggled; the reader stays where they were.
+        # The reader stays at the message at the top of the view: every body is mounted before
+        # any fold changes, no fold scrolls itself, and one scroll after the next layout puts
+        # that message back at the top.
         anchor = next(
             (w for w in scroller.children if w.virtual_region.bottom > scroller.scroll_y), None
         )
         folds = list(self.query(FoldView))
         unfold = any(fold.collapsed for fold in folds)
+        if unfold:
+            for fold in folds:
+                await fold.build_body()
         for fold in folds:
-            fold.collapsed = not unfold
+            fold.set_collapsed_in_place(not unfold)
         if anchor is not None:
             self.call_after_refresh(scroller.scroll_to_widget, anchor, animate=False, top=True)
