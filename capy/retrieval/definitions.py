@@ -22,6 +22,8 @@ from capy.rules.views.search import DefinitionBoost, Entities
 
 _NAME_SLOT = "{name}"
 _NAME = r"(?P<name>[^\W\d][\w-]*)"
+_NAME_CHAR = re.compile(r"[\w-]")
+_NAME_TAIL = re.compile(r"[\w-]+")
 # Words of an identifier: a capitalised word, an acronym run, a lower-case run or digits.
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -36,6 +38,7 @@ class WantedNames:
     # Where a covering name can be: an identifier, or a stem less its last letter (which
     # starts every word form), in the lowercased text.
     spots: re.Pattern[str] | None = None
+    word_starts: frozenset[str] = frozenset()
 
 
 def wanted_names(terms: tuple[Term, ...], entities: Entities) -> WantedNames:
@@ -43,9 +46,10 @@ def wanted_names(terms: tuple[Term, ...], entities: Entities) -> WantedNames:
         _spelling(term) for term in terms if not term.phrase and entities.is_entity(term.text)
     )
     words = frozenset(stem(_spelling(term)) for term in terms if term.is_word)
-    needles = identifiers | {_word_start(word) for word in words}
+    starts = frozenset(_word_start(word) for word in words)
+    needles = identifiers | starts
     spots = re.compile("|".join(map(re.escape, sorted(needles, key=len, reverse=True))))
-    return WantedNames(identifiers, words, len(terms), spots if needles else None)
+    return WantedNames(identifiers, words, len(terms), spots if needles else None, starts)
 
 
 def _word_start(word: str) -> str:
@@ -92,6 +96,8 @@ def _passages(lowered: str, length: int, wanted: WantedNames) -> list[tuple[int,
         return [(0, length)]
     passages: list[tuple[int, int]] = []
     for spot in wanted.spots.finditer(lowered):
+        if not _may_be_covering_name(lowered, spot, wanted):
+            continue
         line_start = lowered.rfind("\n", 0, spot.start())
         start = lowered.rfind("\n", 0, line_start) + 1 if line_start > 0 else 0
         line_end = lowered.find("\n", spot.end())
@@ -102,6 +108,20 @@ def _passages(lowered: str, length: int, wanted: WantedNames) -> list[tuple[int,
         else:
             passages.append((start, end))
     return passages
+
+
+def _may_be_covering_name(lowered: str, spot: re.Match[str], wanted: WantedNames) -> bool:
+    """Whether the name-like token around `spot` could cover the query: it is one of the
+    query's identifiers, or it holds the starts of two query words (a name is one token of
+    word characters and hyphens, so words of prose, each a token of its own, never do)."""
+    if spot.group() in wanted.identifiers:
+        return True
+    start = spot.start()
+    while start > 0 and _NAME_CHAR.match(lowered, start - 1):
+        start -= 1
+    end = _NAME_TAIL.match(lowered, spot.end())
+    token = lowered[start : end.end() if end else spot.end()]
+    return sum(1 for word_start in wanted.word_starts if word_start in token) >= 2
 
 
 def _covered(name: str, wanted: WantedNames, max_extra_chars: int) -> int:

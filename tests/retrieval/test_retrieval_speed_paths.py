@@ -215,6 +215,18 @@ def test_a_declaration_broken_across_lines_is_still_found(search_rules):
     assert definition_boost(assigned, wanted, rule) == pytest.approx(rule.weight)
 
 
+def test_prose_spelling_the_query_words_is_no_declaration(search_rules):
+    # The templates scan only around a token holding two query words (or an identifier):
+    # prose, a word per token, is passed over; the camelCase name inside it is found.
+    rule = search_rules.boosts.definition
+    terms = parse_query("segment size default", search_rules).terms
+    wanted = wanted_names(terms, search_rules.entities)
+    prose = "\n".join("segment = the default size of a segment" for _ in range(40))
+    assert definition_boost(prose, wanted, rule) == 0.0
+    declared = f"{prose}\nvar DefaultSegmentSize = 64 << 20\n{prose}"
+    assert definition_boost(declared, wanted, rule) == pytest.approx(rule.weight)
+
+
 def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments")])
     corpus = recording(store, rules)
