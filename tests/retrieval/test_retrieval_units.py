@@ -94,6 +94,14 @@ def test_term_spans_find_every_word_form_and_phrases_across_punctuation():
     assert [text[s:e] for s, e in spans[3]] == ["go) version", "go_version"]
 
 
+def test_term_spans_start_only_at_word_starts():
+    """A term inside a longer word is no word match (unicode61 split it otherwise); `_` and
+    punctuation start a word, a letter or digit does not."""
+    text = "deadlock unlocked x9locks _locks (Locked) çlock"
+    spans = term_spans(text, compile_terms((Term("lock"),)))
+    assert [text[s:e] for s, e in spans[0]] == ["locks", "Locked"]
+
+
 def test_smallest_window_measures_the_gap_between_terms():
     assert smallest_window([[(0, 4)], [(5, 9)]]) == (1, 8)
     assert smallest_window([[(0, 4), (100, 104)], [(50, 54), (106, 110)]]) == (2, 8)
