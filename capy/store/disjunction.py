@@ -156,6 +156,12 @@ def _varint(blob: bytes) -> int:
     return value
 
 
+def forget_phrase_counts() -> None:
+    """Empty the cache of phrase counts (a benchmark pass starts as cold as the first)."""
+    with _counts_lock:
+        _counts.clear()
+
+
 def phrase_counts(
     table: str, phrases: Sequence[str], *, fetch: Fetch, database: str
 ) -> dict[str, int] | None:

@@ -135,4 +135,6 @@ def test_perf_tiny_run(capsys) -> None:
     sizes = [row["chunks"] for row in report["latency"]]
     assert sizes[0] >= 40 and sizes[1] >= 80
     assert all(row["queries"] == 10 and row["p95_ms"] >= row["p50_ms"] for row in report["latency"])
+    # Each query's median of three passes, the first pass reported beside it.
+    assert all(row["passes"] == 3 and row["first_pass_p95_ms"] > 0 for row in report["latency"])
     assert report["goals"][-1]["value"] is None  # no 100k store in a tiny run: not measured
