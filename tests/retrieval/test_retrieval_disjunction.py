@@ -8,7 +8,7 @@ import pytest
 
 from capy.retrieval import SearchFilters
 from capy.store.corpus import StoreCorpus
-from capy.store.disjunction import idf, phrase_counts, row_count
+from capy.store.disjunction import forget_phrase_counts, idf, phrase_counts, row_count
 
 PHRASES = ('"rollback"', '"deploy"', '"service"')
 QUERY = " OR ".join(PHRASES)
@@ -95,6 +95,26 @@ def test_phrase_counts_follow_the_index(store, put):
     put("b.log", [("c", "rollback service")])
     counts = phrase_counts("chunks", PHRASES, fetch=fetch, database=database)
     assert counts['"rollback"'] == 2 and counts['"service"'] == 1
+
+
+def test_phrase_counts_are_cached_until_forgotten(store, put):
+    put("a.log", [("a", "deploy rollback")])
+    statements = []
+
+    def fetch(sql, params):
+        statements.append(sql)
+        return store.conn.execute(sql, params).fetchall()
+
+    def counted() -> int:
+        statements.clear()
+        phrase_counts("chunks", PHRASES, fetch=fetch, database=str(store.path))
+        return sum("count(*)" in sql for sql in statements)
+
+    forget_phrase_counts()
+    assert counted() == len(PHRASES)
+    assert counted() == 0  # the index did not change: every count came from the cache
+    forget_phrase_counts()
+    assert counted() == len(PHRASES)
 
 
 def test_row_count_reads_the_fts5_averages_record(store, put):
