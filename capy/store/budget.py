@@ -47,7 +47,7 @@ class CpuBudget:
         self, conn: sqlcipher3.Connection, sql: str, params: Sequence[object]
     ) -> list[tuple] | None:
         """All rows of `sql`, or None when the budget ran out before it finished."""
-        if self._deadline is None:
-            return conn.execute(sql, params).fetchall()
-        remaining_ms = max(self._deadline - time.thread_time(), 0.0) * 1000
+        remaining_ms = None
+        if self._deadline is not None:
+            remaining_ms = max(self._deadline - time.thread_time(), 0.0) * 1000
         return fetch_within(conn, sql, params, remaining_ms)
