@@ -1,5 +1,13 @@
 """Logs and tool output: line windows, plus a chunk of its own for each distinct error line.
 
+A report with section banners (pytest's `____ test_name ____`, a CI step's `##[group]`, a
+`commit <sha>` of git log) is windowed section by section: a banner always starts a chunk and
+titles every window of its section by the banner path in force ("FAILURES >
+test_refresh_token_expiry"), so bm25 weighs the test, step or commit a chunk belongs to, and
+one failure never shares a chunk with the next. A section holding nothing but its banner (one
+banner straight after another) joins the section after it. Text before the first banner, and
+logs without banners, keep label-and-lines titles.
+
 The error rules run once over the whole text (finditer), not once per line, so a 100k-line log
 costs a few regex passes. Each flagged line gets a chunk titled by its message (timestamp
 stripped) holding a little context before it and the traceback or stack that usually follows.
@@ -10,7 +18,14 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from capy.chunking.pieces import Piece, line_starts, nbytes, split_long_line, window_pieces
+from capy.chunking.pieces import (
+    Piece,
+    heading_paths,
+    line_starts,
+    nbytes,
+    split_long_line,
+    window_pieces,
+)
 from capy.rules.views.chunking import ChunkingPack, Severity
 
 _SEVERITY_RANK = {severity: rank for rank, severity in enumerate(Severity)}
@@ -19,32 +34,58 @@ _SEVERITY_RANK = {severity: rank for rank, severity in enumerate(Severity)}
 def chunk_log(text: str, label: str, rules: ChunkingPack) -> list[Piece]:
     lines = text.split("\n")
     config = rules.log
-    windows = window_pieces(
-        lines,
-        first_line=1,
-        window=config.window_lines,
-        overlap=config.overlap_lines,
-        rules=rules,
-        breaks=_banner_lines(text, lines, rules),
-        slack=config.banner_slack_lines,
-    )
+    windows = [
+        piece
+        for start, end, title in _sections(text, lines, rules)
+        for piece in window_pieces(
+            lines[start:end],
+            first_line=start + 1,
+            window=config.window_lines,
+            overlap=config.overlap_lines,
+            rules=rules,
+            title=title,
+        )
+    ]
     errors = [_error_piece(lines, index, rules) for index in _error_lines(text, lines, rules)]
     # Stable sort: an error chunk follows the window that starts on the same line.
     return sorted(windows + errors, key=lambda piece: piece.span[0] if piece.span else 0)
 
 
-def _banner_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:
-    """Sorted indices of the lines that head a section of the report."""
-    banner_rules = rules.log.active_banner_rules
-    if not banner_rules:
-        return []
-    starts = line_starts(lines)
-    found = {
-        bisect_right(starts, match.start()) - 1
-        for rule in banner_rules
-        for match in rule.regex.finditer(text)
-    }
-    return sorted(found)
+def _sections(
+    text: str, lines: list[str], rules: ChunkingPack
+) -> list[tuple[int, int, str | None]]:
+    """(start, end, banner path) of each run of lines a banner heads; the lines before the
+    first banner have no title. A section with nothing but its banner, or too small to stand
+    alone, joins the next (the last joins the one before it)."""
+    paths = heading_paths(
+        text, lines, rules.log.active_banner_rules, rules.markdown.title_separator
+    )
+    starts = sorted({0, *paths})
+    bounds = [*starts[1:], len(lines)]
+    sections: list[tuple[int, int, str | None]] = []
+    held: int | None = None  # start of the sections waiting to join the next
+    for start, end in zip(starts, bounds, strict=True):
+        first = start if held is None else held
+        if _holds(lines, start + (start in paths), end, rules.min_chunk_bytes):
+            sections.append((first, end, paths.get(start)))
+            held = None
+        elif end < len(lines):
+            held = first
+        elif sections:
+            sections[-1] = (sections[-1][0], end, sections[-1][2])
+        else:
+            sections.append((first, end, paths.get(start)))
+    return sections
+
+
+def _holds(lines: list[str], start: int, end: int, size: int) -> bool:
+    """Whether lines[start:end] hold at least `size` bytes of text (stops once they do)."""
+    total = 0
+    for line in lines[start:end]:
+        total += nbytes(line.strip())
+        if total >= size:
+            return True
+    return False
 
 
 def _error_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:

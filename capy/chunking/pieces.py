@@ -1,5 +1,5 @@
 """Size-bounded building blocks every chunker shares: byte measuring, cutting an over-long line,
-line windows with overlap, and merging pieces too small to stand alone.
+line windows with overlap, heading paths, and merging pieces too small to stand alone.
 
 Sizes are UTF-8 bytes because that is what the index stores and what `max_chunk_bytes` means.
 """
@@ -10,7 +10,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from capy.rules.views.chunking import ChunkingPack
+from capy.rules.views.chunking import ChunkingPack, HeadingRule
 
 
 @dataclass
@@ -33,6 +33,30 @@ def line_starts(lines: list[str]) -> list[int]:
         starts.append(offset)
         offset += len(line) + 1
     return starts
+
+
+def heading_paths(
+    text: str, lines: list[str], rules_in_force: Sequence[HeadingRule], separator: str
+) -> dict[int, str]:
+    """Line index -> the heading path in force from that line on, for every line a rule finds
+    a heading on: a heading closes the open ones at its depth or deeper, as in markdown."""
+    if not rules_in_force:
+        return {}
+    starts = line_starts(lines)
+    found: dict[int, tuple[int, str]] = {}
+    for rule in rules_in_force:
+        for match in rule.regex.finditer(text):
+            start, depth, title = rule.heading(match)
+            found.setdefault(bisect_right(starts, start) - 1, (depth, title))
+    paths: dict[int, str] = {}
+    stack: list[tuple[int, str]] = []
+    for line in sorted(found):
+        depth, title = found[line]
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        stack.append((depth, title))
+        paths[line] = separator.join(title for _, title in stack)
+    return paths
 
 
 def fallback_title(rules: ChunkingPack, label: str, first: int, last: int) -> str:
@@ -71,21 +95,13 @@ def split_long_line(line: str, max_bytes: int, break_ratio: float) -> list[str]:
 
 
 def line_windows(
-    lines: list[str],
-    window: int,
-    overlap: int,
-    max_bytes: int,
-    *,
-    breaks: Sequence[int] = (),
-    slack: int = 0,
+    lines: list[str], window: int, overlap: int, max_bytes: int
 ) -> list[tuple[int, int]]:
     """Half-open [start, end) windows of at most `window` lines and max_bytes bytes.
 
     Consecutive windows share `overlap` lines, unless sharing would leave no room for a new line
     (long lines): a window always brings at least one line the previous one did not have. A
     single line over max_bytes is a window of its own; callers cut it with split_long_line.
-    A window ends up to `slack` lines early at one of the sorted line indices `breaks` (a
-    section banner), and the next window starts there, without overlap.
     """
     sizes = [nbytes(line) + 1 for line in lines]
     spans: list[tuple[int, int]] = []
@@ -95,19 +111,10 @@ def line_windows(
         if end <= done:  # the overlap used up the room: start fresh after the last window
             start = done
             end = _fill(sizes, start, window, max_bytes)
-        cut = _break_near(breaks, start, end, slack) if end < len(lines) else None
-        spans.append((start, cut or end))
-        done = cut or end
-        start = cut or max(end - overlap, start + 1)
+        spans.append((start, end))
+        done = end
+        start = max(end - overlap, start + 1)
     return spans
-
-
-def _break_near(breaks: Sequence[int], start: int, end: int, slack: int) -> int | None:
-    """The last break in the window's final `slack` lines (or right after it), if any."""
-    at = bisect_right(breaks, end) - 1
-    if at >= 0 and max(start + 1, end - slack) <= breaks[at]:
-        return breaks[at]
-    return None
 
 
 def _fill(sizes: list[int], start: int, window: int, max_bytes: int) -> int:
@@ -128,14 +135,12 @@ def window_pieces(
     rules: ChunkingPack,
     title: str | None = None,
     max_bytes: int | None = None,
-    breaks: Sequence[int] = (),
-    slack: int = 0,
 ) -> list[Piece]:
     """Line windows as pieces; titled `title` when given, else later by their line span."""
     out: list[Piece] = []
     limit = max_bytes or rules.max_chunk_bytes
     ratio = rules.plaintext.whitespace_break_ratio
-    for start, end in line_windows(lines, window, overlap, limit, breaks=breaks, slack=slack):
+    for start, end in line_windows(lines, window, overlap, limit):
         span = (first_line + start, first_line + end - 1)
         text = "\n".join(lines[start:end])
         if end - start == 1 and nbytes(text) > limit:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from capy.chunking.pieces import Piece, line_starts, merge_small, nbytes, window_pieces
+from capy.chunking.pieces import Piece, heading_paths, merge_small, nbytes, window_pieces
 from capy.rules.views.chunking import ChunkingPack
 
 _UNDERLINE = re.compile(r"[=-]{3,}[ \t]*")
@@ -59,25 +59,9 @@ def _windows(lines: list[str], start: int, end: int, rules: ChunkingPack) -> lis
 
 def _headings(text: str, lines: list[str], rules: ChunkingPack) -> dict[int, str]:
     """Line index -> the heading path in force from that line on, for every heading line."""
-    rules_in_force = rules.plaintext.active_heading_rules
-    if not rules_in_force:
-        return {}
-    starts = line_starts(lines)
-    found: dict[int, tuple[int, str]] = {}
-    for rule in rules_in_force:
-        for match in rule.regex.finditer(text):
-            start, depth, title = rule.heading(match)
-            found.setdefault(bisect_right(starts, start) - 1, (depth, title))
-    paths: dict[int, str] = {}
-    stack: list[tuple[int, str]] = []
-    separator = rules.markdown.title_separator
-    for line in sorted(found):
-        depth, title = found[line]
-        while stack and stack[-1][0] >= depth:
-            stack.pop()
-        stack.append((depth, title))
-        paths[line] = separator.join(title for _, title in stack)
-    return paths
+    return heading_paths(
+        text, lines, rules.plaintext.active_heading_rules, rules.markdown.title_separator
+    )
 
 
 def _attach_headings(

@@ -56,7 +56,7 @@ def test_a_traceback_behind_buildkit_step_prefixes_gets_its_own_chunk(rules):
     assert "#14 2.110 ModuleNotFoundError: No module named 'numpy'" in titles
 
 
-def test_a_section_banner_starts_a_window_instead_of_ending_one(rules, checks):
+def test_a_section_banner_starts_a_chunk_that_its_title_names(rules, checks):
     window = rules.log.window_lines
     banner = "---------- coverage: platform linux, python 3.12.3-final-0 -----------"
     report = ["Name     Stmts   Miss  Cover", "TOTAL     2871    214    93%"]
@@ -65,17 +65,60 @@ def test_a_section_banner_starts_a_window_instead_of_ending_one(rules, checks):
     text = "\n".join(lines)
     chunks = chunk_text(text, label="pytest --cov", content_type="log", rules=rules)
     checks.lines_kept(text, chunks)
-    # The window would have ended two lines after the banner, cutting the report's header
-    # from its table; it ends before the banner, and the next starts on it.
+    checks.well_formed(chunks)
+    # The first window would have held the banner and the report's header; it ends before
+    # the banner, and every window of the report is titled by it.
     (with_banner,) = [c for c in chunks if banner in c.content]
     assert with_banner.content.startswith(banner)
     assert "TOTAL     2871" in with_banner.content
-    assert not any(banner in c.content for c in chunks if c is not with_banner)
+    assert chunks[0].title == f"pytest --cov (lines 1-{window - 2})"
+    report_titles = {c.title for c in chunks if "harbor/mod_" in c.content}
+    assert report_titles == {"coverage: platform linux, python 3.12.3-final-0"}
 
 
-def test_a_banner_far_from_the_window_end_moves_nothing(rules):
-    window = rules.log.window_lines
+def test_each_pytest_failure_is_a_chunk_titled_by_its_test(chunk):
+    chunks = chunk("pytest.log")
+    (failure,) = [c for c in chunks if c.title == "FAILURES > test_parallel_jobs"]
+    assert failure.content.startswith("_" * 34 + " test_parallel_jobs ")
+    assert "KeyError: 'KESTREL_JOBS'" in failure.content
+    assert "test_prune_respects_cache_max_mb" not in failure.content
+    # The closing "== 2 failed ==" line stands for nothing alone: it ends the summary.
+    (summary,) = [c for c in chunks if c.title == "short test summary info"]
+    assert summary.content.rstrip().endswith("2 failed, 62 passed in 4.31s " + "=" * 25)
+
+
+def test_a_banner_with_nothing_under_it_heads_the_next_section(rules, checks):
     lines = ["collected 3 items", "=" * 20 + " FAILURES " + "=" * 20]
-    lines += [f"line {n}" for n in range(2 * window)]
-    chunks = chunk_text("\n".join(lines), label="pytest", content_type="log", rules=rules)
-    assert len(chunks[0].content.split("\n")) == window
+    lines += ["_" * 10 + " test_resume " + "_" * 10, "", "    def test_resume():"]
+    lines += [f"E       assert step {n} == {n + 1}" for n in range(5)]
+    text = "\n".join(lines)
+    chunks = chunk_text(text, label="pytest", content_type="log", rules=rules)
+    checks.lines_kept(text, chunks)
+    # Too little before the first banner to stand alone, and FAILURES heads only the test.
+    assert not any("(line" in c.title for c in chunks)
+    (section,) = [c for c in chunks if c.title == "FAILURES > test_resume"]
+    assert section.content.startswith("collected 3 items\n" + "=" * 20 + " FAILURES ")
+    assert "E       assert step 4 == 5" in section.content
+
+
+def test_each_commit_of_git_log_is_a_chunk_titled_by_its_hash(rules, checks):
+    commits = []
+    for n, files in enumerate((3, 12, 1)):
+        commits += [
+            f"commit {n:x}" + "0" * 39,
+            "Author: Ada <ada@example.org>",
+            f"Date:   Tue May {n + 10} 11:55:45 2025 +0200",
+            "",
+            f"    change number {n}",
+            "",
+            *(f" src/module_{n}_{f}.rs | {f + 1} +" for f in range(files)),
+            f" {files} files changed, {files} insertions(+)",
+            "",
+        ]
+    text = "\n".join(commits)
+    chunks = chunk_text(text, label="git log --stat", content_type="log", rules=rules)
+    checks.lines_kept(text, chunks)
+    assert [c.title for c in chunks] == [f"commit {n:x}" + "0" * 39 for n in range(3)]
+    assert "change number 1" in chunks[1].content
+    assert "12 files changed" in chunks[1].content
+    assert "change number 2" not in chunks[1].content

@@ -127,6 +127,10 @@ class HeadingRule(_RegexRuleView):
         return match.start(title_group), depth, " ".join(match.group(title_group).split())
 
 
+class BannerRule(HeadingRule):
+    """A line that heads a section of a log report (a pytest failure, a CI step, a commit)."""
+
+
 class PlainText(Section):
     paragraphs: Paragraphs
     window_lines: int
@@ -152,14 +156,9 @@ class ErrorContext(Section):
     after_lines: int
 
 
-class BannerRule(_RegexRuleView):
-    """A line that heads a section of a log report."""
-
-
 class Log(Section):
     window_lines: int
     overlap_lines: int
-    banner_slack_lines: int = 0
     banner_rules: tuple[BannerRule, ...] = ()
     error_context: ErrorContext
     max_error_chunks: int
