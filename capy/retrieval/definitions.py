@@ -126,13 +126,13 @@ def _may_be_covering_name(lowered: str, spot: re.Match[str], wanted: WantedNames
 
 def _covered(name: str, wanted: WantedNames, max_extra_chars: int) -> int:
     """How many query terms the declared `name` stands for (0: it is another name). A name the
-    query spells out also stands for the query's words that are its parts: "STORAGE_KEY
-    session storage key" asks for STORAGE_KEY three times, as "session storage key" asks for it
-    twice."""
+    query spells out is what it asks for, whatever words come with it: "STORAGE_KEY session
+    storage key" wants the declaration of STORAGE_KEY as much as "STORAGE_KEY" alone does, so
+    it stands for every term. A name made of query words stands for the words it holds."""
+    if name.lower() in wanted.identifiers:
+        return wanted.term_count
     parts = [stem(word.lower()) for word in _NAME_WORDS.findall(name)]
     found = {part for part in parts if part in wanted.words}
-    if name.lower() in wanted.identifiers:
-        return 1 + len(found)
     if len(found) < 2:
         return 0
     if any(part not in wanted.words and len(part) > max_extra_chars for part in parts):

@@ -116,6 +116,8 @@ CODE = [
     ("defaults", "DEFAULT_MAX_ATTEMPTS = 4\nDEFAULT_BASE_DELAY = 0.5"),
     ("Options", "this.segmentSize = opts.size ?? DefaultSegmentSize;"),
     ("wal", "const (\n\tDefaultSegmentSize = 64 << 20\n)"),
+    ("storage", "/** Where the session lives in storage. */\nexport const STORAGE_KEY = 'ph.s';"),
+    ("SessionStore > save", "this.session = session;\nthis.storage.setItem(STORAGE_KEY, s);"),
 ]
 
 
@@ -125,6 +127,8 @@ CODE = [
         ("REFRESH_SKEW_MS", "constants"),
         ("default max attempts", "defaults"),
         ("segment size default", "wal"),  # any word order
+        # The declaration wins over a use holding the same words closer together.
+        ("STORAGE_KEY session storage key", "storage"),
     ],
 )
 def test_definition_ranks_above_uses(store, put, rules, query, definition):
@@ -145,12 +149,14 @@ def test_definition_boost_scales_with_the_terms_the_name_covers(search_rules):
     assert boost_for("default max attempts", "max_attempts: int = 3") == pytest.approx(
         rule.weight * 2 / 3
     )
-    # A name the query spells out also stands for the query's words that are its parts.
+    # A name the query spells out is what it asks for, whatever words come with it; another
+    # name made of some of its words counts for those words only.
     storage = "export const STORAGE_KEY = 'ph.session.v2';"
-    assert boost_for("STORAGE_KEY session storage key", storage) == pytest.approx(
-        rule.weight * 3 / 4
+    assert boost_for("STORAGE_KEY session storage key", storage) == pytest.approx(rule.weight)
+    assert boost_for("STORAGE_KEY session", storage) == pytest.approx(rule.weight)
+    assert boost_for("STORAGE_KEY session storage key", "const SESSION_STORAGE = {};") == (
+        pytest.approx(rule.weight * 2 / 4)
     )
-    assert boost_for("STORAGE_KEY session", storage) == pytest.approx(rule.weight / 2)
     # A longer unrelated word in the name, a comparison, prose, or one plain word: no boost.
     assert boost_for("max attempts", "MAX_RETRY_ATTEMPTS = 3") == 0.0
     assert boost_for("max attempts", "if max_attempts == 3:") == 0.0
