@@ -5,8 +5,8 @@ A report with section banners (pytest's `____ test_name ____`, a CI step's `##[g
 titles every window of its section by the banner path in force ("FAILURES >
 test_refresh_token_expiry"), so bm25 weighs the test, step or commit a chunk belongs to, and
 one failure never shares a chunk with the next. A section holding nothing but its banner (one
-banner straight after another) joins the section after it. Text before the first banner, and
-logs without banners, keep label-and-lines titles.
+banner straight after another) joins the section after it, as does a line or two before the
+first banner. Longer text before it, and logs without banners, keep label-and-lines titles.
 
 The error rules run once over the whole text (finditer), not once per line, so a 100k-line log
 costs a few regex passes. Each flagged line gets a chunk titled by its message (timestamp
