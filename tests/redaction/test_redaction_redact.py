@@ -42,6 +42,20 @@ def test_text_without_secrets_is_returned_as_is(secrets):
     assert result.text is text and not result.changed and result.counts == {}
 
 
+def test_go_test_names_after_pass_are_not_secrets(secrets):
+    # `PASS:` reads as a password assignment; a Go test name is code, and a redacted one could
+    # no longer be searched for. A secret-looking value after `pass:` still is one.
+    text = (
+        "=== RUN   TestRateLimit_BurstThen429\n"
+        "--- PASS: TestRateLimit_BurstThen429 (0.01s)\n"
+        "--- PASS: TestJanitor_EvictsIdleKeys (0.00s)\n"
+        "ok  \trelay/internal/httpmw\t0.412s\n"
+    )
+    assert redact(text, secrets=secrets).counts == {}
+    leaked = redact("db pass: Zq8vR2mKx7Lp3Wn9\n", secrets=secrets)
+    assert "Zq8vR2mKx7Lp3Wn9" not in leaked.text
+
+
 def test_redacting_twice_changes_nothing(secrets):
     once = redact_text(SAMPLE, secrets=secrets)
     assert redact(once, secrets=secrets).findings == ()  # the masks are on the allowlist
