@@ -41,6 +41,7 @@ COMMANDS = {
     "hook": ("capy.cli.hook:hook", "Handle one agent hook event (JSON on stdin)."),
     "setup": ("capy.cli.setup:setup", "Register capy's MCP server and hooks with an agent."),
     "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
+    "trust": ("capy.cli.trust:trust", "Let a project's own overlays and config loosen guards."),
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
     "vault": ("capy.cli.vault:app", "Archive past sessions verbatim; search and restore them."),
 }

@@ -16,7 +16,8 @@ def show(
     as_json: Annotated[bool, Parameter(name="--json", negative=())] = False,
     project: Annotated[Path | None, Parameter(name="--project")] = None,
 ) -> int:
-    """Print every setting, its value (keys masked) and where it came from.
+    """Print every setting, its value (keys masked) and where it came from, and the project
+    config keys ignored because they would loosen security.
 
     Parameters
     ----------
@@ -49,6 +50,7 @@ def _as_json(resolved: Any) -> dict[str, Any]:
             entry.key: {"value": entry.value, "source": entry.source}
             for entry in resolved.entries()
         },
+        "ignored": [item.as_json() for item in resolved.ignored],
     }
 
 
@@ -71,6 +73,8 @@ def _print_table(resolved: Any) -> None:
     console.print("config files, lowest precedence first (environment CAPY_* overrides all):")
     for path in resolved.files:
         console.print(f"  {path}{'' if path.is_file() else '  (not present)'}")
+    for item in resolved.ignored:
+        console.print(item.line(), soft_wrap=True)
 
 
 def _text(value: Any) -> str:

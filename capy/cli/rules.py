@@ -101,7 +101,8 @@ def _loaded():
 
 @app.command(name="list")
 def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
-    """List the packs in force with their version, rule count and overlays."""
+    """List the packs in force with their version, rule count and overlays, and the project
+    overlays and config keys ignored because they would loosen security."""
     from rich.table import Table
 
     from capy.rules.overlays import iter_rules
@@ -123,8 +124,15 @@ def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False
                 "description": pack.data.get("description"),
             }
         )
+    ignored = [*ruleset.ignored, *_ignored_config()]
     if json_output:
-        print_json({"index_version": ruleset.index_version, "packs": rows})
+        print_json(
+            {
+                "index_version": ruleset.index_version,
+                "packs": rows,
+                "ignored": [item.as_json() for item in ignored],
+            }
+        )
         return 0
     table = Table(title=f"rule packs (index_version {ruleset.index_version})")
     for column in ("pack", "version", "rules", "shapes index", "overlays"):
@@ -138,7 +146,20 @@ def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False
             ", ".join(row["overlays"]),
         )
     console().print(table)
+    for item in ignored:
+        console().print(item.line(), markup=False, soft_wrap=True)
     return 0
+
+
+def _ignored_config():
+    """Project config keys left out as loosening; a broken config is `capy config show`'s to
+    report, and the packs listed above loaded without it."""
+    from capy.config import ConfigError, load_settings
+
+    try:
+        return list(load_settings().ignored)
+    except ConfigError:
+        return []
 
 
 @app.command

@@ -14,6 +14,7 @@ from pydantic_settings import SettingsError
 
 from capy.config import paths
 from capy.config.errors import ConfigError, validation_lines
+from capy.config.project_limits import restrict_project_layers
 from capy.config.settings import LOAD_CONTEXT, SECRET_FIELDS, LoadContext, Settings
 from capy.config.sources import (
     DEFAULT_LABEL,
@@ -23,6 +24,7 @@ from capy.config.sources import (
     env_decode_error,
     refuse_project_secrets,
 )
+from capy.trust.ignored import IgnoredItem, warn_ignored
 
 MASK = "**********"
 
@@ -42,6 +44,8 @@ class ResolvedSettings:
     provenance: dict[str, str]
     project_root: Path
     files: tuple[Path, ...]
+    # Project config keys left out because they would loosen security (see project_limits).
+    ignored: tuple[IgnoredItem, ...] = ()
 
     def entries(self) -> list[Entry]:
         return [
@@ -54,6 +58,9 @@ def load_settings(
     project_dir: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> ResolvedSettings:
     """Resolve defaults < user config.toml < .capy/config.toml < .capy.toml < `CAPY_*` env.
+
+    A project file may only tighten the keys marked `tighten_only` in the settings; what it would
+    loosen is left out, listed in `ignored` and warned about once, unless the project is trusted.
 
     Raises `ConfigError` naming the file (or variable) and key of every problem found.
     """
@@ -72,12 +79,17 @@ def load_settings(
         problems += _construct_or_error([layer], root, home)
     if problems:
         raise ConfigError("\n".join(problems))
+    layers, ignored = restrict_project_layers(
+        layers, lambda chosen: _construct(chosen, root, home), root, environ
+    )
+    warn_ignored(ignored)
     settings = _construct_or_raise(layers, root, home)
     return ResolvedSettings(
         settings=settings,
         provenance=_provenance(layers),
         project_root=root,
         files=considered_files(root, environ),
+        ignored=ignored,
     )
 
 

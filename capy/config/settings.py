@@ -20,8 +20,19 @@ ENV_NESTED_DELIMITER = "__"
 # Fields that hold keys: masked everywhere and refused in project files (they get committed).
 SECRET_FIELDS = frozenset({"db_key", "vault_key"})
 
+# The settings annotation naming which way a key may change from a project file (the vocabulary is
+# in capy/trust/direction.py). A key without it is free; see `tighten_only`.
+PROJECT_DIRECTION_KEY = "x-capy-project"
+
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+
+def tighten_only(direction: str) -> dict[str, str]:
+    """Field metadata: a project's own config file may change this key only in `direction`
+    (`fixed`, `lower`, `on`, `subset`...); a change the other way is ignored with a warning
+    unless the user trusts the project (`capy trust`). It shows in the settings' JSON Schema."""
+    return {PROJECT_DIRECTION_KEY: direction}
 
 
 class LogLevel(StrEnum):
@@ -50,10 +61,12 @@ class RulesSettings(_Section):
     extra_dirs: Annotated[tuple[Path, ...], NoDecode] = Field(
         default=(),
         description="More rule-pack overlay directories, applied after the user and project ones.",
+        json_schema_extra=tighten_only("fixed"),
     )
     disabled_packs: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description="Names of shipped packs to leave out entirely (the engine may refuse some).",
+        json_schema_extra=tighten_only("fixed"),
     )
 
     _split = field_validator("extra_dirs", "disabled_packs", mode="before")(_split_list)
@@ -79,9 +92,14 @@ class FetchSettings(_Section):
             "Internal hosts, IP addresses or networks (CIDR) that fetches may reach even though "
             "the SSRF guard would block them."
         ),
+        json_schema_extra=tighten_only("subset"),
     )
     timeout: float = Field(
-        default=30.0, gt=0, le=600, description="Seconds before a fetch gives up."
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds before a fetch gives up.",
+        json_schema_extra=tighten_only("lower"),
     )
 
     _split = field_validator("allow_hosts", mode="before")(_split_list)
@@ -164,13 +182,17 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default_factory=paths.data_dir,
         description="Where capy keeps per-project databases and archives.",
+        json_schema_extra=tighten_only("fixed"),
     )
     db_path: Path | None = Field(
         default=None,
         description="The knowledge database file; unset means a file under data_dir per project.",
+        json_schema_extra=tighten_only("fixed"),
     )
     vault_path: Path | None = Field(
-        default=None, description="The session archive file; unset means a file under data_dir."
+        default=None,
+        description="The session archive file; unset means a file under data_dir.",
+        json_schema_extra=tighten_only("fixed"),
     )
     db_key: SecretStr | None = Field(
         default=None,
@@ -182,6 +204,7 @@ class Settings(BaseSettings):
     key_dir: Path = Field(
         default_factory=paths.config_dir,
         description="Where generated key files (mode 0600) are kept.",
+        json_schema_extra=tighten_only("fixed"),
     )
     log_level: LogLevel = Field(
         default=LogLevel.WARNING, description="Least severe log level shown."

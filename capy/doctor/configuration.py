@@ -31,7 +31,7 @@ def config_files(ctx: DoctorContext) -> list[Check]:
     variables = sorted({src for src in resolved.provenance.values() if src.startswith("CAPY_")})
     sources = found + variables
     detail = "loads from " + ", ".join(sources) if sources else "built-in defaults (no config file)"
-    return [Check(GROUP, "config", Status.OK, detail)]
+    return [Check(GROUP, "config", Status.OK, detail), *_ignored_checks(resolved.ignored)]
 
 
 def rule_packs(ctx: DoctorContext) -> list[Check]:
@@ -39,6 +39,7 @@ def rule_packs(ctx: DoctorContext) -> list[Check]:
     from capy.rules.ruleset import overlay_candidates
 
     overlays = [ctx.shown(path) for path, _ in overlay_candidates(ctx.project_dir)]
+
     try:
         # The same load every capy process does, cached by content: a valid set is quick.
         ruleset = load_rules(ctx.project_dir)
@@ -60,7 +61,21 @@ def rule_packs(ctx: DoctorContext) -> list[Check]:
     detail = f"{len(ruleset.packs)} packs valid, index_version {ruleset.index_version}"
     if overlays:
         detail += "; overlays: " + ", ".join(overlays)
-    return [Check(GROUP, "rule packs", Status.OK, detail)]
+    return [Check(GROUP, "rule packs", Status.OK, detail), *_ignored_checks(ruleset.ignored)]
+
+
+def _ignored_checks(ignored) -> list[Check]:
+    """One warning per project overlay or config key left out, saying what it would loosen."""
+    return [
+        Check(
+            GROUP,
+            "project overlay" if item.kind == "overlay" else "project config",
+            Status.WARN,
+            f"ignored {item.file} ({item.name}): {item.summary()}",
+            "review the file; if you trust this project, run `capy trust` in it",
+        )
+        for item in ignored
+    ]
 
 
 def key_files(ctx: DoctorContext) -> list[Check]:

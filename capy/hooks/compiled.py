@@ -147,7 +147,10 @@ def _watched_paths(root: Path) -> list[Path]:
 
     shipped = [Path(str(entry)) for entry in [*shipped_pack_files(), *shipped_schema_files()]]
     folders = {path.parent for path in shipped}
-    config_files = [paths.user_config_file(), *paths.project_config_files(root)]
+    from capy.trust.store import store_path
+
+    # The trust store decides whether project files count, so trusting or revoking recompiles.
+    config_files = [paths.user_config_file(), store_path(), *paths.project_config_files(root)]
     return [*sorted(folders), *shipped, *config_files]
 
 

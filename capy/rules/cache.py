@@ -12,13 +12,16 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from capy import __version__
 from capy.rules.resources import shipped_pack_files, shipped_schema_files
 
-CACHE_FORMAT = 1
+# 2: project overlays are judged (project_limits) and what was ignored is kept with the packs;
+# a format-1 entry may hold a loosening project overlay, so it must never be read again.
+CACHE_FORMAT = 2
 
 
 def cache_key(overlays: list[tuple[Path, str]]) -> str:
@@ -50,14 +53,16 @@ def read_cache(key: str) -> dict[str, Any] | None:
     return payload
 
 
-def write_cache(key: str, packs: dict[str, Any]) -> None:
+def write_cache(key: str, packs: dict[str, Any], ignored: Sequence[dict[str, Any]] = ()) -> None:
     """Best effort and atomic: a read-only home or a full disk only costs speed."""
     path = cache_path(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump({"key": key, "packs": packs}, stream, ensure_ascii=False)
+            json.dump(
+                {"key": key, "packs": packs, "ignored": list(ignored)}, stream, ensure_ascii=False
+            )
         os.replace(temporary, path)
     except OSError:
         return

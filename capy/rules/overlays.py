@@ -3,6 +3,10 @@
 Semantics: mappings merge key by key; a list of rules merges by `id` (a known id is overridden
 field by field, a new id is appended); any other value replaces the base value. `disable` turns
 rules off by id. Overlays may extend other overlays, up to MAX_EXTENDS_DEPTH levels.
+
+Overlays from a project the user has not trusted are applied last and judged against the
+security pack's `project_limits` (see project_limits.py): one that would loosen a
+security-relevant pack is left out whole and reported.
 """
 
 from __future__ import annotations
@@ -15,14 +19,22 @@ from typing import Any
 
 from capy.rules.diagnostics import Diagnostic, Locatable
 from capy.rules.packfile import PackFile
+from capy.rules.project_limits import (
+    LIMITS_PACK,
+    UNTRUSTED_PROJECT,
+    PackLimits,
+    loosened,
+    read_limits,
+)
 from capy.rules.yamlload import Position
+from capy.trust.ignored import IgnoredItem
 
 # Deep chains make "where did this value come from?" unanswerable for a person; four is plenty
 # for shipped pack <- team overlay <- user overlay <- project overlay.
 MAX_EXTENDS_DEPTH = 4
 
 HEADER_KEYS = frozenset({"pack", "schema", "version", "description", "requires", "shapes_index"})
-ORIGIN_ORDER = {"shipped": 0, "user": 1, "project": 2, "path": 3}
+ORIGIN_ORDER = {"shipped": 0, "user": 1, UNTRUSTED_PROJECT: 2, "project-trusted": 2, "path": 3}
 
 Origin = tuple[PackFile, tuple]
 
@@ -60,8 +72,10 @@ class MergedPack(Locatable):
 
 def merge_packs(
     bases: list[PackFile], overlays: list[PackFile]
-) -> tuple[dict[str, MergedPack], list[Diagnostic]]:
+) -> tuple[dict[str, MergedPack], list[Diagnostic], list[IgnoredItem]]:
+    """The merged packs, what the overlays got wrong, and the project overlays left out."""
     diagnostics: list[Diagnostic] = []
+    ignored: list[IgnoredItem] = []
     merged = {base.name: _start(base) for base in bases}
     by_name: dict[str, PackFile] = {}
     for overlay in overlays:
@@ -87,14 +101,64 @@ def merge_packs(
             depth, base_name = resolved
             chains.append((depth, overlay, base_name))
 
-    for depth, overlay, base_name in sorted(
-        chains, key=lambda c: (c[0], ORIGIN_ORDER[c[1].origin], c[1].file)
+    # Untrusted project overlays go last, so each is judged against the packs as the shipped
+    # files and the user's own overlays left them, limits included.
+    limits: dict[str, PackLimits] | None = None
+    for _depth, overlay, base_name in sorted(
+        chains,
+        key=lambda c: (
+            c[1].origin == UNTRUSTED_PROJECT,
+            c[0],
+            ORIGIN_ORDER.get(c[1].origin, 0),
+            c[1].file,
+        ),
     ):
-        _ = depth
         target = merged[base_name]
+        if overlay.origin == UNTRUSTED_PROJECT:
+            if limits is None:
+                limits = _limits_in_force(merged)
+            if base_name in limits:
+                item = _apply_judged(target, overlay, limits[base_name], diagnostics)
+                if item is not None:
+                    ignored.append(item)
+                continue
         target.overlays.append(overlay)
         diagnostics.extend(_apply(target, overlay))
-    return merged, diagnostics
+    return merged, diagnostics, ignored
+
+
+def _limits_in_force(merged: dict[str, MergedPack]) -> dict[str, PackLimits]:
+    if LIMITS_PACK in merged:
+        return read_limits(merged[LIMITS_PACK].data)
+    # A check without the shipped packs still judges by the shipped limits: never fail open.
+    from capy.rules.ruleset import shipped_files
+
+    shipped = next((pack for pack in shipped_files() if pack.name == LIMITS_PACK), None)
+    return read_limits(shipped.data if shipped else None)
+
+
+def _apply_judged(
+    target: MergedPack, overlay: PackFile, limits: PackLimits, diagnostics: list[Diagnostic]
+) -> IgnoredItem | None:
+    """Apply an untrusted project overlay only if it loosens nothing; else undo it and say so."""
+    data, origins = copy.deepcopy(target.data), dict(target.origins)
+    diagnostics.extend(_apply(target, overlay))
+    reasons = loosened(limits, data, target.data)
+    if not reasons:
+        target.overlays.append(overlay)
+        return None
+    target.data, target.origins = data, origins
+    item = IgnoredItem("overlay", overlay.file, overlay.name, tuple(reasons))
+    diagnostics.append(
+        overlay.at(
+            ("extends",),
+            "project-overlay-ignored",
+            f"ignored: {item.summary()}",
+            "run `capy trust` in the project if you trust its files",
+            severity="warning",
+        )
+    )
+    return item
 
 
 def _start(base: PackFile) -> MergedPack:

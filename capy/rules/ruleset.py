@@ -19,8 +19,10 @@ from capy.rules.packfile import (
     read_pack_file,
     read_path,
 )
+from capy.rules.project_limits import UNTRUSTED_PROJECT
 from capy.rules.resources import shipped_pack_files
 from capy.rules.yamlload import Loaded, Position
+from capy.trust.ignored import IgnoredItem, warn_ignored
 
 
 class RulesError(Exception):
@@ -44,6 +46,8 @@ class RuleSet:
     files: list[PackFile]
     diagnostics: list[Diagnostic]
     examples: Any = None  # an ExampleReport when examples were run
+    # Untrusted project overlays left out because they would loosen a security-relevant pack.
+    ignored: list[IgnoredItem] = field(default_factory=list)
     _views: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
@@ -102,15 +106,22 @@ def _shipped_files_cached() -> tuple[PackFile, ...]:
 
 
 def overlay_dirs(project_dir: Path | None) -> list[tuple[Path, str]]:
-    """Overlay folders in force, lowest precedence first: user, extra dirs, project."""
+    """Overlay folders in force, lowest precedence first: user, extra dirs, project.
+
+    The project folder's origin says whether the user trusts the project as its files are now
+    (`project-trusted`) or not (`project`, whose overlays may only tighten security).
+    """
     from capy.config import load_settings
     from capy.config.paths import project_root, project_rules_dir, user_rules_dir
+    from capy.trust.store import is_trusted
 
     root = project_root(project_dir or Path.cwd())
     settings = load_settings(root).settings
     dirs = [(user_rules_dir(), "user")]
     dirs.extend((Path(extra).expanduser(), "user") for extra in settings.rules.extra_dirs)
-    dirs.append((project_rules_dir(root), "project"))
+    rules_dir = project_rules_dir(root)
+    trusted = bool(files_in(rules_dir)) and is_trusted(root)
+    dirs.append((rules_dir, "project-trusted" if trusted else UNTRUSTED_PROJECT))
     return dirs
 
 
@@ -175,7 +186,7 @@ def build_ruleset(
             seen[pack.name] = pack.file
             bases.append(pack)
 
-    merged, merge_problems = merge_packs(bases, overlays)
+    merged, merge_problems, ignored = merge_packs(bases, overlays)
     diagnostics.extend(merge_problems)
     for pack in merged.values():
         if pack.overlays and pack.base.schema in known:
@@ -191,7 +202,7 @@ def build_ruleset(
         diagnostics.extend(report.failures)
     texts = {pack.file: pack.text for pack in files}
     framed = [with_frame(item, texts.get(item.file)) for item in _dedupe(diagnostics)]
-    return RuleSet(merged, files, framed, report)
+    return RuleSet(merged, files, framed, report, ignored)
 
 
 def _file_locator(pack: PackFile):
@@ -231,7 +242,9 @@ def load_rules(project_dir: Path | None = None) -> RuleSet:
     from capy.rules.cache import cache_key
 
     candidates = overlay_candidates(project_dir)
-    return _load_cached(cache_key(candidates), tuple(candidates))
+    ruleset = _load_cached(cache_key(candidates), tuple(candidates))
+    warn_ignored(ruleset.ignored)
+    return ruleset
 
 
 @cache
@@ -240,12 +253,17 @@ def _load_cached(key: str, candidates: tuple[tuple[Path, str], ...]) -> RuleSet:
 
     cached = read_cache(key)
     if cached is not None:
-        return RuleSet(_packs_from_cache(cached["packs"]), [], [])
+        ignored = [IgnoredItem(**_ignored_fields(item)) for item in cached.get("ignored", [])]
+        return RuleSet(_packs_from_cache(cached["packs"]), [], [], ignored=ignored)
     ruleset = build_ruleset(list(candidates))
     if not ruleset.ok:
         raise RulesError(ruleset.diagnostics)
-    write_cache(key, _packs_to_cache(ruleset))
+    write_cache(key, _packs_to_cache(ruleset), [item.as_json() for item in ruleset.ignored])
     return ruleset
+
+
+def _ignored_fields(item: dict[str, Any]) -> dict[str, Any]:
+    return {**item, "reasons": tuple(item.get("reasons", ()))}
 
 
 def _packs_to_cache(ruleset: RuleSet) -> dict[str, Any]:

@@ -27,9 +27,15 @@ def collapse_table(text: str) -> str:
 
 @pytest.fixture
 def configured(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    sandbox.write(sandbox.user_config, 'log_level = "info"\n[fetch]\ntimeout = 12.5\n')
-    sandbox.write(sandbox.project_config, '[fetch]\nallow_hosts = ["wiki.corp", "10.0.0.0/8"]\n')
-    sandbox.write(sandbox.project_file, 'db_path = "var/knowledge.db"\n[hooks]\nguidance = false\n')
+    # Where the database lives and which internal hosts a fetch may reach are the user's to
+    # say; a project file may only tighten them (tests/trust covers what it may not do).
+    sandbox.write(
+        sandbox.user_config,
+        'log_level = "info"\ndb_path = "var/knowledge.db"\n'
+        '[fetch]\ntimeout = 12.5\nallow_hosts = ["wiki.corp", "10.0.0.0/8"]\n',
+    )
+    sandbox.write(sandbox.project_config, '[hooks]\nallow_domains = ["docs.corp"]\n')
+    sandbox.write(sandbox.project_file, "[fetch]\ntimeout = 10\n[hooks]\nguidance = false\n")
     monkeypatch.setenv("CAPY_DB_KEY", SECRET)
     monkeypatch.setenv("CAPY_HOOKS__SESSION_START_MAX_BYTES", "2048")
     return sandbox
@@ -96,7 +102,7 @@ def test_show_json_as_subprocess(configured: Sandbox) -> None:
     values = data["values"]
     assert values["db_key"] == {"value": "**********", "source": "CAPY_DB_KEY"}
     assert values["db_path"]["value"] == str(configured.project / "var" / "knowledge.db")
-    assert values["fetch.timeout"]["source"] == str(configured.user_config)
+    assert values["fetch.timeout"]["source"] == str(configured.project_file)
     assert values["hooks.session_start_max_bytes"] == {
         "value": 2048,
         "source": "CAPY_HOOKS__SESSION_START_MAX_BYTES",

@@ -43,25 +43,26 @@ def test_log_level_precedence(sandbox: Sandbox, count: int) -> None:
 
 @pytest.mark.parametrize("count", range(len(LAYERS) + 1))
 def test_nested_field_precedence(sandbox: Sandbox, count: int) -> None:
-    values = ["1", "2", "3", "4"]
+    # Each layer lowers the timeout: a project file may only tighten it.
+    values = ["4", "3", "2", "1"]
     environ, source = _write_layers(
         sandbox, count, "[fetch]\ntimeout = {value}\n", "CAPY_FETCH__TIMEOUT", values
     )
     resolved = load_settings(sandbox.project, environ)
-    assert resolved.settings.fetch.timeout == [30.0, 1.0, 2.0, 3.0, 4.0][count]
+    assert resolved.settings.fetch.timeout == [30.0, 4.0, 3.0, 2.0, 1.0][count]
     assert resolved.provenance["fetch.timeout"] == source
 
 
 def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.user_config, "[fetch]\ntimeout = 5\n[hooks]\nguidance = false\n")
-    sandbox.write(sandbox.project_config, '[fetch]\nallow_hosts = ["wiki.corp"]\n')
+    sandbox.write(sandbox.project_config, '[hooks]\nallow_domains = ["wiki.corp"]\n')
     sandbox.write(sandbox.project_file, "[hooks]\nsession_start_max_bytes = 100\n")
     environ = sandbox.environ(CAPY_RULES__DISABLED_PACKS="routing")
     resolved = load_settings(sandbox.project, environ)
 
     settings = resolved.settings
     assert settings.fetch.timeout == 5.0
-    assert settings.fetch.allow_hosts == ("wiki.corp",)
+    assert settings.hooks.allow_domains == ("wiki.corp",)
     assert settings.hooks.guidance is False
     assert settings.hooks.session_start_max_bytes == 100
     assert settings.rules.disabled_packs == ("routing",)
@@ -75,12 +76,12 @@ def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None
         "log_level": "default",
         "rules.extra_dirs": "default",
         "rules.disabled_packs": "CAPY_RULES__DISABLED_PACKS",
-        "fetch.allow_hosts": str(sandbox.project_config),
+        "fetch.allow_hosts": "default",
         "fetch.timeout": str(sandbox.user_config),
         "hooks.guidance": str(sandbox.user_config),
         "hooks.session_start_max_bytes": str(sandbox.project_file),
         "hooks.allow_commands": "default",
-        "hooks.allow_domains": "default",
+        "hooks.allow_domains": str(sandbox.project_config),
     }
 
 
@@ -128,7 +129,7 @@ def test_env_names_are_case_insensitive_and_empty_means_unset(sandbox: Sandbox) 
 
 
 def test_relative_paths_resolve_against_project_root(sandbox: Sandbox) -> None:
-    sandbox.write(sandbox.project_file, 'db_path = "var/knowledge.db"\nvault_path = "~/vault.db"\n')
+    sandbox.write(sandbox.user_config, 'db_path = "var/knowledge.db"\nvault_path = "~/vault.db"\n')
     nested = sandbox.project / "src" / "deep"
     nested.mkdir(parents=True)
     resolved = load_settings(nested, sandbox.environ())

@@ -128,8 +128,11 @@ def test_load_rules_notices_an_edited_overlay(user_rules_dir):
 
 
 def test_extra_rule_dirs_from_config_are_layered(project_dir, tmp_path):
+    from capy.config.paths import user_config_file
+
     extra = tmp_path / "team-rules"
     extra.mkdir()
     (extra / "t.yaml").write_text(overlay("team", "chunking", "patch:\n  max_chunk_bytes: 1500\n"))
-    (project_dir / ".capy.toml").write_text(f'[rules]\nextra_dirs = ["{extra}"]\n')
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text(f'[rules]\nextra_dirs = ["{extra}"]\n')
     assert load_rules(project_dir).pack("chunking").data["max_chunk_bytes"] == 1500

@@ -1,0 +1,63 @@
+"""Project overlays may only tighten the security-relevant packs; one that loosens is left out.
+
+Which packs are security-relevant, and which way is tighter for each part of them, is data: the
+security pack's `project_limits` rules. An overlay from an untrusted project is applied to a copy
+first and the result compared with the pack as it stood; if any part moved the loose way (or a
+way the limits cannot judge, which is `fixed`), the whole overlay is ignored and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from capy.trust.direction import MISSING, Direction, loosenings, parse_direction
+
+# The origin of overlays read from a project the user has not trusted (see ruleset.overlay_dirs).
+UNTRUSTED_PROJECT = "project"
+LIMITS_PACK = "security"
+LIMITS_SECTION = "project_limits"
+
+
+@dataclass(frozen=True)
+class PackLimits:
+    default: Direction
+    paths: dict[tuple[str, ...], Direction]
+
+    def governs_below(self, path: tuple) -> bool:
+        size = len(path)
+        return any(len(key) > size and key[:size] == path for key in self.paths)
+
+
+def read_limits(security_data: dict[str, Any] | None) -> dict[str, PackLimits]:
+    """The active limits by pack name, from the security pack as user overlays left it."""
+    limits: dict[str, PackLimits] = {}
+    entries = (security_data or {}).get(LIMITS_SECTION)
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or entry.get("status") == "disabled":
+            continue
+        paths = {}
+        for item in entry.get("paths") or []:
+            if isinstance(item, dict) and isinstance(item.get("path"), str):
+                paths[tuple(item["path"].split("."))] = parse_direction(item)
+        limits[str(entry.get("pack"))] = PackLimits(parse_direction(entry.get("default")), paths)
+    return limits
+
+
+def loosened(limits: PackLimits, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What the change from `before` to `after` loosens, in the words of a warning."""
+    return _walk(limits, before, after, (), limits.default)
+
+
+def _walk(limits: PackLimits, before: Any, after: Any, path: tuple, inherited: Direction):
+    if before == after:
+        return []
+    direction = limits.paths.get(path, inherited)
+    if isinstance(before, dict) and isinstance(after, dict) and limits.governs_below(path):
+        found = []
+        for key in [*before, *(key for key in after if key not in before)]:
+            found += _walk(
+                limits, before.get(key, MISSING), after.get(key, MISSING), (*path, key), direction
+            )
+        return found
+    return loosenings(direction, before, after, ".".join(str(part) for part in path))
