@@ -15,6 +15,11 @@ HEADER = """# Rule packs
 Every list, pattern and constant capy applies lives in these packs. Change behaviour by layering
 an overlay (`~/.config/capy/rules/*.yaml` for you, `.capy/rules/*.yaml` for a project), not by
 editing them: an overlay can extend a pack, override a rule by id, or disable a rule by id.
+
+A project's overlays are untrusted (a cloned repository ships them): for the packs named in the
+security pack's `project_limits` they may only tighten, and one that would loosen anything is
+ignored with a warning unless you run `capy trust` in the project. Other packs stay freely
+overridable by a project.
 """
 
 

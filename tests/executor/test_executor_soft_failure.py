@@ -27,7 +27,7 @@ patch:
 def overlaid_view(tmp_path_factory: pytest.TempPathFactory):
     overlay = Path(tmp_path_factory.mktemp("rules")) / "soft-python.yaml"
     overlay.write_text(_OVERLAY)
-    ruleset = build_ruleset([(overlay, "project")])
+    ruleset = build_ruleset([(overlay, "user")])
     assert ruleset.ok, [str(item) for item in ruleset.diagnostics]
     return ruleset.view("executor")
 

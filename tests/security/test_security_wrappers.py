@@ -201,7 +201,7 @@ _DISABLE_TIMEOUT = """\
 pack: no-timeout
 schema: overlay.v1
 version: 1.0.0
-description: A project that turns the timeout wrapper off.
+description: A user who turns the timeout wrapper off (a project may not: tests/trust).
 requires: ">=0.1"
 extends: security
 disable: [security.wrapper-timeout]
@@ -213,7 +213,7 @@ def test_an_overlay_can_disable_a_wrapper(tmp_path: Path, settings):
 
     overlay = tmp_path / "no-timeout.yaml"
     overlay.write_text(_DISABLE_TIMEOUT)
-    ruleset = build_ruleset([(overlay, "project")])
+    ruleset = build_ruleset([(overlay, "user")])
     assert ruleset.ok, [str(item) for item in ruleset.diagnostics]
     kwargs = {"managed_dir": settings.managed, "ruleset": ruleset}
     assert check_command("timeout 5 rm -rf /", **kwargs).decision == "none"
@@ -238,7 +238,7 @@ patch:
 def test_validate_runs_wrapper_examples_and_names_the_failing_one(tmp_path: Path):
     overlay = tmp_path / "broken-nice.yaml"
     overlay.write_text(_BREAK_NICE)
-    ruleset = build_ruleset([(overlay, "project")], examples=True)
+    ruleset = build_ruleset([(overlay, "user")], examples=True)
     failed = [item for item in ruleset.diagnostics if item.code == "example-failed"]
     assert failed and {item.rule_id for item in failed} == {"security.wrapper-nice"}
     assert any("nice -n 5 rm -rf /" in item.message for item in failed)

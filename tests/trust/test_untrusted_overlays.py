@@ -149,8 +149,8 @@ LOOSENING = {
     ),
     "more-redirects.yaml": (
         "security",
-        "patch:\n  ssrf:\n    max_redirects: 50\n",
-        "raises ssrf.max_redirects from 2 to 50",
+        "patch:\n  ssrf:\n    max_redirects: 10\n",
+        "raises ssrf.max_redirects from 2 to 10",
     ),
     "lenient-network.yaml": (
         "security",
