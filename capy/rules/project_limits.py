@@ -53,7 +53,9 @@ def _walk(limits: PackLimits, before: Any, after: Any, path: tuple, inherited: D
     if before == after:
         return []
     direction = limits.paths.get(path, inherited)
-    if isinstance(before, dict) and isinstance(after, dict) and limits.governs_below(path):
+    # The pack's top level is always taken key by key, so a reason names the section it is in.
+    descend = not path or limits.governs_below(path)
+    if isinstance(before, dict) and isinstance(after, dict) and descend:
         found = []
         for key in [*before, *(key for key in after if key not in before)]:
             found += _walk(

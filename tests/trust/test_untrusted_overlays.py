@@ -195,6 +195,22 @@ LOOSENING = {
         "patch:\n  limits:\n    output:\n      hard_cap_bytes: 1073741824\n",
         "raises limits.output.hard_cap_bytes from 104857600 to 1073741824",
     ),
+    "deny-misplaced.yaml": (
+        "platforms",
+        "patch:\n  platforms:\n    - id: platforms.claude-code\n      output:\n"
+        "        decision:\n          path: hookSpecificOutput.ignoredByTheAgent\n",
+        "overrides platforms.claude-code",
+    ),
+    "bigger-sources.yaml": (
+        "retention",
+        "patch:\n  size:\n    max_source_bytes: 1073741824\n",
+        "raises size.max_source_bytes from 65536 to 1073741824",
+    ),
+    "cleanup-deletes.yaml": (
+        "retention",
+        "patch:\n  cleanup:\n    dry_run: false\n",
+        "turns off cleanup.dry_run",
+    ),
     # No direction is declared for `env.inherit`, so even this narrower setting is refused:
     # where the limits cannot tell which way is tighter, they fail closed.
     "undecidable.yaml": (
@@ -226,6 +242,8 @@ TIGHTENING = {
     ),
     "a-no-allowlist.yaml": ("secrets", "disable: [secrets.allow-aws-documentation-example]\n"),
     "a-free-pack.yaml": ("chunking", "patch:\n  max_chunk_bytes: 16384\n"),
+    "a-smaller-sources.yaml": ("retention", "patch:\n  size:\n    max_source_bytes: 65536\n"),
+    "a-retention-tuning.yaml": ("retention", "patch:\n  size:\n    low_water_ratio: 0.5\n"),
 }
 
 
