@@ -42,6 +42,12 @@ def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
     return config_dir(environ) / "config.toml"
 
 
+def trusted_projects_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The projects whose own overlays and config the user trusts (`capy trust`); never in a
+    project, which could ship its own."""
+    return config_dir(environ) / "trusted-projects.json"
+
+
 def user_rules_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Rule-pack overlays that apply to every project of this user."""
     return config_dir(environ) / "rules"

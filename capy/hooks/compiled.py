@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-CACHE_FORMAT = 2
+# 3: project config and overlays are judged, and the trust file is watched; an older entry may
+# hold what an untrusted project set, so none is read again.
+CACHE_FORMAT = 3
 # The environment that can change settings or where files are found. Keys are left out: they
 # change nothing here, and the cache must never hold them.
 _ENV_PREFIX = "CAPY_"
@@ -147,10 +149,12 @@ def _watched_paths(root: Path) -> list[Path]:
 
     shipped = [Path(str(entry)) for entry in [*shipped_pack_files(), *shipped_schema_files()]]
     folders = {path.parent for path in shipped}
-    from capy.trust.store import store_path
-
     # The trust store decides whether project files count, so trusting or revoking recompiles.
-    config_files = [paths.user_config_file(), store_path(), *paths.project_config_files(root)]
+    config_files = [
+        paths.user_config_file(),
+        paths.trusted_projects_file(),
+        *paths.project_config_files(root),
+    ]
     return [*sorted(folders), *shipped, *config_files]
 
 

@@ -10,15 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from capy.config import paths
 
-STORE_NAME = "trusted-projects.json"
 STORE_FORMAT = 1
 
 
@@ -38,7 +35,7 @@ class TrustedProject:
 
 
 def store_path(environ: Mapping[str, str] | None = None) -> Path:
-    return paths.config_dir(environ) / STORE_NAME
+    return paths.trusted_projects_file(environ)
 
 
 def project_files(root: Path) -> list[Path]:
@@ -106,6 +103,8 @@ def is_trusted(root: Path, environ: Mapping[str, str] | None = None) -> bool:
 
 def trust(root: Path, environ: Mapping[str, str] | None = None) -> TrustedProject:
     """Trust the project's files as they are now (replacing an older entry for the same root)."""
+    from datetime import UTC, datetime
+
     entry = TrustedProject(
         str(root),
         fingerprint(root),
@@ -136,6 +135,9 @@ def _entries_or_empty(environ: Mapping[str, str] | None) -> list[TrustedProject]
 
 
 def _write(entries: list[TrustedProject], environ: Mapping[str, str] | None) -> None:
+    # Imported here: every hook reads the store's path, only `capy trust` writes it.
+    import tempfile
+
     path = store_path(environ)
     payload = {
         "format": STORE_FORMAT,
