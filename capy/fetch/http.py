@@ -140,7 +140,7 @@ def _blocked(exc: SsrfBlockedError) -> FetchError:
     return FetchError(
         FetchFailure.BLOCKED,
         f"capy's SSRF guard refused it: {reason}; if the host is yours, add it to the "
-        "fetch.allow_hosts setting",
+        "fetch.allow_hosts setting in your user config (a project file may not widen it)",
     )
 
 

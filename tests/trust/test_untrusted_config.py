@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 
+import pytest
+
 from capy.cli import main
 from capy.config import load_settings
 from capy.config.paths import config_dir, data_dir
@@ -117,3 +119,33 @@ def test_config_show_lists_the_ignored_keys(project_dir, capsys):
     assert shown["values"]["key_dir"]["source"] == "default"
     [item] = shown["ignored"]
     assert item["name"] == "key_dir" and item["file"] == str(project_dir / ".capy.toml")
+
+
+# A loosening value for every settings key marked tighten_only, as a project file would set it.
+# A key marked without a row here fails the first test: each guarded key is tested.
+LOOSER_VALUES = {
+    "data_dir": '"moved"',
+    "db_path": '"moved.db"',
+    "vault_path": '"moved-vault.db"',
+    "key_dir": '"moved-keys"',
+    "rules.extra_dirs": '["moved-rules"]',
+    "rules.disabled_packs": '["security"]',
+    "fetch.allow_hosts": '["10.9.8.7"]',
+    "fetch.timeout": "599",
+}
+
+
+def test_every_guarded_settings_key_has_a_loosening_case():
+    from capy.config.project_limits import project_directions
+
+    assert sorted(".".join(key) for key in project_directions()) == sorted(LOOSER_VALUES)
+
+
+@pytest.mark.parametrize("key", sorted(LOOSER_VALUES))
+def test_a_project_file_loosening_any_guarded_key_is_ignored(project_dir, key):
+    section, _, name = key.rpartition(".")
+    line = f"{name} = {LOOSER_VALUES[key]}\n"
+    (project_dir / ".capy.toml").write_text(f"[{section}]\n{line}" if section else line)
+    resolved = load_settings(project_dir)
+    assert [item.name for item in resolved.ignored] == [key]
+    assert resolved.provenance[key] == "default"
