@@ -12,7 +12,8 @@ packs (the security pack's `project_limits`):
   only rules whose fields satisfy `when`; disabling or overriding an existing rule loosens.
 - `remove`: a list of rules may only lose rules (allowlists); adding or overriding one loosens.
 
-Lists of rules are compared by id, with disabled rules counted as absent. A mapping under a
+Lists of rules are compared by id (status included), with rules the engine does not apply
+(deprecated, disabled) counted as absent. A mapping under a
 scalar direction is judged key by key, so `limits: lower` covers every number below it.
 """
 
@@ -22,6 +23,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from capy.rules.views.base import LIVE_STATUSES
 
 DIRECTIONS = (
     "free",
@@ -113,14 +116,10 @@ def _is_rule_list(before: Any, after: Any) -> bool:
 
 
 def _rules(value: Any) -> dict[str, dict]:
-    """Active rules by id; a disabled rule is as good as absent."""
+    """The rules the engine applies, by id; a deprecated or disabled one is as good as absent."""
     if value is MISSING:
         return {}
-    return {
-        str(rule["id"]): {key: item for key, item in rule.items() if key != "status"}
-        for rule in value
-        if rule.get("status") != "disabled"
-    }
+    return {str(rule["id"]): rule for rule in value if rule.get("status") in LIVE_STATUSES}
 
 
 def _number(value: Any) -> bool:

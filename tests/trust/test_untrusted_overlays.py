@@ -131,6 +131,18 @@ LOOSENING = {
         "disable: [security.metadata-link-local-v4]\n",
         "disables security.metadata-link-local-v4",
     ),
+    # The views skip a deprecated rule as they skip a disabled one.
+    "metadata-deprecated.yaml": (
+        "security",
+        "patch:\n  ssrf:\n    metadata_hosts:\n"
+        "      - {id: security.metadata-gcp, status: deprecated}\n",
+        "disables security.metadata-gcp",
+    ),
+    "detector-experimental.yaml": (
+        "secrets",
+        "patch:\n  detectors:\n    - {id: secrets.github-pat, status: experimental}\n",
+        "overrides secrets.github-pat",
+    ),
     "loopback-narrowed.yaml": (
         "security",
         "patch:\n  ssrf:\n    blocked_networks:\n"

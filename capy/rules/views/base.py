@@ -6,6 +6,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+# Rule statuses the engine applies; a deprecated or disabled rule is as good as absent.
+LIVE_STATUSES = ("active", "experimental")
+
 
 class PackView(BaseModel):
     """Frozen: packs are loaded once per process and shared, so nobody may mutate them."""
@@ -27,7 +30,7 @@ class RuleView(BaseModel):
 
     @property
     def active(self) -> bool:
-        return self.status in ("active", "experimental")
+        return self.status in LIVE_STATUSES
 
 
 class Section(BaseModel):
