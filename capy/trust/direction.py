@@ -24,8 +24,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from capy.rules.views.base import LIVE_STATUSES
-
 DIRECTIONS = (
     "free",
     "fixed",
@@ -117,6 +115,9 @@ def _is_rule_list(before: Any, after: Any) -> bool:
 
 def _rules(value: Any) -> dict[str, dict]:
     """The rules the engine applies, by id; a deprecated or disabled one is as good as absent."""
+    # Imported here: capy.config uses this module too, and capy.rules imports capy.config.
+    from capy.rules.views.base import LIVE_STATUSES
+
     if value is MISSING:
         return {}
     return {str(rule["id"]): rule for rule in value if rule.get("status") in LIVE_STATUSES}

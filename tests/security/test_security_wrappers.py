@@ -201,7 +201,7 @@ _DISABLE_TIMEOUT = """\
 pack: no-timeout
 schema: overlay.v1
 version: 1.0.0
-description: A user who turns the timeout wrapper off (a project may not: tests/trust).
+description: A user who turns the timeout wrapper off (from a project it would be ignored).
 requires: ">=0.1"
 extends: security
 disable: [security.wrapper-timeout]
