@@ -21,6 +21,7 @@ from capy.rules.diagnostics import Diagnostic, Locatable
 from capy.rules.packfile import PackFile
 from capy.rules.project_limits import (
     LIMITS_PACK,
+    TRUSTED_PROJECT,
     UNTRUSTED_PROJECT,
     PackLimits,
     loosened,
@@ -34,7 +35,7 @@ from capy.trust.ignored import IgnoredItem
 MAX_EXTENDS_DEPTH = 4
 
 HEADER_KEYS = frozenset({"pack", "schema", "version", "description", "requires", "shapes_index"})
-ORIGIN_ORDER = {"shipped": 0, "user": 1, UNTRUSTED_PROJECT: 2, "project-trusted": 2, "path": 3}
+ORIGIN_ORDER = {"shipped": 0, "user": 1, UNTRUSTED_PROJECT: 2, TRUSTED_PROJECT: 2, "path": 3}
 
 Origin = tuple[PackFile, tuple]
 

@@ -13,8 +13,10 @@ from typing import Any
 
 from capy.trust.direction import MISSING, Direction, loosenings, parse_direction
 
-# The origin of overlays read from a project the user has not trusted (see ruleset.overlay_dirs).
+# The origins of overlays read from a project the user has not trusted, and from one the user
+# trusts as its files are now (see ruleset.overlay_dirs).
 UNTRUSTED_PROJECT = "project"
+TRUSTED_PROJECT = "project-trusted"
 LIMITS_PACK = "security"
 LIMITS_SECTION = "project_limits"
 

@@ -19,7 +19,7 @@ from capy.rules.packfile import (
     read_pack_file,
     read_path,
 )
-from capy.rules.project_limits import UNTRUSTED_PROJECT
+from capy.rules.project_limits import TRUSTED_PROJECT, UNTRUSTED_PROJECT
 from capy.rules.resources import shipped_pack_files
 from capy.rules.yamlload import Loaded, Position
 from capy.trust.ignored import IgnoredItem, warn_ignored
@@ -109,7 +109,7 @@ def overlay_dirs(project_dir: Path | None) -> list[tuple[Path, str]]:
     """Overlay folders in force, lowest precedence first: user, extra dirs, project.
 
     The project folder's origin says whether the user trusts the project as its files are now
-    (`project-trusted`) or not (`project`, whose overlays may only tighten security).
+    (TRUSTED_PROJECT) or not (UNTRUSTED_PROJECT, whose overlays may only tighten security).
     """
     from capy.config import load_settings
     from capy.config.paths import project_root, project_rules_dir, user_rules_dir
@@ -121,7 +121,7 @@ def overlay_dirs(project_dir: Path | None) -> list[tuple[Path, str]]:
     dirs.extend((Path(extra).expanduser(), "user") for extra in settings.rules.extra_dirs)
     rules_dir = project_rules_dir(root)
     trusted = bool(files_in(rules_dir)) and is_trusted(root)
-    dirs.append((rules_dir, "project-trusted" if trusted else UNTRUSTED_PROJECT))
+    dirs.append((rules_dir, TRUSTED_PROJECT if trusted else UNTRUSTED_PROJECT))
     return dirs
 
 
