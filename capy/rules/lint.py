@@ -11,6 +11,7 @@ from typing import Any
 from capy.rules.diagnostics import Diagnostic
 from capy.rules.matchers import RuleCompileError, compile_rule
 from capy.rules.overlays import MergedPack, iter_rules
+from capy.rules.project_limits import limit_diagnostics
 
 
 def _node(data: Any, path: tuple) -> Any:
@@ -28,6 +29,7 @@ def lint_packs(packs: Iterable[MergedPack]) -> list[Diagnostic]:
         found.extend(_namespaces(pack))
         found.extend(_references(pack, known_ids))
         found.extend(_compiles(pack))
+    found.extend(limit_diagnostics({pack.name: pack for pack in packs}))
     return found
 
 

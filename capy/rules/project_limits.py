@@ -8,9 +8,11 @@ way the limits cannot judge, which is `fixed`), the whole overlay is ignored and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from capy.rules.diagnostics import Diagnostic
 from capy.trust.direction import MISSING, Direction, loosenings, parse_direction
 
 # The origins of overlays read from a project the user has not trusted, and from one the user
@@ -65,3 +67,42 @@ def _walk(limits: PackLimits, before: Any, after: Any, path: tuple, inherited: D
             )
         return found
     return loosenings(direction, before, after, ".".join(str(part) for part in path))
+
+
+def limit_diagnostics(packs: dict[str, Any]) -> Iterable[Diagnostic]:
+    """Each limit names a pack in force and paths inside it: a typo would leave that part on
+    the pack's default direction, which for a `free` default fails open."""
+    security = packs.get(LIMITS_PACK)
+    entries = security.data.get(LIMITS_SECTION) if security is not None else None
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict):
+            continue
+        here = (LIMITS_SECTION, index)
+        target = packs.get(entry.get("pack"))
+        if target is None:
+            yield security.at(
+                (*here, "pack"),
+                "unknown-pack",
+                f"project limits name unknown pack {entry.get('pack')!r}",
+                "known packs: " + ", ".join(sorted(packs)),
+                rule_id=entry.get("id"),
+            )
+            continue
+        for number, item in enumerate(entry.get("paths") or []):
+            path = item.get("path") if isinstance(item, dict) else None
+            if isinstance(path, str) and not _exists(target.data, path.split(".")):
+                yield security.at(
+                    (*here, "paths", number, "path"),
+                    "unknown-path",
+                    f"project limits name {path!r}, which pack {target.name!r} does not have",
+                    f"`capy rules show {target.name}` lists its sections",
+                    rule_id=entry.get("id"),
+                )
+
+
+def _exists(data: Any, parts: list[str]) -> bool:
+    for part in parts:
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
