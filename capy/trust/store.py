@@ -41,11 +41,10 @@ def store_path(environ: Mapping[str, str] | None = None) -> Path:
 def project_files(root: Path) -> list[Path]:
     """What a project ships that can change capy's behaviour: its overlays and config files."""
     rules_dir = paths.project_rules_dir(root)
-    overlays = (
-        sorted(p for p in rules_dir.iterdir() if p.suffix in (".yaml", ".yml"))
-        if rules_dir.is_dir()
-        else []
-    )
+    try:
+        overlays = sorted(p for p in rules_dir.iterdir() if p.suffix in (".yaml", ".yml"))
+    except OSError:  # no folder, or one capy cannot list and so cannot load overlays from
+        overlays = []
     return [*overlays, *(path for path in paths.project_config_files(root) if path.is_file())]
 
 
