@@ -188,6 +188,9 @@ def show(pack: str, *, json_output: Annotated[bool, Parameter(name="--json")] = 
     console().print(str(data.get("description", "")))
     if merged.overlays:
         console().print("overlays: " + ", ".join(overlay.file for overlay in merged.overlays))
+    for item in ruleset.ignored:
+        if item.target == pack:
+            console().print(item.line(), markup=False, soft_wrap=True)
     table = Table()
     for column in ("id", "status", "kind", "description"):
         table.add_column(column, overflow="fold")

@@ -149,7 +149,7 @@ def _apply_judged(
         target.overlays.append(overlay)
         return None
     target.data, target.origins = data, origins
-    item = IgnoredItem("overlay", overlay.file, overlay.name, tuple(reasons))
+    item = IgnoredItem("overlay", overlay.file, overlay.name, tuple(reasons), target.name)
     diagnostics.append(
         overlay.at(
             ("extends",),

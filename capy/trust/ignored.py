@@ -17,6 +17,7 @@ class IgnoredItem:
     file: str
     name: str  # the overlay's pack name, or the dotted config key
     reasons: tuple[str, ...]
+    target: str = ""  # the pack an overlay would have changed
 
     def summary(self) -> str:
         """Why, in one clause: `it disables X; raises Y, and a project may only tighten ...`."""

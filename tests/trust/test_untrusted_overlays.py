@@ -294,6 +294,7 @@ def test_rules_list_shows_the_ignored_overlays(project_dir, ship, capsys, json_o
                 "file": ".capy/rules/quiet.yaml",
                 "name": "quiet",
                 "reasons": ["disables secrets.github-pat"],
+                "target": "secrets",
             }
         ]
         [secrets] = [row for row in listing["packs"] if row["pack"] == "secrets"]
@@ -303,6 +304,12 @@ def test_rules_list_shows_the_ignored_overlays(project_dir, ship, capsys, json_o
             "capy ignored project overlay .capy/rules/quiet.yaml (quiet): it disables "
             "secrets.github-pat, and a project may only tighten security; run `capy trust`"
         ) in out
+        assert main(["rules", "show", "secrets"]) == 0
+        shown = capsys.readouterr().out
+        assert "overlays: .capy/rules/detector.yaml" in shown
+        assert "capy ignored project overlay .capy/rules/quiet.yaml" in shown
+        assert main(["rules", "show", "search"]) == 0
+        assert "capy ignored" not in capsys.readouterr().out
 
 
 def test_doctor_warns_about_each_ignored_overlay_and_config_key(project_dir, ship):
