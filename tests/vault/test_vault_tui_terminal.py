@@ -135,3 +135,19 @@ def test_resume_restores_the_session_and_runs_its_agent_in_the_terminal(
     assert record.read_text().split() == ["--resume", "talk-2"]  # the newest, at the top
     assert (source / "talk-2.jsonl").is_file()
     assert f"restored: {source / 'talk-2.jsonl'}" in term.text()
+
+
+def test_a_browser_that_stops_on_an_error_says_so_in_its_exit_status(small_vault, terminal_env):
+    """The app's own return code comes back (1 when textual stopped on an error), never a
+    0 that tells a script all went well. The error here: a vault closed under the browser."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from capy.vault import open_vault\n"
+        "from capy.vault.tui import run_tui\n"
+        f"vault = open_vault(Path({str(small_vault)!r}))\n"
+        "vault.close()\n"
+        "sys.exit(10 + run_tui(vault).code)\n"
+    )
+    term = Terminal([sys.executable, "-c", script], terminal_env)
+    assert term.finish(60) == 11, term.text()[-1500:]
