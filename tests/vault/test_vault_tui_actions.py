@@ -142,3 +142,36 @@ async def test_resume_from_a_session_restores_it_and_closes_with_the_command(tui
     assert isinstance(plan, ResumePlan) and plan.command == "claude --resume talk-03"
     assert [item.path for item in plan.restored] == [source / "talk-03.jsonl"]
     assert (source / "talk-03.jsonl").is_file()
+
+
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("", "give the folder to restore into"),
+        ("   ", "give the folder to restore into"),
+        (
+            "{file}/inside",
+            "cannot write {file}/inside: Not a directory; nothing was written: "
+            "choose another folder",
+        ),
+    ],
+    ids=["empty", "blank", "under-a-file"],
+)
+async def test_a_folder_that_cannot_take_the_files_is_one_sentence_in_the_dialog(
+    tui_vault, tmp_path, typed, said
+):
+    vault, _ = tui_vault
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n")
+    browser = VaultBrowser(vault, TuiStart())
+    async with browser.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("R")
+        dialog = browser.screen
+        assert isinstance(dialog, RestoreDialog)
+        dialog.query_one("#folder", Input).value = typed.format(file=a_file)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert browser.screen is dialog and browser.is_running  # it stays, to try again
+        assert str(dialog.query_one("#problem", Static).content) == said.format(file=a_file)
+    assert a_file.read_text() == "not a folder\n"

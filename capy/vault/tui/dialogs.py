@@ -66,6 +66,10 @@ class Confirmation(ModalScreen[_Result]):
         if isinstance(error, RestoreConflictError) and error.clash is not None:
             sentence = f"{error.clash} is already there with other bytes; nothing was written: "
             sentence += advice
+        elif isinstance(error, OSError):
+            where = error.filename or "there"
+            sentence = f"cannot write {where}: {error.strerror or error}; nothing was written: "
+            sentence += advice
         else:
             sentence = getattr(error, "message", None) or str(error)
         self.query_one("#problem", Static).update(Text(sentence))
@@ -108,7 +112,11 @@ class RestoreDialog(Confirmation[str]):
     def confirm(self) -> None:
         from capy.vault.restore import restore_session
 
-        folder = Path(self.query_one("#folder", Input).value.strip() or ".").expanduser()
+        typed = self.query_one("#folder", Input).value.strip()
+        if not typed:
+            self.query_one("#problem", Static).update("give the folder to restore into")
+            return
+        folder = Path(typed).expanduser()
         try:
             restored = restore_session(self.vault, self.label, folder)
         except (VaultError, OSError) as error:
