@@ -106,3 +106,51 @@ async def test_a_resize_lays_the_columns_out_again(tui_vault):
         assert [column.width for column in table.columns.values()] != wide
         assert_columns_fit(table)
         assert table.cursor_row == 3  # the reader's row survives the new layout
+
+
+HOSTILE_TITLES = {
+    "markup": "[bold red]not markup[/] [link=http://x]click[/link] $accent",
+    "escapes": "\x1b]0;window title\x07\x1b[2J\x1b[31mred\x1b[0m and a bell \x07 here",
+    "wide": "日本語のタイトルがとても長い場合でも表は崩れないこと、絵文字🦫🦫🦫も含めて確認する",
+    "controls": "tab\tand\rcarriage\x00nul\x08backspace\x7fdel",
+}
+
+
+def assert_no_controls(lines: list[str]) -> None:
+    """Nothing a terminal would read as a command: no C0 control but the layout's, no DEL,
+    no C1."""
+    text = "\n".join(lines)
+    assert not [char for char in text if ord(char) < 32 and char != "\n"]
+    assert not [char for char in text if 0x7F <= ord(char) < 0xA0]
+
+
+async def test_hostile_titles_stay_text_inside_their_column(
+    open_test_vault, tmp_path, session_writer
+):
+    from capy.vault.importer import ImportOptions, import_sessions
+
+    for day, (name, title) in enumerate(HOSTILE_TITLES.items(), start=1):
+        session_writer(tmp_path / "s", name, turns=1, first_prompt=title, day=day)
+    with open_test_vault() as vault:
+        import_sessions(vault, ImportOptions(source=tmp_path / "s"))
+        browser = VaultBrowser(vault, TuiStart())
+        async with browser.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            table = browser.screen.query_one("#sessions", DataTable)
+            assert table.row_count == len(HOSTILE_TITLES)
+            assert_columns_fit(table)
+            lines = screen_lines(browser)
+            assert_no_controls(lines)
+            assert any("[bold red]not markup[/]" in line for line in lines)  # not markup
+            assert any("␛]0;window title" in line for line in lines)  # shown, not obeyed
+            rows = lines[5 : 5 + len(HOSTILE_TITLES)]
+            assert all(line.rstrip().endswith("3") for line in rows)  # msgs stays in view
+            for _ in HOSTILE_TITLES:  # each opens, and comes back, without an error
+                await pilot.press("enter")
+                await pilot.pause()
+                assert isinstance(browser.screen, SessionScreen)
+                assert_no_controls(screen_lines(browser))
+                await pilot.press("r")  # the unfolded results too
+                await pilot.pause()
+                assert_no_controls(screen_lines(browser))
+                await pilot.press("escape", "j")

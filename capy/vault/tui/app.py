@@ -5,7 +5,7 @@ library behind `capy vault restore` and `capy vault resume`, each after a confir
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Input
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.vault.render import minute
 from capy.vault.tui.layout import Column, clipped, hit_columns, session_columns
+from capy.vault.tui.printable import printable
 from capy.vault.tui.session_view import SessionScreen
 
 if TYPE_CHECKING:
@@ -233,6 +234,10 @@ class VaultBrowser(App["ResumePlan | None"]):
         super().__init__()
         self.vault = vault
         self.start = start
+
+    def notify(self, message: str, **options: Any) -> None:  # type: ignore[override]
+        # Notices quote labels, paths and queries; none may reach the terminal as a command.
+        super().notify(printable(message), **options)
 
     def get_default_screen(self) -> Screen:
         return BrowseScreen(self.vault, self.start)

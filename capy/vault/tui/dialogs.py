@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Static
 
 from capy.vault.errors import RestoreConflictError, VaultError
 from capy.vault.resume import ResumePlan
+from capy.vault.tui.printable import printable
 
 if TYPE_CHECKING:
     from capy.vault import Vault
@@ -72,7 +73,7 @@ class Confirmation(ModalScreen[_Result]):
             sentence += advice
         else:
             sentence = getattr(error, "message", None) or str(error)
-        self.query_one("#problem", Static).update(Text(sentence))
+        self.query_one("#problem", Static).update(Text(printable(sentence)))
 
 
 class RestoreDialog(Confirmation[str]):
@@ -88,7 +89,7 @@ class RestoreDialog(Confirmation[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text(f"Restore {self.label}", style="bold"), classes="what")
+            yield Static(Text(printable(f"Restore {self.label}"), style="bold"), classes="what")
             yield Static(
                 Text(
                     "Writes its transcript and sidecars back, byte for byte, into this folder "
@@ -97,7 +98,7 @@ class RestoreDialog(Confirmation[str]):
                 ),
                 classes="what",
             )
-            yield Input(str(self.folder), id="folder")
+            yield Input(printable(str(self.folder)), id="folder")
             yield Static("", id="problem")
             with Horizontal(id="buttons"):
                 yield Button("Restore", id="confirm", variant="primary")
@@ -139,11 +140,13 @@ class ResumeDialog(Confirmation[ResumePlan]):
         target = self.target
         where = f"in {target.cwd}" if target.cwd else "in the current folder"
         with Vertical(id="dialog"):
-            yield Static(Text(f"Resume {target.label}", style="bold"), classes="what")
+            yield Static(Text(printable(f"Resume {target.label}"), style="bold"), classes="what")
             yield Static(
                 Text(
-                    f"Restores its files into {target.folder}, where its agent looks for them, "
-                    f"then closes the browser and runs `{target.command}` {where}."
+                    printable(
+                        f"Restores its files into {target.folder}, where its agent looks for "
+                        f"them, then closes the browser and runs `{target.command}` {where}."
+                    )
                 ),
                 classes="what",
             )

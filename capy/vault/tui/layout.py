@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from rich.text import Text
 
+from capy.vault.tui.printable import printable
+
 # Cells DataTable adds each side of a column (its default `cell_padding`).
 CELL_PADDING = 1
 # Below this, the time a hit was written is left out so that its text keeps room.
@@ -66,7 +68,7 @@ def hit_columns(width: int) -> list[Column]:
 def clipped(text: str, width: int, *, keep_end: bool = False) -> Text:
     """One line of at most `width` cells: cut with an ellipsis at the end, or at the start
     when the end says more (a project's folder name)."""
-    line = " ".join(text.split())
+    line = printable(" ".join(text.split()))
     if keep_end and cell_len(line) > width > 1:
         line = line[-width:]
         while cell_len(line) > width - 1:

@@ -28,6 +28,7 @@ from capy.vault.render import (
     session_parts,
 )
 from capy.vault.tui.find import FindInput, find_pattern, marked, shown_text
+from capy.vault.tui.printable import printable, printable_text
 
 # Unified-diff line prefixes and their styles; the header lines come first so that `---` is
 # not taken for a removed line.
@@ -50,7 +51,7 @@ def diff_text(diff: str) -> Text:
         style = next((style for prefix, style in _DIFF_STYLES if line.startswith(prefix)), "")
         text.append(line + "\n", style=style)
     text.rstrip()
-    return text
+    return printable_text(text)
 
 
 def message_text(message: Message) -> Text:
@@ -63,7 +64,7 @@ def message_text(message: Message) -> Text:
     text.append(message.text)
     for call in message.tool_calls:
         text.append(f"\n→ {call.summary or call.tool}", style="dim")
-    return text
+    return printable_text(text)
 
 
 class FoldView(Collapsible):
@@ -71,7 +72,7 @@ class FoldView(Collapsible):
     built the first time it is unfolded, since most folds of a long session never are."""
 
     def __init__(self, message: Message, fold: Fold, *, collapsed: bool = True) -> None:
-        title = Content(f"{message_heading(message)} · {fold.line}")
+        title = Content(printable(f"{message_heading(message)} · {fold.line}"))
         flags = (("error", fold.is_error), ("diff", fold.is_diff))
         classes = " ".join(["fold", *(name for name, flag in flags if flag)])
         body = [] if collapsed else [self._body(fold)]
@@ -84,7 +85,7 @@ class FoldView(Collapsible):
 
     @staticmethod
     def _body_text(fold: Fold) -> Text:
-        return diff_text(fold.body) if fold.is_diff else Text(fold.body)
+        return diff_text(fold.body) if fold.is_diff else Text(printable(fold.body))
 
     @classmethod
     def _body(cls, fold: Fold) -> Static:
@@ -177,7 +178,7 @@ class SessionScreen(Screen):
         yield Header()
         with VerticalScroll(id="messages"):
             facts = [fact for fact in header_facts(self.loaded) if fact]
-            yield Static(Text("\n".join(facts), style="dim"), classes="facts")
+            yield Static(Text(printable("\n".join(facts)), style="dim"), classes="facts")
             yield Button("", id="earlier", classes="more", compact=True)
             yield from self._build(self.start, self.end)
             yield Button("", id="later", classes="more", compact=True)
@@ -192,7 +193,7 @@ class SessionScreen(Screen):
         widgets: list[Widget] = []
         for number, item in enumerate(self.items[first:last], start=first):
             if isinstance(item, str):
-                widget: Widget = Static(Text(item), classes="part")
+                widget: Widget = Static(Text(printable(item)), classes="part")
             elif (fold := fold_of(item, self.calls)) is not None:
                 widget = FoldView(item, fold, collapsed=item is not self.target)
             else:
@@ -202,8 +203,8 @@ class SessionScreen(Screen):
         return widgets
 
     def on_mount(self) -> None:
-        self.title = self.loaded.label
-        self.sub_title = self.loaded.title or ""
+        self.title = printable(self.loaded.label)
+        self.sub_title = printable(self.loaded.title or "")
         self._label_more()
         widget = self.widget_for(self.target) if self.target is not None else None
         if widget is None:
@@ -281,7 +282,7 @@ class SessionScreen(Screen):
 
     @staticmethod
     def _message_text(item: str | Message) -> Text:
-        return Text(item) if isinstance(item, str) else message_text(item)
+        return Text(printable(item)) if isinstance(item, str) else message_text(item)
 
     def _count_label(self) -> None:
         count = len(self.matches)
