@@ -175,3 +175,37 @@ async def test_a_folder_that_cannot_take_the_files_is_one_sentence_in_the_dialog
         assert browser.screen is dialog and browser.is_running  # it stays, to try again
         assert str(dialog.query_one("#problem", Static).content) == said.format(file=a_file)
     assert a_file.read_text() == "not a folder\n"
+
+
+HOSTILE_QUERIES = ['"unbalanced', "NEAR(", "a AND OR", "*", "[(", "\\", "col:umn", "😀", "\x1b[2J"]
+
+
+@pytest.mark.parametrize("words", HOSTILE_QUERIES)
+def test_a_find_reads_its_words_literally(words):
+    from capy.vault.tui.find import find_pattern
+
+    pattern = find_pattern(words)
+    assert pattern is not None
+    assert pattern.search(f"before {words} after")
+    assert not pattern.search("before after")
+
+
+async def test_hostile_searches_and_finds_keep_the_browser_running(tui_vault):
+    vault, _ = tui_vault
+    browser = VaultBrowser(vault, TuiStart())
+    async with browser.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        search = browser.screen.query_one("#search", Input)
+        for words in HOSTILE_QUERIES:
+            search.value = words
+            search.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert browser.is_running and isinstance(browser.screen, BrowseScreen)
+        browser.open_session("talk-10")
+        await pilot.pause()
+        for words in HOSTILE_QUERIES:
+            await pilot.press("slash")
+            browser.screen.query_one("#find", Input).value = words
+            await pilot.press("enter", "n", "N", "escape")
+            assert browser.is_running and isinstance(browser.screen, SessionScreen)
