@@ -55,7 +55,7 @@ def fill_table(table: DataTable, columns: list[Column], rows: list[tuple[str, li
     for column in columns:
         table.add_column(
             Text(column.label, justify=column.justify), width=column.width, key=column.key
-        )  # type: ignore[arg-type]
+        )
     for key, cells in rows:
         table.add_row(*cells, key=key)
     keys = [key for key, _ in rows]
