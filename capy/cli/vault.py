@@ -45,7 +45,12 @@ def _browse(path: Path | None, start: Any) -> int:
     from capy.vault.tui import run_tui
 
     with _vault(path) as vault:
-        return run_tui(vault, start)
+        outcome = run_tui(vault, start)
+    if outcome.resume is None:
+        return outcome.code
+    from capy.cli.vault_upkeep import finish_resume
+
+    return finish_resume(outcome.resume, run_=True)  # the person confirmed it in the browser
 
 
 @app.command(name="import")
@@ -145,7 +150,9 @@ def list_(
     as_json
         Print JSON: one object per session.
     tui
-        Browse them in the terminal interface: filter, search, read (secrets redacted).
+        Browse them in the terminal interface (secrets redacted): j/k and Enter to open one,
+        / to filter the list, s to search messages, / inside a session to find words in it
+        (n/N: next/previous), R to restore its files, U to resume it in its agent, q to quit.
     path
         Vault file to use instead of the default (also CAPY_VAULT_PATH).
     """
@@ -208,7 +215,8 @@ def search(
     as_json
         Print JSON: per query, its hits with session, role, title, snippet, project and time.
     tui
-        Show the hits in the terminal interface, where choosing one opens its session there.
+        Show the hits in the terminal interface, named by their session's title; Enter opens
+        one at that message (and R restores, U resumes it).
     path
         Vault file to use instead of the default (also CAPY_VAULT_PATH).
     """
@@ -360,7 +368,8 @@ def show(
     results
         Show tool results (and harness text) in full instead of one line each.
     tui
-        Read it in the terminal interface, tool results folded and diffs coloured.
+        Read it in the terminal interface, tool results folded and diffs coloured: / finds
+        words in it (n/N: next/previous), r unfolds every result, R restores, U resumes.
     path
         Vault file to use instead of the default (also CAPY_VAULT_PATH).
     """

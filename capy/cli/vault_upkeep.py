@@ -16,6 +16,7 @@ from capy.units import human_bytes
 
 if TYPE_CHECKING:
     from capy.store.keys import DatabaseKey
+    from capy.vault.resume import ResumePlan
 
 YesFlag = Annotated[bool, Parameter(name="--yes", negative=(), help="Do not ask first.")]
 
@@ -289,16 +290,22 @@ def resume(
 
         with _vault(path) as vault:
             plan = prepare_resume(vault, session, load_rules(), output)
-        for item in plan.restored:
-            verb = "restored" if item.written else "already there"
-            print(f"{verb}: {item.path}")
-        if not run_:
-            where = f"cd {_quoted(plan.cwd)} && " if plan.cwd else ""
-            print(f"{where}{plan.command}")
-            return 0
-        return _run_command(plan.command, plan.cwd)
+        return finish_resume(plan, run_)
 
     return guarded(run)
+
+
+def finish_resume(plan: ResumePlan, run_: bool) -> int:
+    """Say what the restore wrote, then print the resume command, or run it (also what the
+    browser's resume does once it has closed)."""
+    for item in plan.restored:
+        verb = "restored" if item.written else "already there"
+        print(f"{verb}: {item.path}")
+    if not run_:
+        where = f"cd {_quoted(plan.cwd)} && " if plan.cwd else ""
+        print(f"{where}{plan.command}")
+        return 0
+    return _run_command(plan.command, plan.cwd)
 
 
 def _quoted(path: Path) -> str:

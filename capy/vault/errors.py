@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from capy.store.errors import StoreError
 
 
@@ -20,6 +22,10 @@ class UnknownSessionError(VaultError):
 
 class RestoreConflictError(VaultError):
     """A restore would overwrite a different file; nothing was written over it."""
+
+    def __init__(self, message: str, clash: Path | None = None) -> None:
+        super().__init__(message)
+        self.clash = clash  # the file in the way, for a reply that is not the CLI's
 
 
 class CorruptBlobError(VaultError):

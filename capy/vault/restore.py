@@ -51,7 +51,7 @@ def find_session(vault: Vault, wanted: str) -> tuple[int, str, str]:
 def restore_session(vault: Vault, wanted: str, output: Path | None = None) -> list[RestoredFile]:
     """Write the session's transcript and sidecars under `output`, or where they came from."""
     session_rowid, label, source_path = find_session(vault, wanted)
-    base = output if output is not None else Path(source_path).parent
+    base = _folder(source_path, output)
     files = vault.conn.execute(
         "SELECT relpath, blob_hash FROM session_files WHERE session = ? ORDER BY relpath",
         (session_rowid,),
@@ -64,7 +64,8 @@ def restore_session(vault: Vault, wanted: str, output: Path | None = None) -> li
     if clashes:
         raise RestoreConflictError(
             f"restoring {label} would overwrite {clashes[0]}, which holds other bytes; nothing "
-            "was written: restore elsewhere with --output DIR"
+            "was written: restore elsewhere with --output DIR",
+            clashes[0],
         )
     restored = []
     for target, data in contents:
@@ -72,6 +73,15 @@ def restore_session(vault: Vault, wanted: str, output: Path | None = None) -> li
             _write_atomically(target, data)
         restored.append(RestoredFile(target, len(data), written=not present[target]))
     return restored
+
+
+def restore_folder(vault: Vault, wanted: str, output: Path | None = None) -> Path:
+    """The folder `restore_session` writes the session's files under."""
+    return _folder(find_session(vault, wanted)[2], output)
+
+
+def _folder(source_path: str, output: Path | None) -> Path:
+    return output if output is not None else Path(source_path).parent
 
 
 def _target(base: Path, relpath: str) -> Path:

@@ -1,13 +1,18 @@
-"""The vault browser: a textual app to list, filter, search and read archived sessions.
+"""The vault browser: a textual app to list, filter, search, read, restore and resume archived
+sessions.
 
     from capy.vault.tui import TuiStart, run_tui
 
     with open_vault() as vault:
-        run_tui(vault, TuiStart(queries=("flaky test",)))
+        outcome = run_tui(vault, TuiStart(queries=("flaky test",)))
+    # outcome.resume: the session the person chose to resume, its files already restored
 
 textual is imported only here, when the browser runs: the CLI's other commands never pay for it.
 - `capy.vault.tui.app`: the app and its browse screen (session list, filter, search hits).
 - `capy.vault.tui.session_view`: one session's messages, tool results folded, diffs coloured.
+- `capy.vault.tui.find`: the find bar of the session screen.
+- `capy.vault.tui.dialogs`: the restore and resume confirmations.
+- `capy.vault.tui.layout`: column widths that fit the terminal.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from capy.vault import Vault
     from capy.vault.corpus import VaultScope
+    from capy.vault.resume import ResumePlan
 
 
 @dataclass(frozen=True)
@@ -32,12 +38,21 @@ class TuiStart:
     session: str | None = None  # opened at start (an id, prefix or <platform>:<id>)
 
 
-def run_tui(vault: Vault, start: TuiStart = TuiStart()) -> int:
-    """Run the browser until the person quits; the exit code is 0."""
+@dataclass(frozen=True)
+class TuiExit:
+    """How the browser ended."""
+
+    code: int  # 0, or 1 when it stopped on an error (textual has printed it)
+    resume: ResumePlan | None = None  # chosen to resume: its files are restored, to run now
+
+
+def run_tui(vault: Vault, start: TuiStart = TuiStart()) -> TuiExit:
+    """Run the browser until the person quits or chooses a session to resume."""
     from capy.vault.tui.app import VaultBrowser
 
-    VaultBrowser(vault, start).run()
-    return 0
+    browser = VaultBrowser(vault, start)
+    plan = browser.run()
+    return TuiExit(browser.return_code or 0, plan)
 
 
-__all__ = ["TuiStart", "run_tui"]
+__all__ = ["TuiExit", "TuiStart", "run_tui"]
