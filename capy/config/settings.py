@@ -14,11 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from capy.config import paths
-
-ENV_PREFIX = "CAPY_"
-ENV_NESTED_DELIMITER = "__"
-# Fields that hold keys: masked everywhere and refused in project files (they get committed).
-SECRET_FIELDS = frozenset({"db_key", "vault_key"})
+from capy.config.names import ENV_NESTED_DELIMITER as ENV_NESTED_DELIMITER
+from capy.config.names import ENV_PREFIX as ENV_PREFIX
+from capy.config.names import SECRET_FIELDS as SECRET_FIELDS
 
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
