@@ -134,6 +134,17 @@ class HooksSettings(_Section):
     _split = field_validator("allow_commands", "allow_domains", mode="before")(_split_list)
 
 
+class RedactionSettings(_Section):
+    replies: bool = Field(
+        default=True,
+        description=(
+            "Redact secrets from everything capy returns to an agent or prints (tool replies, "
+            "command output, search results). Off: replies show secrets as found and say that "
+            "they were not redacted. What capy stores is redacted either way."
+        ),
+    )
+
+
 class LoadContext(BaseModel):
     """What one load resolves against; set for the duration of `load_settings`."""
 
@@ -187,6 +198,9 @@ class Settings(BaseSettings):
     rules: RulesSettings = Field(default_factory=RulesSettings, description="Rule-pack loading.")
     fetch: FetchSettings = Field(default_factory=FetchSettings, description="Fetching URLs.")
     hooks: HooksSettings = Field(default_factory=HooksSettings, description="Agent hooks.")
+    redaction: RedactionSettings = Field(
+        default_factory=RedactionSettings, description="Secrets in what capy shows."
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod
