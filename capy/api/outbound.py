@@ -1,10 +1,12 @@
 """Every reply on its way out: secrets redacted and terminal controls made visible.
 
-The MCP server (`capy.server.calls.run_tool`) and the CLI twins (`capy.cli.replies`) pass each
-reply through `outbound_reply`, so no tool can return a secret it read, ran into or was given,
-whatever path produced its text. Text read back from the index was redacted when stored; doing
-it again here costs about a millisecond for a reply of the usual size, and redaction is
-idempotent (masks are on the secrets pack's allowlist).
+The MCP server (`capy.server.calls.run_tool`) passes each reply through `outbound_reply` (the
+CLI twins print theirs through `capy.cli.output`, which does the same), so no tool can return
+a secret it read, ran into or was given, whatever path produced its text. The one exception is
+capy_hook's answer to the host (`ToolReply.for_host`): hook protocol, not text for the agent.
+
+Text read back from the index was redacted when stored; redacting it again here costs about
+2 ms for a 40 KB reply, and changes nothing (masks are on the secrets pack's allowlist).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def outbound_reply(workspace: Workspace, reply: ToolReply) -> ToolReply:
         secrets_for_output,
     )
 
+    if reply.for_host:
+        return reply
     if workspace.redacts_replies:
         secrets = secrets_for_output(lambda: workspace.rules.view("secrets"))
         text = redact(reply.text, secrets=secrets).text

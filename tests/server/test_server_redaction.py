@@ -153,3 +153,16 @@ async def test_the_opt_out_shows_secrets_and_says_so(project_dir, server_home):
         )
     assert token in reply
     assert reply.startswith("_Secrets were NOT redacted here (the setting redaction.replies")
+
+
+async def test_the_hook_answer_for_the_host_is_passed_on_as_is(project_dir, server_home):
+    """capy_hook answers the host with hook JSON, exactly what `capy hook` prints: a rewritten
+    command in it must run as the agent wrote it, so it is not redacted."""
+    token = "ghp_" + random_token(36)
+    command = f'curl -s -H "Authorization: Bearer {token}" https://api.example.com/user'
+    async with capy_session(project_dir, server_home) as client:
+        result = await client.call_tool(
+            "capy_hook", {"event": "PreToolUse", "tool_name": "Bash", "command": command}
+        )
+    answer = json.loads(text_of(result))
+    assert token in json.dumps(answer["hookSpecificOutput"]["updatedInput"])
