@@ -5,6 +5,10 @@ CLI twins print theirs through `capy.cli.output`, which does the same), so no to
 a secret it read, ran into or was given, whatever path produced its text. The one exception is
 capy_hook's answer to the host (`ToolReply.for_host`): hook protocol, not text for the agent.
 
+Terminal controls are shown as escapes in the text the agent reads, because agents' clients
+display tool results in terminals; structured content is redacted but left otherwise as is: it
+is JSON-escaped in transit, data a client parses rather than text it shows.
+
 Text read back from the index was redacted when stored; redacting it again here costs about
 2 ms for a 40 KB reply, and changes nothing (masks are on the secrets pack's allowlist).
 """

@@ -11,6 +11,9 @@ import os
 import subprocess
 import sys
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tests.planted_secrets import fresh_secrets, planted_text, raw_in
 
 # OSC 52 (clipboard write), OSC 0 (window title), CSI 2J (clear screen), C1 CSI, a bidi
@@ -99,3 +102,18 @@ def test_an_error_line_shows_no_secret(project_dir) -> None:
     run = capy("index", f"missing/{token}.txt")
     assert run.returncode != 0 and run.stderr.startswith("capy: ")
     assert token not in run.stderr and "[REDACTED:" in run.stderr
+
+
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8j9K0a1B2c3D4e5F6g7H8"
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(before=st.text(max_size=80), after=st.text(max_size=80))
+def test_shown_text_holds_no_secret_and_no_control(project_dir, before: str, after: str) -> None:
+    from capy.cli.output import shown
+
+    text = shown(f"{before} {TOKEN} {after}")
+    assert TOKEN not in text
+    assert not any(char in text for char in CONTROLS[:-1]) and "\r" not in text.replace("\r\n", "")
