@@ -47,4 +47,4 @@ def hook_reply(
     if outcome.stderr.strip():
         logger.info("hook %s: %s", event, outcome.stderr.strip())
     # Empty text is the pass-through answer, exactly as an empty stdout is for a command hook.
-    return ToolReply(outcome.stdout)
+    return ToolReply(outcome.stdout, for_host=True)

@@ -21,6 +21,10 @@ class ToolReply:
     cache_hits: int = 0
     # The same facts as JSON, for clients that read structured results (capy_stats).
     data: dict[str, Any] | None = None
+    # A protocol answer for the host, not text for the agent (capy_hook's hook JSON, exactly
+    # what `capy hook` prints): passed on as is, since redacting a rewritten command in it
+    # would break the command. Every other reply is redacted on its way out.
+    for_host: bool = False
 
     @property
     def returned_bytes(self) -> int:

@@ -47,6 +47,14 @@ class Workspace:
         return load_rules(self.project_dir)
 
     @cached_property
+    def redacts_replies(self) -> bool:
+        """Whether replies are redacted (the user's `redaction.replies`), read once per
+        workspace like the rules: a server picks a change up when it restarts."""
+        from capy.security.redaction import redaction_wanted
+
+        return redaction_wanted(self.project_dir)
+
+    @cached_property
     def stats(self) -> SessionStats:
         from capy.api.stats import SessionStats
 

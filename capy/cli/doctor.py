@@ -7,6 +7,8 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
+from capy.cli.output import say
+
 
 def doctor(
     *,
@@ -30,5 +32,5 @@ def doctor(
     if as_json:
         print_json(report.to_dict())
     else:
-        print(report.to_markdown(), end="")
+        say(report.to_markdown(), end="")
     return 1 if report.failed else 0

@@ -19,6 +19,7 @@ def execute(
     background: Annotated[bool, Parameter(name="--background", negative=())] = False,
     as_json: Annotated[bool, Parameter(name="--json", negative=())] = False,
     yes: Annotated[bool, Parameter(name="--yes", negative=())] = False,
+    show_secrets: Annotated[bool, Parameter(name="--show-secrets", negative=())] = False,
 ) -> int:
     """Run code in a sandboxed subprocess and print its (capped) output.
 
@@ -44,6 +45,9 @@ def execute(
         Print the whole result as JSON.
     yes
         Run code that a permission rule marks "ask" (a "deny" rule always wins).
+    show_secrets
+        Print secrets in the output as found instead of redacted (stderr says so); for the
+        rare value you need to see. The setting redaction.replies = false does this always.
     """
     from capy.cli.output import error_line
     from capy.executor import ExecutorError
@@ -63,10 +67,19 @@ def execute(
     except ExecutorError as exc:
         error_line(str(exc))
         return 2
-    _print(result, intent, as_json)
-    if result.background:
-        return _wait_for_job(result.pid)
+    with _secrets_shown_if(show_secrets):
+        _print(result, intent, as_json)
+        if result.background:
+            return _wait_for_job(result.pid)
     return result.exit_code if result.exit_code is not None else 1
+
+
+def _secrets_shown_if(asked: bool):
+    from contextlib import nullcontext
+
+    from capy.cli.output import secrets_shown
+
+    return secrets_shown("--show-secrets was given") if asked else nullcontext()
 
 
 def _policy_refusal(language: str, code: str, *, allow_ask: bool) -> str | None:
@@ -103,7 +116,7 @@ def _read_stdin() -> str | None:
 
 
 def _print(result, intent: str | None, as_json: bool) -> None:
-    from capy.cli.output import error_line, print_json
+    from capy.cli.output import error_line, print_json, say
 
     if as_json:
         data = {
@@ -114,9 +127,8 @@ def _print(result, intent: str | None, as_json: bool) -> None:
         data["intent"] = intent
         print_json(data)
         return
-    sys.stdout.write(result.output)
-    if result.output and not result.output.endswith("\n"):
-        sys.stdout.write("\n")
+    if result.output:
+        say(result.output, end="" if result.output.endswith("\n") else "\n")
     sys.stdout.flush()
     for line in _status_lines(result):
         error_line(line)
@@ -152,5 +164,7 @@ def _wait_for_job(pid: int | None) -> int:
         background.shutdown_background()
         error_line(f"background job {pid} stopped")
         return 130
-    sys.stdout.write(found.output_tail())
+    from capy.cli.output import say
+
+    say(found.output_tail(), end="")
     return found.exit_code if found.exit_code is not None else 1

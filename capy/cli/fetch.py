@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 from cyclopts import Parameter
@@ -50,7 +49,7 @@ def fetch(
     def run() -> int:
         from capy.api import ToolInputError, Workspace
         from capy.api.fetch import fetch_report
-        from capy.cli.output import error_line
+        from capy.cli.output import error_line, say
 
         workspace = Workspace(db_path=db)
         try:
@@ -64,7 +63,7 @@ def fetch(
         if as_json:
             _print_json(report)
         else:
-            sys.stdout.write(report.reply.text)
+            say(report.reply.text, end="")
         failed = any(not outcome.status.succeeded for outcome in report.outcomes)
         return SOME_FAILED if failed else 0
 

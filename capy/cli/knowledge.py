@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from cyclopts import Parameter
 
-from capy.cli.output import progress_bar
+from capy.cli.output import progress_bar, say
 from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
 
 if TYPE_CHECKING:
@@ -105,16 +105,14 @@ def _open(db: Path | None) -> Iterator[tuple[Store, RuleSet]]:
 def _print_indexed(result: Any) -> None:
     size = human_bytes(result.bytes)
     chunks = _plural(result.chunk_count, "chunk")
-    print(
-        f"{result.status} {result.label} ({result.kind}, {result.content_type}): {chunks}, {size}"
-    )
+    say(f"{result.status} {result.label} ({result.kind}, {result.content_type}): {chunks}, {size}")
     if result.redactions:
         total = sum(result.redactions.values())
         detail = ", ".join(
             f"{rule.removeprefix('secrets.')} {count}"
             for rule, count in sorted(result.redactions.items())
         )
-        print(f"redacted {_plural(total, 'secret')} ({detail})")
+        say(f"redacted {_plural(total, 'secret')} ({detail})")
 
 
 def _plural(count: int, word: str) -> str:
@@ -195,18 +193,18 @@ def _result_json(result: Any) -> dict[str, Any]:
 
 def _print_result(result: Any, *, first: bool) -> None:
     if not first:
-        print()
+        say()
     count = len(result.hits)
     header = f"{result.query!r}: {_plural(count, 'hit')}"
     if result.corrected_query:
         header += f" (searched as {result.corrected_query!r})"
-    print(header)
+    say(header)
     for rank, hit in enumerate(result.hits, start=1):
-        print(f"{rank:>3}. {hit.source_label} › {hit.title}  [{hit.layer} {hit.score:.4f}]")
+        say(f"{rank:>3}. {hit.source_label} › {hit.title}  [{hit.layer} {hit.score:.4f}]")
         for line in hit.snippet.splitlines() or [""]:
-            print(f"     {line}")
+            say(f"     {line}")
     if result.note:
-        print(f"note: {_note_with_hint(result)}")
+        say(f"note: {_note_with_hint(result)}")
 
 
 def _note_with_hint(result: Any) -> str | None:
@@ -241,9 +239,9 @@ def reindex(
             with progress_bar("re-chunking") as advance:
                 count = reindex_stale(store, rules=rules, progress=advance, force=all_sources)
         if count:
-            print(f"re-chunked {_plural(count, 'source')} (rules {rules.index_version})")
+            say(f"re-chunked {_plural(count, 'source')} (rules {rules.index_version})")
         else:
-            print(f"nothing to re-chunk: every source matches the rules ({rules.index_version})")
+            say(f"nothing to re-chunk: every source matches the rules ({rules.index_version})")
         return 0
 
     return guarded(run)
@@ -314,39 +312,41 @@ def _print_cleanup(plan: Any, report: Any, applied: bool, as_json: bool) -> None
         )
         return
     if not plan.items:
-        print("nothing to remove")
+        say("nothing to remove")
     else:
         _print_plan_table(plan)
         if applied:
             removed = len(report.removed)
-            print(f"removed {_plural(removed, 'source')} ({human_bytes(report.raw_bytes)})")
+            say(f"removed {_plural(removed, 'source')} ({human_bytes(report.raw_bytes)})")
             if report.skipped:
-                print(f"left {len(report.skipped)} alone: used or re-indexed since the plan")
+                say(f"left {len(report.skipped)} alone: used or re-indexed since the plan")
         else:
             count = len(plan.items)
-            print(
+            say(
                 f"would remove {_plural(count, 'source')} "
                 f"({human_bytes(plan.raw_bytes)}); run again with --apply to remove"
             )
     if report.optimized:
-        print("merged the full-text index segments")
+        say("merged the full-text index segments")
     if report.vacuumed:
-        print("vacuumed the database file")
+        say("vacuumed the database file")
     for note in report.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
 
 
 def _print_plan_table(plan: Any) -> None:
     from rich.table import Table
+    from rich.text import Text
 
-    from capy.cli.output import console
+    from capy.cli.output import console, shown
 
     table = Table(title_justify="left")
     for column in ("source", "kind", "reason", "size", "score", "tier"):
         table.add_column(column, justify="right" if column in ("size", "score") else "left")
     for item in plan.items:
         score = "" if item.score is None else f"{item.score:.3f}"
+        label = Text(shown(item.label))  # stored text: redacted, and no console markup
         table.add_row(
-            item.label, item.kind, item.reason, human_bytes(item.raw_size), score, item.tier or ""
+            label, item.kind, item.reason, human_bytes(item.raw_size), score, item.tier or ""
         )
     console().print(table)

@@ -12,6 +12,8 @@ from typing import Annotated
 
 from cyclopts import App, Parameter
 
+from capy.cli.output import say
+
 app = App(name="policy", help="Check commands, paths and URLs against the permission rules.")
 
 # What "none" means for the agent: Claude Code's defaults when no rule matches.
@@ -93,4 +95,4 @@ def _print_text(decision) -> None:
         ("reason", decision.reason or (_NONE_MEANS if decision.decision == "none" else None)),
     )
     lines.extend(f"  {name:<7}{value}" for name, value in fields if value)
-    print("\n".join(lines))
+    say("\n".join(lines))

@@ -48,8 +48,15 @@ def redact(
     # comes out unchanged instead of as replacement characters.
     text = data.decode("utf-8", errors="surrogateescape")
     result = redact_text(text)
+    shown = result.text
+    if sys.stdout.isatty():
+        # A redacted copy written to a file or a pipe keeps every byte; on a terminal, the
+        # content's control sequences must not act.
+        from capy.security.controls import neutralise_controls
+
+        shown = neutralise_controls(shown)
     sys.stdout.flush()
-    sys.stdout.buffer.write(result.text.encode("utf-8", errors="surrogateescape"))
+    sys.stdout.buffer.write(shown.encode("utf-8", errors="surrogateescape"))
     sys.stdout.buffer.flush()
     if json_output:
         _print_json_report(source, result)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from capy.cli.output import say
+
 if TYPE_CHECKING:
     from capy.api import ToolReply, Workspace
 
@@ -26,7 +28,7 @@ def print_reply(
             error_line(str(error))
             return 2
         stream = sys.stderr if reply.is_error else sys.stdout
-        print(reply.text, file=stream)
+        say(reply.text, file=stream)
         return 2 if reply.is_error else 0
 
     return guarded(run)

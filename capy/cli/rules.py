@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from cyclopts import App, Parameter
 
-from capy.cli.output import console, error_line, print_json
+from capy.cli.output import console, error_line, print_json, say
 
 app = App(name="rules", help="Validate, inspect and document the rule packs.")
 
@@ -56,15 +56,15 @@ def validate(
 
     ruleset = _ruleset(paths, examples=True)
     if format == "json":
-        print(render_json(ruleset.diagnostics))
+        say(render_json(ruleset.diagnostics), redact=False)
     elif ruleset.diagnostics:
-        print(render_text(ruleset.diagnostics, verbose=verbose))
+        say(render_text(ruleset.diagnostics, verbose=verbose), redact=False)
     else:
         report = ruleset.examples
         checked = f"{len(ruleset.files)} files, {len(ruleset.packs)} packs"
         if report:
             checked += f", {report.rules} detecting rules, {report.examples} examples"
-        print(f"ok: {checked}")
+        say(f"ok: {checked}", redact=False)
     return 0 if ruleset.ok else 1
 
 
@@ -77,16 +77,16 @@ def test(*, format: Annotated[Format, Parameter(name="--format")] = "text") -> i
     ruleset = _ruleset()
     errors = [item for item in ruleset.diagnostics if item.is_error]
     if errors:
-        print(render_text(errors))
+        say(render_text(errors), redact=False)
         error_line("fix the errors above before the examples can run")
         return 1
     report = run_examples(ruleset.packs.values())
     if format == "json":
-        print(render_json(report.failures))
+        say(render_json(report.failures), redact=False)
     elif report.failures:
-        print(render_text(report.failures, verbose=True))
+        say(render_text(report.failures, verbose=True), redact=False)
     else:
-        print(f"ok: {report.rules} rules, {report.examples} examples passed")
+        say(f"ok: {report.rules} rules, {report.examples} examples passed", redact=False)
     return 0 if not report.failures else 1
 
 
@@ -224,7 +224,7 @@ def hash_command(*, json_output: Annotated[bool, Parameter(name="--json")] = Fal
         }
         print_json({"index_version": ruleset.index_version, "packs": shaping})
     else:
-        print(ruleset.index_version)
+        say(ruleset.index_version, redact=False)
     return 0
 
 
@@ -272,14 +272,14 @@ def _write_or_check(path: Path, text: str, check: bool, command: str) -> int:
         if current != text:
             error_line(f"{shown} is out of date; run `{command}` and commit the result")
             return 1
-        print(f"{shown} is up to date")
+        say(f"{shown} is up to date", redact=False)
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
     if current != text:
         path.write_text(text, encoding="utf-8")
-        print(f"wrote {shown}")
+        say(f"wrote {shown}", redact=False)
     else:
-        print(f"{shown} unchanged")
+        say(f"{shown} unchanged", redact=False)
     return 0
 
 

@@ -7,6 +7,8 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
+from capy.cli.output import say
+
 
 def setup(
     *,
@@ -60,10 +62,10 @@ def setup(
 
 def _print_dry_run(plan) -> int:
     for change in plan.pending:
-        print(change.diff(), end="")
+        say(change.diff(), end="")
     _print_notes(plan)
     if not plan.pending:
-        print(_nothing_to_do(plan))
+        say(_nothing_to_do(plan))
     return 0
 
 
@@ -74,23 +76,23 @@ def _apply(plan) -> int:
     verb = "removed capy from" if plan.undo else "registered capy in"
     for change in plan.pending:
         action = "deleted" if change.after is None else verb
-        print(f"{action} {change.shown}")
+        say(f"{action} {change.shown}")
     for change, backup in saved:
-        print(f"  backup of {change.shown}: {backup}")
+        say(f"  backup of {change.shown}: {backup}")
     _print_notes(plan)
     if not plan.pending:
-        print(_nothing_to_do(plan))
+        say(_nothing_to_do(plan))
     elif not plan.undo:
-        print(f"restart {plan.platform.name} to load capy; `capy doctor` checks the registration")
+        say(f"restart {plan.platform.name} to load capy; `capy doctor` checks the registration")
     return 0
 
 
 def _print_notes(plan) -> None:
     for change in plan.changes:
         for note in change.notes:
-            print(f"note: {note}")
+            say(f"note: {note}")
     for note in plan.notes:
-        print(f"note: {note}")
+        say(f"note: {note}")
 
 
 def _nothing_to_do(plan) -> str:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
+from capy.cli.output import say
 from capy.cli.store import DbOption, JsonFlag, guarded
 
 
@@ -45,7 +46,7 @@ def stats(
         if as_json:
             print_json(report)
         else:
-            print(render_stats(report))
+            say(render_stats(report))
         return 0
 
     return guarded(run)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from cyclopts import Parameter
 
+from capy.cli.output import say
 from capy.units import human_bytes
 
 # `CAPY_DB_PATH` is read by the settings (relative to the project root); `--db` overrides it and,
@@ -60,7 +61,7 @@ def which(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
 
         location = locate_store(db_path=db)
         if not as_json:
-            print(location.path)
+            say(location.path)
             return 0
         print_json(
             {
@@ -90,9 +91,9 @@ def checkpoint(*, db: DbOption = None) -> int:
 
         with open_store(db_path=db) as store:
             result = run_checkpoint(store.conn)
-        print(f"checkpointed {result.checkpointed} of {result.wal_frames} WAL frames")
+        say(f"checkpointed {result.checkpointed} of {result.wal_frames} WAL frames")
         if not result.truncated:
-            print("the WAL was not truncated: another process is reading; run it again later")
+            say("the WAL was not truncated: another process is reading; run it again later")
         return 0
 
     return guarded(run)
@@ -201,13 +202,13 @@ def _print_outcome(outcome: Any) -> None:
     result = outcome.result
     tables = ", ".join(f"{name} {count}" for name, count in result.row_counts.items())
     done = "encrypted" if result.was_plaintext else "re-encrypted with the new key"
-    print(f"{result.path}: {done}; rows verified ({tables})")
+    say(f"{result.path}: {done}; rows verified ({tables})")
     if result.was_plaintext:
-        print(f"the unencrypted original is at {result.backup}; delete it once you are satisfied")
+        say(f"the unencrypted original is at {result.backup}; delete it once you are satisfied")
     else:
-        print(f"the previous file is at {result.backup}; it still opens with the old key")
+        say(f"the previous file is at {result.backup}; it still opens with the old key")
     if outcome.key_file is not None:
-        print(f"the key file {outcome.key_file} now holds the new key")
-        print(f"the old key is kept in {outcome.old_key_backup} (it opens the backup)")
+        say(f"the key file {outcome.key_file} now holds the new key")
+        say(f"the old key is kept in {outcome.old_key_backup} (it opens the backup)")
     if outcome.set_env_var:
-        print(f"now set {outcome.set_env_var} to the new key; the old value opens the backup only")
+        say(f"now set {outcome.set_env_var} to the new key; the old value opens the backup only")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from capy.cli.output import progress_bar
+from capy.cli.output import progress_bar, say
 from capy.cli.store import JsonFlag, guarded
 
 CANNOT_RUN = 2
@@ -78,18 +78,18 @@ def _print(report, as_json: bool) -> None:
         return
     counts, totals = report.counts, report.totals
     verb = "would index" if report.dry_run else "indexed"
-    print(
+    say(
         f"{verb} {counts['indexed']} of {totals['sessions']} sessions: "
         f"{totals['messages']:,} messages, {totals['tool_calls']:,} tool calls, "
         f"{totals['chunks']:,} chunks into {totals['databases']} knowledge base(s)"
     )
     skipped = [f"{counts[name]} {name}" for name in counts if name != "indexed" and counts[name]]
     if skipped:
-        print("skipped: " + ", ".join(skipped))
+        say("skipped: " + ", ".join(skipped))
     if totals["malformed_lines"]:
-        print(f"malformed lines skipped: {totals['malformed_lines']}")
+        say(f"malformed lines skipped: {totals['malformed_lines']}")
     if totals["redactions"]:
-        print(f"secrets redacted: {totals['redactions']}")
+        say(f"secrets redacted: {totals['redactions']}")
     for item in report.sessions:
         if item.outcome == "failed":
-            print(f"  {item.outcome}: {item.path}: {item.reason}")
+            say(f"  {item.outcome}: {item.path}: {item.reason}")

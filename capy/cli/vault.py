@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from cyclopts import App, Parameter
 
-from capy.cli.output import progress_bar
+from capy.cli.output import progress_bar, say
 from capy.cli.store import JsonFlag, guarded
 from capy.vault.render import minute
 
@@ -117,20 +117,20 @@ def _print_import(report: Any, as_json: bool) -> None:
     verb = "would archive" if report.dry_run else "archived"
     written = counts["imported"] + counts["replaced"]
     replaced = f" ({counts['replaced']} replacing a smaller copy)" if counts["replaced"] else ""
-    print(
+    say(
         f"{verb} {written} of {totals['sessions']} sessions{replaced}: {totals['files']} files, "
         f"{human_bytes(totals['bytes'])}, {totals['messages']:,} messages indexed"
     )
     skipped = [f"{counts[name]} {name}" for name in ("unchanged", "kept") if counts[name]]
     if skipped:
-        print("skipped: " + ", ".join(skipped))
+        say("skipped: " + ", ".join(skipped))
     if counts["failed"]:
-        print(f"failed: {counts['failed']}")
+        say(f"failed: {counts['failed']}")
     if totals["malformed_lines"]:
-        print(f"malformed lines archived but not indexed: {totals['malformed_lines']}")
+        say(f"malformed lines archived but not indexed: {totals['malformed_lines']}")
     for item in report.sessions:
         if item.outcome == "failed":
-            print(f"  failed: {item.path}: {item.reason}")
+            say(f"  failed: {item.path}: {item.reason}")
 
 
 @app.command(name="list")
@@ -173,12 +173,12 @@ def list_(
             print_json({"sessions": [asdict(item) for item in sessions]})
             return 0
         if not sessions:
-            print("no archived sessions; run `capy vault import` to archive them")
+            say("no archived sessions; run `capy vault import` to archive them")
         for item in sessions:
             when = minute(item.started_at) or "?"
-            print(f"{when}  {item.label}  {item.messages} messages  {item.project or '?'}")
+            say(f"{when}  {item.label}  {item.messages} messages  {item.project or '?'}")
             if item.title:
-                print(f"    {item.title}")
+                say(f"    {item.title}")
         return 0
 
     return guarded(run)
@@ -278,17 +278,17 @@ def _print_search(results: list, context: dict, as_json: bool) -> None:
         return
     for number, result in enumerate(results):
         if number:
-            print()
+            say()
         header = f"{result.query!r}: {len(result.hits)} hit{'' if len(result.hits) == 1 else 's'}"
         if result.corrected_query:
             header += f" (searched as {result.corrected_query!r})"
-        print(header)
+        say(header)
         for rank, hit in enumerate(result.hits, start=1):
             when = context.get(hit.chunk_id, (None, ""))[1]
             title = f" › {hit.title}" if hit.title else ""
-            print(f"{rank:>3}. {hit.source_label} [{hit.kind}] {minute(when)}{title}")
+            say(f"{rank:>3}. {hit.source_label} [{hit.kind}] {minute(when)}{title}")
             for line in hit.snippet.splitlines():  # none for a body the pack leaves out
-                print(f"     {line}")
+                say(f"     {line}")
 
 
 def _search_json(result: Any, context: dict) -> dict:
@@ -337,7 +337,7 @@ def restore(
             restored = restore_session(vault, session, output)
         for item in restored:
             verb = "restored" if item.written else "already there"
-            print(f"{verb}: {item.path} ({human_bytes(item.size)})")
+            say(f"{verb}: {item.path} ({human_bytes(item.size)})")
         return 0
 
     return guarded(run)
@@ -383,7 +383,7 @@ def show(
             return _browse(path, TuiStart(session=session))
         with _vault(path) as vault:
             loaded = load_session(vault, session)
-        print(render(loaded, fmt, results=results), end="")
+        say(render(loaded, fmt, results=results), end="")
         return 0
 
     return guarded(run)
@@ -413,15 +413,15 @@ def stats(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
             print_json(figures)
             return 0
         ratio = figures["compression_ratio"]
-        print(f"vault: {figures['path']} ({human_bytes(figures['file_bytes'])})")
-        print(f"sessions: {figures['sessions']}, messages indexed: {figures['messages']:,}")
-        print(
+        say(f"vault: {figures['path']} ({human_bytes(figures['file_bytes'])})")
+        say(f"sessions: {figures['sessions']}, messages indexed: {figures['messages']:,}")
+        say(
             f"files: {figures['blobs']}, {human_bytes(figures['uncompressed_bytes'])} stored as "
             f"{human_bytes(figures['stored_bytes'])}" + (f" ({ratio}x)" if ratio else "")
         )
-        print(f"reindex backlog: {figures['reindex_backlog']} sessions")
+        say(f"reindex backlog: {figures['reindex_backlog']} sessions")
         for project, count in figures["per_project"].items():
-            print(f"  {count:>5}  {project}")
+            say(f"  {count:>5}  {project}")
         return 0
 
     return guarded(run)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from cyclopts import Parameter
 
-from capy.cli.output import print_json, progress_bar
+from capy.cli.output import print_json, progress_bar, say
 from capy.cli.store import JsonFlag, guarded
 from capy.cli.vault import CANNOT_RUN, SOME_FAILED, PathOption, _vault
 from capy.units import human_bytes
@@ -52,12 +52,12 @@ def reindex(
         if as_json:
             print_json(asdict(report))
         else:
-            print(
+            say(
                 f"reindexed {report.sessions} sessions ({human_bytes(report.bytes)}): "
                 f"{report.messages:,} messages"
             )
             for failure in report.failed:
-                print(f"  failed: {failure['session']}: {failure['reason']}")
+                say(f"  failed: {failure['session']}: {failure['reason']}")
         return SOME_FAILED if report.failed else 0
 
     return guarded(run)
@@ -91,10 +91,10 @@ def delete(session: str, *, yes: YesFlag = False, path: PathOption = None) -> in
                     return CANNOT_RUN
                 answer = input(f"delete {label} from the vault for good? [y/N] ")
                 if answer.strip().lower() not in ("y", "yes"):
-                    print("nothing deleted")
+                    say("nothing deleted")
                     return 0
             deleted = delete_session(vault, label)
-        print(f"deleted {deleted.label}: {deleted.files} files, {deleted.blobs_dropped} unshared")
+        say(f"deleted {deleted.label}: {deleted.files} files, {deleted.blobs_dropped} unshared")
         return 0
 
     return guarded(run)
@@ -115,7 +115,7 @@ def checkpoint(*, path: PathOption = None) -> int:
         with _vault(path) as vault:
             result = checkpoint_wal(vault.conn)
         state = "truncated" if result.truncated else "not truncated: another process reads it"
-        print(f"checkpointed {result.checkpointed} of {result.wal_frames} WAL frames; {state}")
+        say(f"checkpointed {result.checkpointed} of {result.wal_frames} WAL frames; {state}")
         return 0
 
     return guarded(run)
@@ -142,11 +142,11 @@ def compact(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
         if as_json:
             print_json(asdict(report))
             return 0
-        print(
+        say(
             f"recompressed {report.recompressed} of {report.blobs} files: "
             f"{human_bytes(report.stored_before)} -> {human_bytes(report.stored_after)}"
         )
-        print(f"vault file: {human_bytes(report.file_before)} -> {human_bytes(report.file_after)}")
+        say(f"vault file: {human_bytes(report.file_before)} -> {human_bytes(report.file_after)}")
         return 0
 
     return guarded(run)
@@ -188,7 +188,7 @@ def merge(
             print_json(report.as_dict())
             return 0
         counts = ", ".join(f"{count} {name}" for name, count in sorted(report.outcomes.items()))
-        print(f"merged {from_}: {counts or 'no sessions'}; {report.messages:,} messages indexed")
+        say(f"merged {from_}: {counts or 'no sessions'}; {report.messages:,} messages indexed")
         return 0
 
     return guarded(run)
@@ -300,10 +300,10 @@ def finish_resume(plan: ResumePlan, run_: bool) -> int:
     browser's resume does once it has closed)."""
     for item in plan.restored:
         verb = "restored" if item.written else "already there"
-        print(f"{verb}: {item.path}")
+        say(f"{verb}: {item.path}")
     if not run_:
         where = f"cd {_quoted(plan.cwd)} && " if plan.cwd else ""
-        print(f"{where}{plan.command}")
+        say(f"{where}{plan.command}")
         return 0
     return _run_command(plan.command, plan.cwd)
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         FetchSettings,
         HooksSettings,
         LogLevel,
+        RedactionSettings,
         RulesSettings,
         Settings,
     )
@@ -41,6 +42,7 @@ _HOMES = {
     "FetchSettings": "settings",
     "HooksSettings": "settings",
     "LogLevel": "settings",
+    "RedactionSettings": "settings",
     "RulesSettings": "settings",
     "Settings": "settings",
 }
@@ -51,6 +53,7 @@ __all__ = [
     "FetchSettings",
     "HooksSettings",
     "LogLevel",
+    "RedactionSettings",
     "ResolvedSettings",
     "RulesSettings",
     "Settings",

@@ -14,11 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from capy.config import paths
-
-ENV_PREFIX = "CAPY_"
-ENV_NESTED_DELIMITER = "__"
-# Fields that hold keys: masked everywhere and refused in project files (they get committed).
-SECRET_FIELDS = frozenset({"db_key", "vault_key"})
+from capy.config.names import ENV_NESTED_DELIMITER as ENV_NESTED_DELIMITER
+from capy.config.names import ENV_PREFIX as ENV_PREFIX
+from capy.config.names import SECRET_FIELDS as SECRET_FIELDS
 
 # The settings annotation naming which way a key may change from a project file (the vocabulary is
 # in capy/trust/direction.py). A key without it is free; see `tighten_only`.
@@ -154,6 +152,18 @@ class HooksSettings(_Section):
     _split = field_validator("allow_commands", "allow_domains", mode="before")(_split_list)
 
 
+class RedactionSettings(_Section):
+    replies: bool = Field(
+        default=True,
+        description=(
+            "Redact secrets from everything capy returns to an agent or prints (tool replies, "
+            "command output, search results). Off: replies show secrets as found and say that "
+            "they were not redacted. What capy stores is redacted either way."
+        ),
+        json_schema_extra=tighten_only("on"),
+    )
+
+
 class LoadContext(BaseModel):
     """What one load resolves against; set for the duration of `load_settings`."""
 
@@ -212,6 +222,9 @@ class Settings(BaseSettings):
     rules: RulesSettings = Field(default_factory=RulesSettings, description="Rule-pack loading.")
     fetch: FetchSettings = Field(default_factory=FetchSettings, description="Fetching URLs.")
     hooks: HooksSettings = Field(default_factory=HooksSettings, description="Agent hooks.")
+    redaction: RedactionSettings = Field(
+        default_factory=RedactionSettings, description="Secrets in what capy shows."
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Mapping
 
+from capy.config.names import secret_env_names
 from capy.executor.processes import MARKER_ENV
 from capy.rules.views.executor import ExecutorPack
 
@@ -21,11 +22,22 @@ def _sanitised(view: ExecutorPack, snapshot: tuple[tuple[str, str], ...]) -> dic
     hit = _cache.get(key)
     if hit is not None and hit[0] is view:
         return hit[1]
-    env = view.env.build(dict(snapshot), case_insensitive=sys.platform == "win32")
+    case_insensitive = sys.platform == "win32"
+    env = view.env.build(dict(snapshot), case_insensitive=case_insensitive)
+    _drop_capy_secrets(env, case_insensitive=case_insensitive)
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()
     _cache[key] = (view, env)
     return env
+
+
+def _drop_capy_secrets(env: dict[str, str], *, case_insensitive: bool) -> None:
+    """capy's keys never reach the code it runs, whatever the pack's strip rules or an overlay
+    say: that code is the agent's, and what it prints goes back to the agent."""
+    secret = secret_env_names()
+    for name in list(env):
+        if (name.upper() if case_insensitive else name) in secret:
+            del env[name]
 
 
 def sandbox_environment(
@@ -35,7 +47,8 @@ def sandbox_environment(
     file_path: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Inherited (or passthrough-only) env, stripped, overridden, plus the call's marker.
+    """Inherited (or passthrough-only) env, stripped, overridden, plus the call's marker; capy's
+    own secret settings are dropped even when a rule passes them through.
 
     The marker is what finds this call's processes again after they escape the process group;
     the file path is how `execute_file` hands a file over without quoting it into source code.

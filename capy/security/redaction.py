@@ -8,9 +8,11 @@ capy stores, indexes, returns and prints (`capy redact`) is redacted the same wa
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from capy.rules.secretscan import SecretFinding
@@ -48,6 +50,25 @@ def load_secrets_view(project_dir: Path | None = None) -> SecretsPack:
     return load_rules(project_dir).view("secrets")
 
 
+@cache
+def shipped_secrets_view() -> SecretsPack:
+    from capy.rules import build_ruleset
+
+    return build_ruleset().view("secrets")
+
+
+def secrets_for_output(load: Callable[[], SecretsPack]) -> SecretsPack:
+    """The secrets pack `load` gives (the one in force), or the shipped one when the packs in
+    force have errors: a broken overlay must neither let output through unredacted nor
+    silence the report that tells the user about it (`capy doctor`)."""
+    from capy.rules import RulesError
+
+    try:
+        return load()
+    except RulesError:
+        return shipped_secrets_view()
+
+
 def redact(
     text: str, *, secrets: SecretsPack | None = None, project_dir: Path | None = None
 ) -> Redaction:
@@ -69,3 +90,37 @@ def redact(
 def redact_text(text: str, *, secrets: SecretsPack | None = None) -> str:
     """Just the redacted text, for callers that need no report."""
     return redact(text, secrets=secrets).text
+
+
+def redact_value(value: Any, *, secrets: SecretsPack) -> Any:
+    """`value` with every string inside it (dict keys and values, list and tuple items)
+    redacted; other values unchanged. For structured replies and JSON output."""
+    if isinstance(value, str):
+        return redact(value, secrets=secrets).text
+    if isinstance(value, dict):
+        return {
+            redact_value(key, secrets=secrets): redact_value(item, secrets=secrets)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(redact_value(item, secrets=secrets) for item in value)
+    return value
+
+
+# The one setting that turns redaction of what capy shows off (what it stores stays redacted).
+OPT_OUT_SETTING = "redaction.replies"
+
+
+def not_redacted_note(why: str = f"the setting {OPT_OUT_SETTING} is off") -> str:
+    return f"Secrets were NOT redacted here ({why}): any secret in this output is shown as found."
+
+
+def redaction_wanted(project_dir: Path | None = None) -> bool:
+    """Whether what capy shows is redacted: yes unless the user's settings say otherwise, and
+    yes when the settings cannot be read (a guard that cannot decide fails closed)."""
+    from capy.config import load_settings
+
+    try:
+        return load_settings(project_dir or Path.cwd()).settings.redaction.replies
+    except Exception:
+        return True

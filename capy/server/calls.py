@@ -2,7 +2,8 @@
 
 The library API is synchronous (SQLite, subprocesses); running it on a worker thread keeps the
 event loop free for other requests, pings and cancellations. Every failure becomes an MCP tool
-error with one clear sentence; the connection is never dropped.
+error with one clear sentence; the connection is never dropped. Every reply, text and structured
+content alike, leaves through `capy.api.outbound` (secrets redacted, terminal controls shown).
 """
 
 from __future__ import annotations
@@ -53,9 +54,25 @@ async def run_tool(
         )
     except Exception as error:  # every failure must reach the agent as text
         reply = ToolReply(_explain(name, error), is_error=True)
+    reply = await anyio.to_thread.run_sync(_outbound, workspace, reply, limiter=_threads())
     workspace.stats.record(name, reply)
     content = [TextContent(type="text", text=reply.text)]
     return CallToolResult(content=content, structured_content=reply.data, is_error=reply.is_error)
+
+
+def _outbound(workspace: Workspace, reply: ToolReply) -> ToolReply:
+    """The reply redacted and made safe to display; if that fails, nothing of it leaves."""
+    from capy.api.outbound import outbound_reply
+
+    try:
+        return outbound_reply(workspace, reply)
+    except Exception as error:
+        logger.exception("redacting a reply failed")
+        text = (
+            f"capy could not check this reply for secrets ({type(error).__name__}), so it is "
+            "withheld. Run `capy rules validate` in the project; the server's log has details."
+        )
+        return ToolReply(text, processed_bytes=reply.processed_bytes, is_error=True)
 
 
 def _resolve(target: str) -> Callable[..., ToolReply]:

@@ -38,7 +38,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "the matching sections, the searchable terms and how to search further come back. "
             "Short output comes back whole. Do not use it to read a file you want to edit (use "
             "your editor tools), nor for commands the user must watch interactively. "
-            "Secrets in the output are redacted; the user's permission rules apply."
+            "Secrets in the output are redacted (a reply says so when the user turned that "
+            "off); the user's permission rules apply."
         ),
     )
     async def capy_execute(
@@ -76,7 +77,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "content is in FILE_CONTENT (a variable of the language) and its path in "
             "FILE_CONTENT_PATH; only what your code prints comes back. Use it to summarise, "
             "count, filter or extract from large files (logs, CSV, JSON dumps). Read-deny "
-            "permission rules apply to the path. Pass `intent` when the output may be long."
+            "permission rules apply to the path. Pass `intent` when the output may be long. "
+            "Secrets in the output are redacted."
         ),
     )
     async def capy_execute_file(

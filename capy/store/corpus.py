@@ -350,6 +350,10 @@ def search_store(
     rules = rules or load_rules(store.location.project_root)
     search_rules = rules.view("search")
     default_kinds = tuple(str(kind) for kind in rules.view("retention").kinds.default_search)
+    if source:
+        from capy.store.indexing import stored_label
+
+        source, _ = stored_label(source, rules)  # labels are stored redacted
     filters = SearchFilters(kinds=_checked_kinds(kinds), source=source or None)
     corpus = StoreCorpus(store, default_kinds=default_kinds, bm25=search_rules.bm25)
     return [

@@ -82,6 +82,7 @@ def index_content(
 
     rules = rules or _rules_for(store)
     label, kind, content_type = _check_arguments(label, kind, content_type)
+    label, label_redactions = stored_label(label, rules)
     retention: RetentionPack = rules.view("retention")
     chunking = rules.view("chunking")
     prepared = prepare_content(
@@ -101,7 +102,7 @@ def index_content(
             chunk_count=chunk_count,
             bytes=prepared.size,
             status=status,
-            redactions=prepared.redactions,
+            redactions=dict(Counter(prepared.redactions) + Counter(label_redactions)),
         )
 
     existing = find_source(store.conn, label, kind)
@@ -131,6 +132,14 @@ def _rules_for(store: Store) -> RuleSet:
     from capy.rules import load_rules
 
     return load_rules(store.location.project_root)
+
+
+def stored_label(label: str, rules: RuleSet) -> tuple[str, dict[str, int]]:
+    """A source label as stored and looked up: redacted like the content, since a label is
+    often a command line or a URL and may hold a token (`--source` given one, say)."""
+    from capy.store.content import redact_text
+
+    return redact_text(label, rules.view("secrets"))
 
 
 def _check_arguments(label: object, kind: object, content_type: object) -> tuple[str, str, str]:

@@ -124,7 +124,10 @@ def plan_cleanup(
     now = int(time.time()) if now is None else now
     facts = _all_facts(store.conn)
     if source is not None:
-        items = [_item(f, REQUESTED) for f in facts if f.label == source]
+        from capy.store.indexing import stored_label
+
+        label, _ = stored_label(source, rules)  # labels are stored redacted
+        items = [_item(f, REQUESTED) for f in facts if f.label == label]
     else:
         items = _automatic_items(store.conn, facts, pack, now)
     return CleanupPlan(

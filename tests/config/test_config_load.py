@@ -82,6 +82,7 @@ def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None
         "hooks.session_start_max_bytes": str(sandbox.project_file),
         "hooks.allow_commands": "default",
         "hooks.allow_domains": str(sandbox.project_config),
+        "redaction.replies": "default",
     }
 
 
@@ -173,3 +174,9 @@ def test_defaults_to_cwd_and_process_environment(
     assert resolved.project_root == sandbox.project
     assert resolved.settings.hooks.guidance is False
     assert resolved.settings.log_level is LogLevel.DEBUG
+
+
+def test_replies_are_redacted_unless_the_user_turns_it_off(sandbox: Sandbox) -> None:
+    assert load_settings(sandbox.project, sandbox.environ()).settings.redaction.replies is True
+    sandbox.write(sandbox.user_config, "[redaction]\nreplies = false\n")
+    assert load_settings(sandbox.project, sandbox.environ()).settings.redaction.replies is False

@@ -96,3 +96,46 @@ def test_the_marker_cannot_be_spoofed_from_outside(view, monkeypatch) -> None:
         rules=view,
     )
     assert result.output == f"{result.sandbox_id} None\n"
+
+
+CAPY_KEYS = {
+    "CAPY_DB_KEY": "f0e1d2c3b4a59687f0e1d2c3b4a59687f0e1d2c3b4a59687f0e1d2c3b4a59687",
+    "CAPY_VAULT_KEY": "a1B2c3D4e5F6g7H8j9K0a1B2c3D4e5F6g7H8j9K0",
+}
+
+
+def test_capy_keys_and_settings_do_not_reach_the_child(view, monkeypatch) -> None:
+    for name, value in CAPY_KEYS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CAPY_DB_PATH", "/srv/capy/knowledge.db")
+    result = execute("shell", "env; printenv CAPY_DB_KEY CAPY_VAULT_KEY || true", rules=view)
+    for value in CAPY_KEYS.values():
+        assert value not in result.output
+    names = {line.split("=", 1)[0] for line in result.output.splitlines() if "=" in line}
+    assert {name for name in names if name.startswith("CAPY_")} == {"CAPY_SANDBOX_ID"}
+
+
+def test_capy_keys_stay_out_even_when_an_overlay_lets_them_through(monkeypatch, tmp_path) -> None:
+    """The strip rules are policy a user may relax for CAPY_* settings; the keys never pass."""
+    from capy.rules import build_ruleset
+
+    overlay = tmp_path / "keep-capy.yaml"
+    overlay.write_text(
+        "pack: keep-capy\nschema: overlay.v1\nversion: 1.0.0\n"
+        "description: Lets capy's variables through.\n"
+        'requires: ">=0.1"\nextends: executor\n'
+        "disable: [executor.strip-capy-db-key, executor.strip-capy-vault-key, "
+        "executor.strip-prefix-capy]\n"
+        "patch:\n  env:\n    passthrough:\n"
+        '      - {id: executor.keep-capy-db-key, status: active, since: "0.1.0", '
+        "name: CAPY_DB_KEY, description: Kept for the test.}\n",
+        encoding="utf-8",
+    )
+    loose = build_ruleset([(overlay, "user")]).view("executor")
+    for name, value in CAPY_KEYS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CAPY_DB_PATH", "/srv/capy/knowledge.db")
+    result = execute("shell", "env", rules=loose)
+    assert "CAPY_DB_PATH=/srv/capy/knowledge.db" in result.output  # the overlay took effect
+    for value in CAPY_KEYS.values():
+        assert value not in result.output

@@ -190,3 +190,22 @@ def test_vocabulary_always_matches_the_visible_chunks(store, rules, steps) -> No
         text = " ".join(body) or "placeholder"
         index_content(store, text, label=label, rules=rules)
         assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_a_label_holding_a_secret_is_stored_and_looked_up_redacted(store, rules) -> None:
+    from capy.store.corpus import search_store
+    from capy.store.retention import plan_cleanup
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8j9K0a1B2c3D4e5F6g7H8"
+    label = f"curl -H 'Authorization: token {token}' https://api.example.com/repos"
+    result = index_content(store, "the repository list\n", label=label, rules=rules)
+    stored = [row[0] for row in store.conn.execute("SELECT label FROM sources")]
+    assert token not in result.label and all(token not in item for item in stored)
+    assert result.redactions  # counted like the content's secrets
+    again = index_content(store, "the repository list\n", label=label, rules=rules)
+    assert again.status == "unchanged"  # the same label finds the same source
+    [found] = search_store(store, ["repository"], source=label, rules=rules)
+    assert [hit.source_label for hit in found.hits] == [result.label]
+    assert [item.label for item in plan_cleanup(store, rules=rules, source=label).items] == [
+        result.label
+    ]

@@ -95,3 +95,16 @@ def test_idempotent_on_mixed_text(secrets, match_examples, data):
 
 def test_mask_format_is_stable():
     assert MASK.format(rule_id="secrets.jwt") == "[REDACTED:secrets.jwt]"
+
+
+def test_redact_value_masks_every_string_of_a_structure() -> None:
+    import json
+
+    from capy.rules import build_ruleset
+    from capy.security.redaction import redact_value
+
+    token = "ghp_a1B2c3D4e5F6g7H8j9K0a1B2c3D4e5F6g7H8"
+    data = {"path": f"/tmp/{token}/db", token: [1, (f"x {token}",), None], "n": 3}
+    redacted = redact_value(data, secrets=build_ruleset().view("secrets"))
+    assert token not in json.dumps(redacted)
+    assert redacted["n"] == 3 and redacted["path"] == "/tmp/[REDACTED:secrets.github-pat]/db"

@@ -132,6 +132,7 @@ LOOSER_VALUES = {
     "rules.disabled_packs": '["security"]',
     "fetch.allow_hosts": '["10.9.8.7"]',
     "fetch.timeout": "599",
+    "redaction.replies": "false",
 }
 
 

@@ -227,3 +227,17 @@ def test_every_real_transcript_renders_and_maps_its_search_rows(imported):
         assert [message.role for message in loaded.indexed] == [role for (role,) in rows]
         for fmt in ("text", "markdown", "json"):
             assert render(loaded, fmt, results=True).strip()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_terminal_controls_in_a_session_are_shown_as_escapes(
+    tmp_path, vault_path, capsys, fake_token, fmt
+):
+    hostile = f"{fake_token} \x1b]52;c;aGk=\x07 \x1b[2J \x9b1m \u202eevil"
+    write_edit_session(tmp_path / "sessions", hostile)
+    assert cli.import_(source=tmp_path / "sessions", path=vault_path, as_json=True) == 0
+    out = show(capsys, vault_path, fmt=fmt, results=True)
+    assert not any(char in out for char in ("\x1b", "\x07", "\x9b", "\u202e"))
+    assert fake_token not in out and "]52;c;aGk=" in out
+    if fmt == "json":
+        json.loads(out)
