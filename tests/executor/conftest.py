@@ -34,7 +34,7 @@ def view(shipped_view: ExecutorPack) -> ExecutorPack:
 
 def tuned(view: ExecutorPack, **limits: Any) -> ExecutorPack:
     """A copy of the view with some limits changed: `timeout`, `grace`, `hard_cap`,
-    `max_returned`, `max_processes`, `max_jobs`, `buffer`, `concurrency_max`."""
+    `max_returned`, `max_processes`, `memory`, `max_jobs`, `buffer`, `concurrency_max`."""
     timeout = view.limits.timeout.model_copy(
         update={
             key: value
@@ -69,8 +69,17 @@ def tuned(view: ExecutorPack, **limits: Any) -> ExecutorPack:
             if value is not None
         }
     )
+    memory = view.limits.memory.model_copy(
+        update={"max_bytes": limits.get("memory", view.limits.memory.max_bytes)}
+    )
     new_limits = view.limits.model_copy(
-        update={"timeout": timeout, "output": output, "processes": procs, "background": jobs}
+        update={
+            "timeout": timeout,
+            "output": output,
+            "processes": procs,
+            "memory": memory,
+            "background": jobs,
+        }
     )
     return view.model_copy(update={"limits": new_limits})
 

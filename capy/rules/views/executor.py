@@ -242,6 +242,10 @@ class Processes(Section):
     max_new_processes: int
 
 
+class Memory(Section):
+    max_bytes: int | None
+
+
 class Batch(Section):
     min_concurrency: int
     max_concurrency: int
@@ -263,6 +267,7 @@ class Limits(Section):
     timeout: Timeout
     output: Output
     processes: Processes
+    memory: Memory
     batch: Batch
     background: Background
 
