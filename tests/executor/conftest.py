@@ -118,8 +118,17 @@ def zombie_children() -> list[int]:
 
 
 @pytest.fixture(autouse=True)
-def nothing_leaks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Collect every call's marker; afterwards none may have a live process or a temp dir."""
+def nothing_leaks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
+    """Collect every call's marker; afterwards none may have a live process or a temp dir.
+
+    Calls make their temp dirs in a folder of the test's own: in the shared system temp dir,
+    another capy's run (another test session, the user's own capy) would count as a leak.
+    """
+    import tempfile
+
+    scratch = tmp_path / "exec-tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     markers: list[str] = []
     from capy.executor import phase
 
