@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from capy.executor.cancel import current_cancel
 from capy.executor.errors import ExecutorError
 from capy.executor.result import ExecutionResult
 from capy.executor.sandbox import execute, executor_view
@@ -36,19 +37,23 @@ def execute_batch(
         raise ExecutorError("no commands to run: the batch is empty")
     view = executor_view(rules)
     workers = view.limits.batch.clamp(concurrency)
+    # Pool threads do not inherit the caller's context: hand its cancellation over explicitly.
+    cancel = current_cancel()
     batch_deadline = (
         None if timeout is None else time.monotonic() + view.limits.timeout.clamp(timeout)
     )
 
     def run_one(entry: tuple[str, str]) -> ExecutionResult:
         label, command = entry
+        if cancel is not None and cancel.is_set():
+            return _failed(label, "not started: the batch was cancelled", cancelled=True)
         budget = _budget(per_command_timeout, batch_deadline)
         if budget is not None and budget <= 0:
             return _failed(
                 label, "not started: the batch's shared timeout had passed", timed_out=True
             )
         try:
-            result = execute("shell", command, timeout=budget, cwd=cwd, rules=view)
+            result = execute("shell", command, timeout=budget, cwd=cwd, rules=view, cancel=cancel)
         except ExecutorError as exc:
             return _failed(label, str(exc))
         return dataclasses.replace(result, label=label)
@@ -79,7 +84,10 @@ def _budget(per_command: float | None, batch_deadline: float | None) -> float | 
     return min(budgets) if budgets else None
 
 
-def _failed(label: str, message: str, *, timed_out: bool = False) -> ExecutionResult:
+def _failed(
+    label: str, message: str, *, timed_out: bool = False, cancelled: bool = False
+) -> ExecutionResult:
+    reason = "timeout" if timed_out else "cancelled" if cancelled else None
     return ExecutionResult(
         language="shell",
         exit_code=None,
@@ -88,7 +96,7 @@ def _failed(label: str, message: str, *, timed_out: bool = False) -> ExecutionRe
         output=message,
         truncated_bytes=0,
         timed_out=timed_out,
-        killed_reason="timeout" if timed_out else None,
+        killed_reason=reason,
         pid=None,
         duration_s=0.0,
         soft_failure=False,

@@ -53,6 +53,7 @@ def spawn(
 ) -> Phase:
     """Start `argv` in its own session and cgroup, stdin closed, both output pipes captured."""
     processes.enable_subreaper()
+    processes.terminate_all_at_exit()
     started = processes.boot_ticks_now()
     max_processes = limits.processes.max_new_processes
     group = cgroups.call_group(
@@ -90,7 +91,11 @@ def spawn(
 
 def finish(phase: Phase, deadline: float) -> PhaseOutcome:
     """Pump until the deadline; past it (or past a cap) stop the whole call's processes."""
-    stop = phase.pump.run_until(deadline)
+    try:
+        stop = phase.pump.run_until(deadline)
+    except BaseException:  # Ctrl-C, a shutdown: the call's processes must not outlive it
+        cleanup(phase)
+        raise
     return stop_and_collect(phase, stop)
 
 

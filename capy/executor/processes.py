@@ -18,6 +18,7 @@ than Linux only the process group is killed.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -234,6 +235,12 @@ class CallProcesses:
 def _live_markers() -> set[str]:
     with spawn_lock:
         return {call.marker for call in _live_calls}
+
+
+@cache
+def terminate_all_at_exit() -> None:
+    """However capy's interpreter ends (a return, an exception, Ctrl-C), no call outlives it."""
+    atexit.register(terminate_all)
 
 
 def terminate_all() -> int:

@@ -9,9 +9,7 @@ scan alone (the containment a machine without usable cgroups gets).
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from process_helpers import processes_running, unique_sleep
 
 from capy.executor import cgroups, execute, phase
 
@@ -61,28 +60,10 @@ def _with_sleep_tag(code: str, tag: str) -> str:
     return code.replace("{tag}", tag)
 
 
-def processes_running(fingerprint: str) -> list[int]:
-    """Live processes whose command line holds `fingerprint` (zombies have none)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if fingerprint.encode() in argv:
-            found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture
 def sleep_tag() -> Iterator[str]:
-    """A sleep length no other process uses; whatever runs with it is killed afterwards."""
-    tag = f"{300 + secrets.randbelow(10_000)}.{secrets.randbelow(10**6):06d}"
-    yield tag
-    for pid in processes_running(tag):
-        os.kill(pid, signal.SIGKILL)
+    with unique_sleep() as tag:
+        yield tag
 
 
 @pytest.fixture(params=["cgroup", "scan"])
