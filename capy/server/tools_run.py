@@ -14,6 +14,7 @@ from capy.server.fields import (
     BatchCommandInput,
     Intent,
     Language,
+    Network,
     Queries,
     Timeout,
 )
@@ -38,7 +39,10 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "the matching sections, the searchable terms and how to search further come back. "
             "Short output comes back whole. Do not use it to read a file you want to edit (use "
             "your editor tools), nor for commands the user must watch interactively. "
-            "Secrets in the output are redacted; the user's permission rules apply."
+            "Secrets in the output are redacted; the user's permission rules apply. The code "
+            "and everything it starts are killed when the call ends, times out or is cancelled "
+            "(a process cap and a memory cap apply); it reaches the network unless you pass "
+            "network='off', and the reply's status line says which network mode ran."
         ),
     )
     async def capy_execute(
@@ -55,6 +59,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             ),
         ] = False,
         intent: Intent = None,
+        network: Network = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -65,6 +70,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             timeout=timeout,
             background=background,
             intent=intent,
+            network=network,
         )
 
     @server.tool(
@@ -76,7 +82,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "content is in FILE_CONTENT (a variable of the language) and its path in "
             "FILE_CONTENT_PATH; only what your code prints comes back. Use it to summarise, "
             "count, filter or extract from large files (logs, CSV, JSON dumps). Read-deny "
-            "permission rules apply to the path. Pass `intent` when the output may be long."
+            "permission rules apply to the path. Pass `intent` when the output may be long, "
+            "and network='off' to run the code with no network (the status line says which "
+            "mode ran)."
         ),
     )
     async def capy_execute_file(
@@ -85,6 +93,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         code: Annotated[str, Field(description="Code that reads FILE_CONTENT and prints.")],
         timeout: Timeout = None,
         intent: Intent = None,
+        network: Network = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -95,6 +104,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             code=code,
             timeout=timeout,
             intent=intent,
+            network=network,
         )
 
     @server.tool(
@@ -106,7 +116,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "one searchable source, and answer all your queries against it in one call. The "
             "best first step for exploring: e.g. commands git log, ls -R, cat package.json with "
             "queries about what you need. Returns each command's status, the answers per query, "
-            "the indexed sections and distinctive terms to search next with capy_search."
+            "the indexed sections and distinctive terms to search next with capy_search. "
+            "network='off' runs every command with no network (each status line says which "
+            "mode ran)."
         ),
     )
     async def capy_batch_execute(
@@ -121,6 +133,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         concurrency: Annotated[
             int | None, Field(description="Commands run at once, 1 to 8 (default 1).", ge=1, le=8)
         ] = None,
+        network: Network = None,
     ) -> CallToolResult:
         from capy.api.execute import BatchCommand
 
@@ -133,4 +146,5 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             timeout=timeout,
             concurrency=concurrency,
             progress=progress_reporter(ctx.report_progress),
+            network=network,
         )

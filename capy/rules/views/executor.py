@@ -272,6 +272,15 @@ class Limits(Section):
     background: Background
 
 
+class NetworkMode(StrEnum):
+    ON = "on"
+    OFF = "off"
+
+
+class Network(Section):
+    default: NetworkMode
+
+
 class FileContentEnv(Section):
     path_env: str
 
@@ -281,6 +290,7 @@ class ExecutorPack(PackView):
     languages: tuple[Language, ...]
     env: Env
     limits: Limits
+    network: Network
 
     @cached_property
     def by_name(self) -> dict[str, Language]:
