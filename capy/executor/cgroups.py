@@ -264,7 +264,7 @@ class CallGroup:
             _kill_group(group)
 
     def remove(self) -> None:
-        self.kill()
+        """Remove the (emptied) groups; one still busy stays until capy's exit removes it."""
         for group in self.groups.values():
             _rmdir(group)
 

@@ -218,11 +218,13 @@ class CallProcesses:
         return len(killed)
 
     def release(self) -> None:
-        """The call is over: remove its cgroup and stop counting it as running."""
-        if self.group is not None:
-            self.group.remove()
+        """The call is over (swept): stop counting it as running, remove its emptied cgroup."""
         with spawn_lock:
             _live_calls.discard(self)
+        if self.group is not None:
+            from capy.executor.janitor import run_later
+
+            run_later(self.group.remove)
 
     def _sweep_targets(self, adopted: list[int]) -> set[int]:
         found = self.members(adopted)
@@ -250,6 +252,8 @@ def terminate_all() -> int:
     for call in calls:
         call.sweep()
         call.release()
+        if call.group is not None:
+            call.group.remove()  # at exit the janitor may not get to it
     return len(calls)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from capy.executor import cgroups, execute
+from capy.executor import cgroups, execute, janitor
 from tests.executor.conftest import require_runtime, tuned
 
 FORK_COUNTER = """
@@ -82,3 +82,13 @@ def test_runtimes_start_under_a_small_memory_cap(language: str, view, real_toolc
     result = execute(language, code, rules=small)
     assert result.ok, result
     assert result.output.strip() == "1000"
+
+
+def test_a_call_leaves_no_cgroup_behind(view) -> None:
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    result = execute("shell", "sleep 30 & echo started", rules=view)
+    assert result.output == "started\n"
+    janitor.wait_for_cleanup()
+    for hierarchy in cgroups.hierarchies():
+        assert not (hierarchy.home / result.sandbox_id).exists(), hierarchy.kind
