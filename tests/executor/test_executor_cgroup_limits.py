@@ -6,6 +6,8 @@ got, not only that it was stopped in the end. Both programs are bounded by thems
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from capy.executor import cgroups, execute, janitor
@@ -92,3 +94,38 @@ def test_a_call_leaves_no_cgroup_behind(view) -> None:
     janitor.wait_for_cleanup()
     for hierarchy in cgroups.hierarchies():
         assert not (hierarchy.home / result.sandbox_id).exists(), hierarchy.kind
+
+
+def test_the_groups_of_a_capy_killed_outright_are_emptied_by_the_next(tmp_path) -> None:
+    """kill -9 leaves a call's group behind: the next capy to start kills what it holds."""
+    import subprocess
+    import sys
+
+    from process_helpers import unique_sleep
+
+    usable = [h for h in cgroups.hierarchies() if h.kind is cgroups.Kind.UNIFIED] or list(
+        cgroups.hierarchies()
+    )
+    if not usable:
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid whose owner is dead, like a killed capy's
+    stale = usable[0].home.parent / f"capy-{gone.pid}" / "call"
+    stale.mkdir(parents=True)
+    with unique_sleep() as tag:
+        orphan = subprocess.Popen(
+            ["sh", "-c", f'echo 0 > "{stale}/cgroup.procs" && exec sleep {tag}'],
+            start_new_session=True,
+        )
+        try:
+            for _ in range(200):  # until the orphan has joined the stale group
+                if (stale / "cgroup.procs").read_text().strip():
+                    break
+                time.sleep(0.01)
+            code = "from capy.executor import cgroups; cgroups.hierarchies()"
+            subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+            assert orphan.wait(timeout=10) == -9
+            assert not stale.parent.exists()
+        finally:
+            orphan.kill()
+            orphan.wait()
