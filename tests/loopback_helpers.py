@@ -38,3 +38,20 @@ def on_second_host(serve: Callable[[str], Iterator[T]]) -> Iterator[T]:
         yield from serve(SECOND_HOST)
     except OSError as exc:  # pragma: no cover - platforms without the whole /8 on lo
         pytest.skip(f"cannot bind {SECOND_HOST} here: {exc}")
+
+
+def text_handler(body: bytes) -> type[BaseHTTPRequestHandler]:
+    """A handler answering every GET with `body` (200, text/plain), logging nothing."""
+
+    class TextHandler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return TextHandler

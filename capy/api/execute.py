@@ -37,6 +37,7 @@ def execute_code(
     timeout: float | None = None,
     background: bool = False,
     intent: str | None = None,
+    network: str | None = None,
 ) -> ToolReply:
     """Run `code`; with an `intent` and long output, answer from the indexed output instead."""
     from capy.executor import execute
@@ -52,6 +53,7 @@ def execute_code(
         background=background,
         cwd=workspace.project_dir,
         rules=workspace.rules,
+        network=network,
     )
     return _reply(workspace, result, intent=intent, label=_label("execute", canonical, code))
 
@@ -64,6 +66,7 @@ def execute_file(
     code: str,
     timeout: float | None = None,
     intent: str | None = None,
+    network: str | None = None,
 ) -> ToolReply:
     """Run `code` with the file's content injected; read-deny rules on the path apply first."""
     from capy.executor import execute_file as run_file
@@ -82,6 +85,7 @@ def execute_file(
         timeout=timeout,
         cwd=workspace.project_dir,
         rules=workspace.rules,
+        network=network,
     )
     label = _label("file", canonical, f"{target}\0{code}")
     return _reply(workspace, result, intent=intent, label=label)
@@ -95,6 +99,7 @@ def execute_batch(
     timeout: float | None = None,
     concurrency: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    network: str | None = None,
 ) -> ToolReply:
     """Run shell commands, index every output as one source, answer every query from it."""
     from capy.api.intent import batch_reply
@@ -113,6 +118,7 @@ def execute_batch(
         cwd=workspace.project_dir,
         rules=workspace.rules,
         progress=progress,
+        network=network,
     )
     sections = [(result.label or "", _full_output(result)) for result in results]
     processed = sum(len(text.encode("utf-8")) for _, text in sections)
@@ -215,6 +221,8 @@ def _status(result: ExecutionResult) -> str:
         "timeout": "stopped: the timeout passed",
         "output-cap": "stopped: the output cap was reached",
         "process-limit": "stopped: too many processes",
+        "memory-limit": "stopped: the memory cap was reached",
+        "cancelled": "stopped: cancelled",
     }
     if result.killed_reason:
         parts.append(reasons.get(result.killed_reason, f"stopped: {result.killed_reason}"))
@@ -224,6 +232,7 @@ def _status(result: ExecutionResult) -> str:
         parts.append(f"{result.truncated_bytes:,} bytes cut from the middle")
     if result.binary:
         parts.append("binary output: undecodable bytes shown as U+FFFD")
+    parts.append(f"network {result.network}")
     parts.append(f"{result.duration_s:.2f} s")
     return "**" + result.language + "**: " + "; ".join(parts)
 

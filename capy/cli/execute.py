@@ -17,6 +17,7 @@ def execute(
     timeout: Annotated[float | None, Parameter(name="--timeout")] = None,
     intent: Annotated[str | None, Parameter(name="--intent")] = None,
     background: Annotated[bool, Parameter(name="--background", negative=())] = False,
+    network: Annotated[str | None, Parameter(name="--network")] = None,
     as_json: Annotated[bool, Parameter(name="--json", negative=())] = False,
     yes: Annotated[bool, Parameter(name="--yes", negative=())] = False,
     show_secrets: Annotated[bool, Parameter(name="--show-secrets", negative=())] = False,
@@ -41,6 +42,10 @@ def execute(
         Keep the program running past the timeout and return its partial output and pid.
         A background job lives as long as the capy process that started it, so this command
         waits for the job to end (Ctrl-C stops it).
+    network
+        `on` (the machine's network) or `off` (no network at all, loopback included: a fresh
+        network namespace, refused where the platform has none). The executor pack sets the
+        default.
     as_json
         Print the whole result as JSON.
     yes
@@ -63,7 +68,7 @@ def execute(
         if refusal is not None:
             error_line(refusal)
             return 2
-        result = run_code(language, code, timeout=timeout, background=background)
+        result = run_code(language, code, timeout=timeout, background=background, network=network)
     except ExecutorError as exc:
         error_line(str(exc))
         return 2
@@ -142,6 +147,12 @@ def _status_lines(result) -> list[str]:
         lines.append("stopped: the program printed more than the output cap allows")
     elif result.killed_reason == "process-limit":
         lines.append("stopped: the program started more processes than the limit allows")
+    elif result.killed_reason == "memory-limit":
+        lines.append("stopped: the program used more memory than the limit allows")
+    elif result.killed_reason == "cancelled":
+        lines.append("stopped: the run was cancelled")
+    if result.network == "off":
+        lines.append("ran with the network off")
     if result.truncated_bytes:
         lines.append(f"output shortened: {result.truncated_bytes:,} bytes from the middle cut")
     if result.binary:

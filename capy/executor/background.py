@@ -65,6 +65,7 @@ def adopt(phase: Phase, temp_dir: Path, language: str, view: ExecutorPack) -> Ba
     limits = view.limits.background
     pump = phase.pump
     pump.keep_tail = limits.buffer_bytes
+    pump.cancel = None  # the call has returned: only stop_job and shutdown end the job now
     # The caller already has the output so far; the job's buffers hold what comes after.
     for buffer in (pump.stdout, pump.stderr, pump.combined):
         buffer.clear()

@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from capy.executor.cancel import current_cancel
 from capy.executor.errors import ExecutorError
+from capy.executor.network import isolate, resolve_mode
 from capy.executor.result import ExecutionResult
 from capy.executor.sandbox import execute, executor_view
 
@@ -23,6 +25,7 @@ def execute_batch(
     cwd: str | os.PathLike[str] | None = None,
     rules=None,
     progress: Callable[[int, int], None] | None = None,
+    network: str | None = None,
 ) -> list[ExecutionResult]:
     """Run `(label, command)` pairs as shell, `concurrency` at a time (clamped to the pack).
 
@@ -30,27 +33,48 @@ def execute_batch(
     what is left. `per_command_timeout` bounds each command on its own. With both, each command
     gets the smaller. `progress(done, total)` is called as each command ends (from worker
     threads). A command that could not run (say, empty) comes back as a failed result
-    carrying the error, so one bad entry does not lose the others' output.
+    carrying the error, so one bad entry does not lose the others' output. `network` is every
+    command's mode ("on", "off", None for the pack's default); a mode this machine cannot give
+    fails the whole batch before any command starts.
     """
     if not commands:
         raise ExecutorError("no commands to run: the batch is empty")
     view = executor_view(rules)
+    mode = resolve_mode(network, view.network.default)
+    isolate([], mode)
     workers = view.limits.batch.clamp(concurrency)
+    # Pool threads do not inherit the caller's context: hand its cancellation over explicitly.
+    cancel = current_cancel()
     batch_deadline = (
         None if timeout is None else time.monotonic() + view.limits.timeout.clamp(timeout)
     )
 
     def run_one(entry: tuple[str, str]) -> ExecutionResult:
         label, command = entry
+        if cancel is not None and cancel.is_set():
+            return _failed(
+                label, "not started: the batch was cancelled", cancelled=True, network=mode.value
+            )
         budget = _budget(per_command_timeout, batch_deadline)
         if budget is not None and budget <= 0:
             return _failed(
-                label, "not started: the batch's shared timeout had passed", timed_out=True
+                label,
+                "not started: the batch's shared timeout had passed",
+                timed_out=True,
+                network=mode.value,
             )
         try:
-            result = execute("shell", command, timeout=budget, cwd=cwd, rules=view)
+            result = execute(
+                "shell",
+                command,
+                timeout=budget,
+                cwd=cwd,
+                rules=view,
+                cancel=cancel,
+                network=mode.value,
+            )
         except ExecutorError as exc:
-            return _failed(label, str(exc))
+            return _failed(label, str(exc), network=mode.value)
         return dataclasses.replace(result, label=label)
 
     finished = 0
@@ -79,7 +103,15 @@ def _budget(per_command: float | None, batch_deadline: float | None) -> float | 
     return min(budgets) if budgets else None
 
 
-def _failed(label: str, message: str, *, timed_out: bool = False) -> ExecutionResult:
+def _failed(
+    label: str,
+    message: str,
+    *,
+    timed_out: bool = False,
+    cancelled: bool = False,
+    network: str = "on",
+) -> ExecutionResult:
+    reason = "timeout" if timed_out else "cancelled" if cancelled else None
     return ExecutionResult(
         language="shell",
         exit_code=None,
@@ -88,9 +120,10 @@ def _failed(label: str, message: str, *, timed_out: bool = False) -> ExecutionRe
         output=message,
         truncated_bytes=0,
         timed_out=timed_out,
-        killed_reason="timeout" if timed_out else None,
+        killed_reason=reason,
         pid=None,
         duration_s=0.0,
         soft_failure=False,
         label=label,
+        network=network,
     )

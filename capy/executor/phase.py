@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 
-from capy.executor import processes
+from capy.executor import cgroups, processes
 from capy.executor.limits import nproc_limiter
 from capy.executor.pump import Pump, Stop
 from capy.rules.views.executor import Limits
@@ -16,6 +17,7 @@ _KILLED_REASON = {
     Stop.DEADLINE: "timeout",
     Stop.OUTPUT_CAP: "output-cap",
     Stop.PROCESS_LIMIT: "process-limit",
+    Stop.CANCELLED: "cancelled",
 }
 
 
@@ -40,36 +42,60 @@ class PhaseOutcome:
     killed_reason: str | None
 
 
-def spawn(argv: list[str], *, env: dict[str, str], cwd: str, marker: str, limits: Limits) -> Phase:
-    """Start `argv` in its own session, stdin closed, both output pipes captured."""
+def spawn(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    marker: str,
+    limits: Limits,
+    cancel: threading.Event | None = None,
+) -> Phase:
+    """Start `argv` in its own session and cgroup, stdin closed, both output pipes captured."""
     processes.enable_subreaper()
+    processes.terminate_all_at_exit()
     started = processes.boot_ticks_now()
-    with processes.spawn_lock:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-            close_fds=True,
-            preexec_fn=nproc_limiter(limits.processes.max_new_processes),
-        )
-        processes.register_leader(proc.pid)
-    call = processes.CallProcesses(proc.pid, marker, started)
+    max_processes = limits.processes.max_new_processes
+    group = cgroups.call_group(
+        marker, max_tasks=max_processes, max_memory_bytes=limits.memory.max_bytes
+    )
+    if group is not None:
+        argv = group.wrap(argv)
+    try:
+        with processes.spawn_lock:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=nproc_limiter(max_processes),
+            )
+            processes.register_leader(proc.pid)
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    call = processes.CallProcesses(proc.pid, marker, started, group)
     pump = Pump(
         proc,
         cap_bytes=limits.output.hard_cap_bytes,
-        count_processes=call.count,
-        max_processes=limits.processes.max_new_processes,
+        over_process_limit=lambda: call.over_limit(max_processes),
+        cancel=cancel,
     )
     return Phase(proc, pump, call, limits)
 
 
 def finish(phase: Phase, deadline: float) -> PhaseOutcome:
     """Pump until the deadline; past it (or past a cap) stop the whole call's processes."""
-    stop = phase.pump.run_until(deadline)
+    try:
+        stop = phase.pump.run_until(deadline)
+    except BaseException:  # Ctrl-C, a shutdown: the call's processes must not outlive it
+        cleanup(phase)
+        raise
     return stop_and_collect(phase, stop)
 
 
@@ -79,8 +105,10 @@ def stop_and_collect(phase: Phase, stop: Stop) -> PhaseOutcome:
         phase.procs.signal_group(signal.SIGTERM)
         # Whatever still runs after the grace is killed by the sweep in cleanup().
         phase.pump.run_until(time.monotonic() + phase.limits.timeout.kill_grace_seconds)
+    out_of_memory = phase.procs.group is not None and phase.procs.group.out_of_memory()
     cleanup(phase)
-    return PhaseOutcome(exit_code(phase.proc.returncode), stop, _KILLED_REASON.get(stop))
+    reason = "memory-limit" if out_of_memory else _KILLED_REASON.get(stop)
+    return PhaseOutcome(exit_code(phase.proc.returncode), stop, reason)
 
 
 def cleanup(phase: Phase) -> None:
@@ -90,8 +118,10 @@ def cleanup(phase: Phase) -> None:
         phase.proc.wait()
     with processes.spawn_lock:
         processes.forget_leader(phase.pid)
-    phase.procs.ended_ticks = processes.boot_ticks_now()
     phase.procs.sweep()
+    phase.procs.release()
+    # Everything is dead now, so the pipes hold all that will ever come: keep it.
+    phase.pump.drain()
     phase.pump.close()
 
 

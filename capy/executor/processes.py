@@ -1,20 +1,24 @@
-"""Finding and killing everything one sandboxed call started, without cgroups.
+"""Finding and killing everything one sandboxed call started.
 
 A call's processes are the leader (its own session and process group), its descendants, and
 descendants that escaped: a double fork re-parents a daemon, and `setsid` takes it out of the
-group, so `killpg` alone misses it. On Linux capy makes its own process a child subreaper
-(prctl PR_SET_CHILD_SUBREAPER): an orphan then re-parents to capy instead of init, so every
-survivor of a call is either still under the leader or an "adopted" child of capy. Walking
-`/proc/<pid>/task/<tid>/children` from those roots is proportional to the call's own tree, not
-to the machine's process table, which keeps the per-call overhead small.
+group, so `killpg` alone misses it. Where a cgroup is usable (see `cgroups`) the call's group
+lists every one of them, whatever they did. On top of that, and instead of it elsewhere, capy
+makes its own process a child subreaper on Linux (prctl PR_SET_CHILD_SUBREAPER): an orphan then
+re-parents to capy instead of init, so every survivor of a call is either still under the
+leader or an "adopted" child of capy. Walking `/proc/<pid>/task/<tid>/children` from those roots
+is proportional to the call's own tree, not to the machine's process table, which keeps the
+per-call overhead small.
 
-Adopted children are attributed to a call by the marker variable in their environment, by
-session or group id, or, when a process wiped its environment and left the session, by having
-started while the call ran. Elsewhere than Linux only the process group is killed.
+An adopted child is attributed to a call by its session or group id, by the call's marker
+variable, or, when its marker is missing or belongs to no running call (a child can wipe or
+forge its environment, never its start time), by having started while the call ran. Elsewhere
+than Linux only the process group is killed.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -25,12 +29,18 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.executor.cgroups import CallGroup
 
 MARKER_ENV = "CAPY_SANDBOX_ID"
 _PR_SET_CHILD_SUBREAPER = 36
 _PROC = Path("/proc")
 _SWEEP_ROUNDS = 50
 
+# Every call that is running right now, so that server exit or a signal can end them all.
+_live_calls: set[CallProcesses] = set()
 # Popen leaders capy is running right now: never adopted strays, never reaped by waitpid here
 # (that would steal their exit status from Popen). Registration happens under the same lock as
 # the stray scan, so a leader that was just forked is never mistaken for an escaped process.
@@ -97,15 +107,17 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
-def environ_has(pid: int, marker: str) -> bool | None:
-    """True or False when the environment is readable, None when it is not (zombie, gone)."""
+def marker_of(pid: int) -> str | None:
+    """The marker in a process's environment; None when absent or unreadable (zombie, gone)."""
     try:
         raw = (_PROC / str(pid) / "environ").read_bytes()
     except OSError:
         return None
-    if not raw:
-        return None
-    return f"{MARKER_ENV}={marker}".encode() in raw.split(b"\0")
+    prefix = f"{MARKER_ENV}=".encode()
+    for entry in raw.split(b"\0"):
+        if entry.startswith(prefix):
+            return entry[len(prefix) :].decode("ascii", errors="replace")
+    return None
 
 
 def boot_ticks_now() -> int:
@@ -115,14 +127,18 @@ def boot_ticks_now() -> int:
     return int(time.clock_gettime(clock) * os.sysconf("SC_CLK_TCK"))
 
 
-@dataclass
+@dataclass(eq=False)
 class CallProcesses:
-    """The processes of one call: its leader, its marker, and the time window it ran in."""
+    """The processes of one call: its leader, its marker, its cgroup if any, and its start."""
 
     leader: int
     marker: str
     started_ticks: int
-    ended_ticks: int | None = None
+    group: CallGroup | None = None
+
+    def __post_init__(self) -> None:
+        with spawn_lock:
+            _live_calls.add(self)
 
     def _adopted(self) -> list[int]:
         """Children of capy that escaped this call's tree (see the module docstring)."""
@@ -139,16 +155,20 @@ class CallProcesses:
     def _belongs(self, info: ProcInfo, own_sid: int) -> bool:
         if self.leader in (info.sid, info.pgid):
             return True
-        marked = environ_has(info.pid, self.marker)
-        if marked is not None:
-            return marked
-        # Environment wiped or a zombie: attribute it by time, if it also left capy's session.
-        ended = self.ended_ticks if self.ended_ticks is not None else boot_ticks_now()
-        return info.sid != own_sid and self.started_ticks <= info.start_ticks <= ended + 1
+        marker = marker_of(info.pid)
+        if marker == self.marker:
+            return True
+        if marker is not None and marker in _live_markers():
+            return False  # another running call's: that call ends it
+        # No marker, a wiped or a forged one: attribute it by its start time, which a child
+        # cannot change, if it also left capy's session (capy's own helpers never do).
+        return info.sid != own_sid and info.start_ticks >= self.started_ticks
 
     def members(self, adopted: list[int] | None = None) -> set[int]:
         """Every live process of this call that can be found right now."""
         roots = [self.leader, *(self._adopted() if adopted is None else adopted)]
+        if self.group is not None:
+            roots.extend(self.group.pids())
         seen: set[int] = set()
         while roots:
             pid = roots.pop()
@@ -159,7 +179,15 @@ class CallProcesses:
         return seen
 
     def count(self) -> int:
+        if self.group is not None:
+            return self.group.task_count()
         return len(self.members())
+
+    def over_limit(self, max_processes: int) -> bool:
+        """Whether the call reached its process cap (pids.max refused a fork) or passed it."""
+        if self.group is not None and self.group.refused_a_fork():
+            return True
+        return self.count() > max_processes
 
     def signal_group(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -172,6 +200,8 @@ class CallProcesses:
         that found it and the SIGKILL. Returns how many processes were killed.
         """
         self.signal_group(signal.SIGKILL)
+        if self.group is not None:
+            self.group.kill()
         killed: set[int] = set()
         with spawn_lock:
             for _ in range(_SWEEP_ROUNDS):
@@ -187,12 +217,44 @@ class CallProcesses:
                     break
         return len(killed)
 
+    def release(self) -> None:
+        """The call is over (swept): stop counting it as running, remove its emptied cgroup."""
+        with spawn_lock:
+            _live_calls.discard(self)
+        if self.group is not None:
+            from capy.executor.janitor import run_later
+
+            run_later(self.group.remove)
+
     def _sweep_targets(self, adopted: list[int]) -> set[int]:
         found = self.members(adopted)
         if self.leader not in _live_leaders:
             found.discard(self.leader)  # already reaped by Popen; the pid may be reused
         # A leader that is still alive is killed, but Popen reaps it, not us.
         return {pid for pid in found if (info := proc_info(pid)) and info.state != "Z"}
+
+
+def _live_markers() -> set[str]:
+    with spawn_lock:
+        return {call.marker for call in _live_calls}
+
+
+@cache
+def terminate_all_at_exit() -> None:
+    """However capy's interpreter ends (a return, an exception, Ctrl-C), no call outlives it."""
+    atexit.register(terminate_all)
+
+
+def terminate_all() -> int:
+    """Kill every process of every running call (server exit, a signal); how many calls."""
+    with spawn_lock:
+        calls = list(_live_calls)
+    for call in calls:
+        call.sweep()
+        call.release()
+        if call.group is not None:
+            call.group.remove()  # at exit the janitor may not get to it
+    return len(calls)
 
 
 def _send(pids: set[int], signum: int) -> None:
@@ -217,6 +279,6 @@ def marked_processes(marker: str) -> list[int]:
     """Every process on the machine whose environment carries this marker (a full /proc scan)."""
     found = []
     for entry in _PROC.iterdir():
-        if entry.name.isdigit() and environ_has(int(entry.name), marker):
+        if entry.name.isdigit() and marker_of(int(entry.name)) == marker:
             found.append(int(entry.name))
     return found

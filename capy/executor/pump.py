@@ -3,6 +3,8 @@
 Both pipes go through one selector, so a child that fills stderr while capy waits on stdout
 cannot deadlock. A pidfd (Linux) in the same selector wakes the loop the moment the leader
 exits, so a short call pays no polling delay; elsewhere the loop polls every few milliseconds.
+Whatever stops the loop, what the child already wrote is read first: a call killed for its
+process cap or cancelled still returns what it printed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import selectors
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from enum import StrEnum
@@ -18,6 +21,8 @@ _READ_SIZE = 65536
 _POLL_WITHOUT_PIDFD = 0.01
 # How often a running call's process tree is counted against the process limit.
 _WATCH_INTERVAL = 0.25
+# How soon a cancelled call notices (the event cannot wake the selector itself).
+_CANCEL_POLL = 0.05
 
 
 class Stop(StrEnum):
@@ -25,6 +30,7 @@ class Stop(StrEnum):
     DEADLINE = "deadline"
     OUTPUT_CAP = "output-cap"
     PROCESS_LIMIT = "process-limit"
+    CANCELLED = "cancelled"
 
 
 class Pump:
@@ -35,13 +41,13 @@ class Pump:
         proc: subprocess.Popen[bytes],
         *,
         cap_bytes: int,
-        count_processes: Callable[[], int],
-        max_processes: int,
+        over_process_limit: Callable[[], bool],
+        cancel: threading.Event | None = None,
     ) -> None:
         self.proc = proc
         self.cap_bytes = cap_bytes
-        self.count_processes = count_processes
-        self.max_processes = max_processes
+        self.over_process_limit = over_process_limit
+        self.cancel = cancel
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.combined = bytearray()
@@ -61,22 +67,31 @@ class Pump:
 
     def run_until(self, deadline: float | None) -> Stop:
         """Pump until the leader has exited and both pipes are drained, or something stops it."""
+        stop = self._pump(deadline)
+        if stop is not Stop.OUTPUT_CAP:
+            self.drain()
+        return stop
+
+    def _pump(self, deadline: float | None) -> Stop:
         while True:
             if self.proc.poll() is not None:
-                self._drain_available()
                 return Stop.EXITED
+            if self.cancel is not None and self.cancel.is_set():
+                return Stop.CANCELLED
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return Stop.DEADLINE
             if now >= self._next_watch:
                 self._next_watch = now + _WATCH_INTERVAL
-                if self.count_processes() > self.max_processes:
+                if self.over_process_limit():
                     return Stop.PROCESS_LIMIT
             wait = self._next_watch - now
             if deadline is not None:
                 wait = min(wait, deadline - now)
             if self._pidfd is None:
                 wait = min(wait, _POLL_WITHOUT_PIDFD)
+            if self.cancel is not None:
+                wait = min(wait, _CANCEL_POLL)
             if self._read_ready(max(wait, 0)):
                 return Stop.OUTPUT_CAP
 
@@ -107,8 +122,8 @@ class Pump:
                 del buffer[: len(buffer) - self.keep_tail]
         return self.keep_tail is None and self.total_bytes > self.cap_bytes
 
-    def _drain_available(self) -> None:
-        """After the leader exits, take what is already in the pipes without waiting for EOF.
+    def drain(self) -> None:
+        """Take what is already in the pipes without waiting for EOF.
 
         A leftover background process may hold the pipes open forever; it is killed next, and
         waiting for its EOF would turn every `cmd &` into a timeout.

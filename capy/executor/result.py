@@ -13,10 +13,12 @@ class ExecutionResult:
     `output` is what goes back to the agent: both streams in arrival order, cut to its head
     and tail with a marker when long (`truncated_bytes` says how much was cut).
     `exit_code` follows the shell: 128 + N when signal N ended the process, None while a
-    background job still runs. `killed_reason` is "timeout", "output-cap" or "process-limit"
-    when capy stopped the call. `soft_failure` is an exit the language's `soft_failure` rule in
-    the executor pack reads as a result, not a crash (shell: exit 1 that printed something, the
-    way grep says "no match" or a linter says "found issues").
+    background job still runs. `killed_reason` is "timeout", "output-cap", "process-limit",
+    "memory-limit" or "cancelled" when capy (or the kernel, for memory) stopped the call.
+    `soft_failure` is an exit the language's `soft_failure` rule in the executor pack reads as
+    a result, not a crash (shell: exit 1 that printed something, the way grep says "no match"
+    or a linter says "found issues"). `network` is the mode the code ran in: "on" (the
+    machine's network) or "off" (none, loopback included).
     """
 
     language: str
@@ -36,6 +38,7 @@ class ExecutionResult:
     sandbox_id: str = ""
     runtime: str = ""
     label: str | None = None
+    network: str = "on"
 
     @property
     def ok(self) -> bool:

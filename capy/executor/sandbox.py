@@ -6,20 +6,23 @@ import os
 import secrets
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from capy.executor import background as background_jobs
+from capy.executor.cancel import current_cancel
 from capy.executor.environment import sandbox_environment
 from capy.executor.errors import ExecutorError
 from capy.executor.janitor import remove_later
+from capy.executor.network import isolate, resolve_mode
 from capy.executor.output import decode, returned_text
-from capy.executor.phase import Phase, PhaseOutcome, finish, spawn, stop_and_collect
+from capy.executor.phase import Phase, PhaseOutcome, cleanup, finish, spawn, stop_and_collect
 from capy.executor.pump import Stop
 from capy.executor.result import ExecutionResult
 from capy.executor.runtimes import ResolvedRuntime, find_language, resolve_runtime
-from capy.rules.views.executor import ExecutorPack, WorkingDir, fill_argv
+from capy.rules.views.executor import ExecutorPack, NetworkMode, WorkingDir, fill_argv
 
 
 def executor_view(rules=None, project_dir: Path | None = None) -> ExecutorPack:
@@ -43,6 +46,8 @@ class _Call:
     env: dict[str, str]
     started: float
     deadline: float
+    cancel: threading.Event | None
+    network: NetworkMode = NetworkMode.ON
 
 
 def execute(
@@ -53,9 +58,16 @@ def execute(
     background: bool = False,
     cwd: str | os.PathLike[str] | None = None,
     rules=None,
+    cancel: threading.Event | None = None,
+    network: str | None = None,
 ) -> ExecutionResult:
-    """Run `code` in `language`; `cwd` is the project directory (where shell commands run)."""
-    return _execute(language, code, timeout, background, cwd, rules, file_path=None)
+    """Run `code` in `language`; `cwd` is the project directory (where shell commands run).
+
+    Setting `cancel` (by default the current one, see `capy.executor.cancel`) kills the call's
+    whole process tree; the result then has `killed_reason` "cancelled". `network` is "on" or
+    "off" (see `capy.executor.network`); None takes the executor pack's default.
+    """
+    return _execute(language, code, timeout, background, cwd, rules, None, cancel, network)
 
 
 def execute_file(
@@ -67,6 +79,8 @@ def execute_file(
     background: bool = False,
     cwd: str | os.PathLike[str] | None = None,
     rules=None,
+    cancel: threading.Event | None = None,
+    network: str | None = None,
 ) -> ExecutionResult:
     """Run `code` with FILE_CONTENT and FILE_CONTENT_PATH set from `path` for the language.
 
@@ -76,10 +90,10 @@ def execute_file(
     target = (base / Path(path)).resolve()
     if not target.is_file() or not os.access(target, os.R_OK):
         raise ExecutorError(f"cannot read {str(path)!r}: no such readable file")
-    return _execute(language, code, timeout, background, cwd, rules, file_path=str(target))
+    return _execute(language, code, timeout, background, cwd, rules, str(target), cancel, network)
 
 
-def _execute(language, code, timeout, background, cwd, rules, *, file_path) -> ExecutionResult:
+def _execute(language, code, timeout, background, cwd, rules, file_path, cancel, network):
     project_dir = Path(cwd) if cwd is not None else Path.cwd()
     if not project_dir.is_dir():
         raise ExecutorError(f"working directory {str(project_dir)!r} does not exist")
@@ -88,10 +102,14 @@ def _execute(language, code, timeout, background, cwd, rules, *, file_path) -> E
     if not isinstance(code, str) or not code.strip():
         raise ExecutorError("no code to run: the code is empty")
     runtime = resolve_runtime(lang)
+    mode = resolve_mode(network, view.network.default)
+    isolate([], mode)  # refuse a mode this machine cannot give before anything starts
     if background:
         background_jobs.check_capacity(view.limits.background)
     source = _encode(lang.source(code, with_file_content=file_path is not None))
     call = _prepare(view, runtime, project_dir, source, timeout, file_path)
+    call.cancel = cancel if cancel is not None else current_cancel()
+    call.network = mode
     handed_over = False
     try:
         result, handed_over = _run(call, background)
@@ -117,7 +135,7 @@ def _prepare(view, runtime, project_dir, source, timeout, file_path) -> _Call:
     env = sandbox_environment(view, marker, file_path=file_path)
     started = time.monotonic()
     deadline = started + view.limits.timeout.clamp(timeout)
-    return _Call(view, runtime, project_dir, temp_dir, marker, env, started, deadline)
+    return _Call(view, runtime, project_dir, temp_dir, marker, env, started, deadline, None)
 
 
 def _argv(call: _Call, template: tuple[str, ...]) -> list[str]:
@@ -136,11 +154,12 @@ def _spawn(call: _Call, template: tuple[str, ...]) -> Phase:
     workdir = call.project_dir if language.cwd is WorkingDir.PROJECT else call.temp_dir
     try:
         return spawn(
-            _argv(call, template),
+            isolate(_argv(call, template), call.network),
             env=call.env,
             cwd=str(workdir),
             marker=call.marker,
             limits=call.view.limits,
+            cancel=call.cancel,
         )
     except OSError as exc:
         raise ExecutorError(
@@ -157,7 +176,11 @@ def _run(call: _Call, background: bool) -> tuple[ExecutionResult, bool]:
         if outcome.exit_code != 0 or outcome.killed_reason:
             return _result(call, compiled, outcome), False
     phase = _spawn(call, plan.run)
-    stop = phase.pump.run_until(call.deadline)
+    try:
+        stop = phase.pump.run_until(call.deadline)
+    except BaseException:  # Ctrl-C, a shutdown: the call's processes must not outlive it
+        cleanup(phase)
+        raise
     if stop is Stop.DEADLINE and background:
         partial = _result(call, phase, None)
         background_jobs.adopt(phase, call.temp_dir, call.runtime.language.language, call.view)
@@ -192,4 +215,5 @@ def _result(call: _Call, phase: Phase, outcome: PhaseOutcome | None) -> Executio
         background=outcome is None,
         sandbox_id=call.marker,
         runtime=call.runtime.executable,
+        network=call.network.value,
     )

@@ -1,14 +1,16 @@
 """Build and run the MCP server: one Workspace for its life, clean exit however it ends.
 
-The server ends when stdin closes (the client went away) or when its parent process dies (an
-agent killed without closing the pipe); either way it terminates the background jobs it started
-and checkpoints the knowledge base's WAL, so nothing is left running or half-written.
+The server ends when stdin closes (the client went away), when its parent process dies (an
+agent killed without closing the pipe) or on SIGTERM or SIGHUP; each way it kills every
+sandboxed call still running, terminates the background jobs it started and checkpoints the
+knowledge base's WAL, so nothing is left running or half-written.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -61,13 +63,18 @@ def build_server(workspace: Workspace) -> MCPServer:
 
 
 def shutdown(workspace: Workspace) -> None:
-    """Stop background jobs and checkpoint the WAL; each step on its own, never raising."""
+    """End running calls and background jobs, checkpoint the WAL; each step never raising."""
     from capy.executor import shutdown_background
+    from capy.executor.processes import terminate_all
 
     try:
         shutdown_background()
     except Exception:  # the next step must still run
         logger.warning("stopping background jobs failed", exc_info=True)
+    try:
+        terminate_all()
+    except Exception:  # the next step must still run
+        logger.warning("ending running calls failed", exc_info=True)
     try:
         from capy.store.maintenance import checkpoint
 
@@ -84,8 +91,27 @@ async def serve_stdio(project_dir: Path | None = None, db_path: Path | None = No
     server = build_server(workspace)
     async with anyio.create_task_group() as group:
         group.start_soon(_watch_parent, workspace, os.getppid())
+        group.start_soon(_watch_signals, workspace)
         await server.run_stdio_async()
         group.cancel_scope.cancel()
+
+
+async def _watch_signals(workspace: Workspace) -> None:
+    """SIGTERM or SIGHUP (a client stopping the server, a closed terminal): clean up, leave.
+
+    Their default action ends the process without running any cleanup, which would leave the
+    running calls' processes behind.
+    """
+    wanted = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    try:
+        receiver = anyio.open_signal_receiver(*wanted)
+        with receiver as signals:
+            async for signum in signals:
+                logger.warning("received signal %d; stopping the server", signum)
+                await anyio.to_thread.run_sync(shutdown, workspace)
+                os._exit(0)
+    except NotImplementedError:  # Windows event loops take no signal handlers
+        return
 
 
 async def _watch_parent(workspace: Workspace, parent: int) -> None:

@@ -1,15 +1,18 @@
 """How a tool call runs: on a worker thread, recorded in the session stats, never crashing.
 
 The library API is synchronous (SQLite, subprocesses); running it on a worker thread keeps the
-event loop free for other requests, pings and cancellations. Every failure becomes an MCP tool
-error with one clear sentence; the connection is never dropped. Every reply, text and structured
-content alike, leaves through `capy.api.outbound` (secrets redacted, terminal controls shown).
+event loop free for other requests, pings and cancellations. A cancelled call (the client's
+`notifications/cancelled`) returns at once and sets the call's cancellation event, which kills
+whatever the work runs in the sandbox. Every failure becomes an MCP tool error with one clear
+sentence; the connection is never dropped. Every reply, text and structured content alike,
+leaves through `capy.api.outbound` (secrets redacted, terminal controls shown).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -47,11 +50,20 @@ async def run_tool(
     `work` may be a "module:function" path, imported on first use (inside the guard, so even a
     broken import is a tool error, not a crash).
     """
+    from capy.executor.cancel import cancellable
+
+    cancel = threading.Event()
     try:
         function = _resolve(work) if isinstance(work, str) else work
-        reply = await anyio.to_thread.run_sync(
-            functools.partial(function, workspace, **arguments), limiter=_threads()
-        )
+        with cancellable(cancel):  # the worker thread inherits this context
+            reply = await anyio.to_thread.run_sync(
+                functools.partial(function, workspace, **arguments),
+                limiter=_threads(),
+                abandon_on_cancel=True,
+            )
+    except anyio.get_cancelled_exc_class():
+        cancel.set()  # the abandoned thread's sandboxed processes die now, not at the end
+        raise
     except Exception as error:  # every failure must reach the agent as text
         reply = ToolReply(_explain(name, error), is_error=True)
     reply = await anyio.to_thread.run_sync(_outbound, workspace, reply, limiter=_threads())

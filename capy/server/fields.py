@@ -6,7 +6,7 @@ tool modules import them by name.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -31,6 +31,17 @@ Intent = Annotated[
             "What you are looking for in the output, in words (e.g. 'failing tests and their "
             "errors'). With an intent, long output (over a few KB) is indexed and only the "
             "matching sections come back. Give one whenever output may be long."
+        )
+    ),
+]
+Network = Annotated[
+    Literal["on", "off"] | None,
+    Field(
+        description=(
+            "'off' runs the code with no network at all, loopback included (a fresh network "
+            "namespace; refused where the platform has none); 'on' shares the machine's "
+            "network. Default from capy's executor rules (shipped: on). The reply's status "
+            "line says which mode ran."
         )
     ),
 ]

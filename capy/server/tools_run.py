@@ -14,6 +14,7 @@ from capy.server.fields import (
     BatchCommandInput,
     Intent,
     Language,
+    Network,
     Queries,
     Timeout,
 )
@@ -39,7 +40,10 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "Short output comes back whole. Do not use it to read a file you want to edit (use "
             "your editor tools), nor for commands the user must watch interactively. "
             "Secrets in the output are redacted (a reply says so when the user turned that "
-            "off); the user's permission rules apply."
+            "off); the user's permission rules apply. The code and everything it starts are "
+            "killed when the call ends, times out or is cancelled (a process cap and a memory "
+            "cap apply); it reaches the network unless you pass network='off', and the reply's "
+            "status line says which network mode ran."
         ),
     )
     async def capy_execute(
@@ -56,6 +60,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             ),
         ] = False,
         intent: Intent = None,
+        network: Network = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -66,6 +71,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             timeout=timeout,
             background=background,
             intent=intent,
+            network=network,
         )
 
     @server.tool(
@@ -77,8 +83,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "content is in FILE_CONTENT (a variable of the language) and its path in "
             "FILE_CONTENT_PATH; only what your code prints comes back. Use it to summarise, "
             "count, filter or extract from large files (logs, CSV, JSON dumps). Read-deny "
-            "permission rules apply to the path. Pass `intent` when the output may be long. "
-            "Secrets in the output are redacted."
+            "permission rules apply to the path. Pass `intent` when the output may be long, "
+            "and network='off' to run the code with no network (the status line says which "
+            "mode ran). Secrets in the output are redacted."
         ),
     )
     async def capy_execute_file(
@@ -87,6 +94,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         code: Annotated[str, Field(description="Code that reads FILE_CONTENT and prints.")],
         timeout: Timeout = None,
         intent: Intent = None,
+        network: Network = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -97,6 +105,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             code=code,
             timeout=timeout,
             intent=intent,
+            network=network,
         )
 
     @server.tool(
@@ -108,7 +117,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "one searchable source, and answer all your queries against it in one call. The "
             "best first step for exploring: e.g. commands git log, ls -R, cat package.json with "
             "queries about what you need. Returns each command's status, the answers per query, "
-            "the indexed sections and distinctive terms to search next with capy_search."
+            "the indexed sections and distinctive terms to search next with capy_search. "
+            "network='off' runs every command with no network (each status line says which "
+            "mode ran)."
         ),
     )
     async def capy_batch_execute(
@@ -123,6 +134,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         concurrency: Annotated[
             int | None, Field(description="Commands run at once, 1 to 8 (default 1).", ge=1, le=8)
         ] = None,
+        network: Network = None,
     ) -> CallToolResult:
         from capy.api.execute import BatchCommand
 
@@ -135,4 +147,5 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             timeout=timeout,
             concurrency=concurrency,
             progress=progress_reporter(ctx.report_progress),
+            network=network,
         )

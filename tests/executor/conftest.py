@@ -34,7 +34,7 @@ def view(shipped_view: ExecutorPack) -> ExecutorPack:
 
 def tuned(view: ExecutorPack, **limits: Any) -> ExecutorPack:
     """A copy of the view with some limits changed: `timeout`, `grace`, `hard_cap`,
-    `max_returned`, `max_processes`, `max_jobs`, `buffer`, `concurrency_max`."""
+    `max_returned`, `max_processes`, `memory`, `max_jobs`, `buffer`, `concurrency_max`."""
     timeout = view.limits.timeout.model_copy(
         update={
             key: value
@@ -69,8 +69,17 @@ def tuned(view: ExecutorPack, **limits: Any) -> ExecutorPack:
             if value is not None
         }
     )
+    memory = view.limits.memory.model_copy(
+        update={"max_bytes": limits.get("memory", view.limits.memory.max_bytes)}
+    )
     new_limits = view.limits.model_copy(
-        update={"timeout": timeout, "output": output, "processes": procs, "background": jobs}
+        update={
+            "timeout": timeout,
+            "output": output,
+            "processes": procs,
+            "memory": memory,
+            "background": jobs,
+        }
     )
     return view.model_copy(update={"limits": new_limits})
 
@@ -109,8 +118,17 @@ def zombie_children() -> list[int]:
 
 
 @pytest.fixture(autouse=True)
-def nothing_leaks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Collect every call's marker; afterwards none may have a live process or a temp dir."""
+def nothing_leaks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
+    """Collect every call's marker; afterwards none may have a live process or a temp dir.
+
+    Calls make their temp dirs in a folder of the test's own: in the shared system temp dir,
+    another capy's run (another test session, the user's own capy) would count as a leak.
+    """
+    import tempfile
+
+    scratch = tmp_path / "exec-tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     markers: list[str] = []
     from capy.executor import phase
 

@@ -242,6 +242,10 @@ class Processes(Section):
     max_new_processes: int
 
 
+class Memory(Section):
+    max_bytes: int | None
+
+
 class Batch(Section):
     min_concurrency: int
     max_concurrency: int
@@ -263,8 +267,18 @@ class Limits(Section):
     timeout: Timeout
     output: Output
     processes: Processes
+    memory: Memory
     batch: Batch
     background: Background
+
+
+class NetworkMode(StrEnum):
+    ON = "on"
+    OFF = "off"
+
+
+class Network(Section):
+    default: NetworkMode
 
 
 class FileContentEnv(Section):
@@ -276,6 +290,7 @@ class ExecutorPack(PackView):
     languages: tuple[Language, ...]
     env: Env
     limits: Limits
+    network: Network
 
     @cached_property
     def by_name(self) -> dict[str, Language]:

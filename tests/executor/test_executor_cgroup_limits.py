@@ -1,0 +1,131 @@
+"""The caps a call's cgroup enforces: pids.max (exact, root included) and the memory limit.
+
+A fork loop counts its own successful forks, so the test sees how far past the cap a program
+got, not only that it was stopped in the end. Both programs are bounded by themselves too.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from capy.executor import cgroups, execute, janitor
+from tests.executor.conftest import require_runtime, tuned
+
+FORK_COUNTER = """
+import os, time
+forks = 0
+for _ in range(3000):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(20)
+        os._exit(0)
+    forks += 1
+print("forks", forks, flush=True)
+time.sleep(5)
+"""
+
+
+def _controller(name: str) -> None:
+    if not any(name in hierarchy.controllers() for hierarchy in cgroups.hierarchies()):
+        pytest.skip(f"no usable {name} cgroup controller on this machine")
+
+
+def test_a_fork_loop_stops_at_the_cap_not_past_it(view) -> None:
+    _controller("pids")
+    small = tuned(view, max_processes=40, timeout=15, grace=0.2)
+    result = execute("python", FORK_COUNTER, rules=small)
+    assert result.killed_reason == "process-limit", result
+    forks = int(result.output.split()[1])
+    # The leader is one of the 40 tasks; pids.max refuses the fork that would be the 41st.
+    assert 30 <= forks <= 39, result.output
+
+
+def test_a_perl_fork_bomb_is_held_at_the_cap(view) -> None:
+    _controller("pids")
+    require_runtime(view, "perl")
+    small = tuned(view, max_processes=64, timeout=15, grace=0.2)
+    bomb = (
+        "$| = 1; my $n = 0; for (1..2000) { my $pid = fork(); last unless defined $pid; "
+        'if ($pid == 0) { sleep 20; exit 0 } $n++ } print "forks $n\\n"; sleep 5;'
+    )
+    result = execute("perl", bomb, rules=small)
+    assert result.killed_reason == "process-limit", result
+    assert int(result.output.split()[1]) < 64
+
+
+def test_an_allocation_past_the_memory_cap_is_killed(view) -> None:
+    _controller("memory")
+    small = tuned(view, memory=128 * 1024 * 1024, timeout=30)
+    code = "print('start', flush=True)\nblock = bytearray(512 * 1024 * 1024)\nprint('allocated')"
+    result = execute("python", code, rules=small)
+    assert result.killed_reason == "memory-limit", result
+    assert result.exit_code == 137
+    assert result.output == "start\n"
+
+
+@pytest.mark.parametrize("language", ["javascript", "python", "perl", "rust", "shell"])
+def test_runtimes_start_under_a_small_memory_cap(language: str, view, real_toolchains) -> None:
+    """The cap counts memory used, not reserved: node and the JVM reserve gigabytes."""
+    _controller("memory")
+    require_runtime(view, language)
+    code = {
+        "javascript": "console.log(new Array(1000).fill(1).length)",
+        "python": "print(len([1] * 1000))",
+        "perl": "print scalar(() = (1) x 1000), qq(\\n);",
+        "rust": 'fn main() { println!("{}", vec![1; 1000].len()); }',
+        "shell": "seq 1000 | wc -l",
+    }[language]
+    small = tuned(view, memory=256 * 1024 * 1024, timeout=120)
+    result = execute(language, code, rules=small)
+    assert result.ok, result
+    assert result.output.strip() == "1000"
+
+
+def test_a_call_leaves_no_cgroup_behind(view) -> None:
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    result = execute("shell", "sleep 30 & echo started", rules=view)
+    assert result.output == "started\n"
+    janitor.wait_for_cleanup()
+    for hierarchy in cgroups.hierarchies():
+        assert not (hierarchy.home / result.sandbox_id).exists(), hierarchy.kind
+
+
+def test_the_groups_of_a_capy_killed_outright_are_emptied_by_the_next(tmp_path) -> None:
+    """kill -9 leaves a call's group behind: the next capy to start kills what it holds."""
+    import subprocess
+    import sys
+
+    from process_helpers import unique_sleep
+
+    usable = [h for h in cgroups.hierarchies() if h.kind is cgroups.Kind.UNIFIED] or list(
+        cgroups.hierarchies()
+    )
+    if not usable:
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid whose owner is dead, like a killed capy's
+    stale = usable[0].home.parent / f"capy-{gone.pid}" / "call"
+    stale.mkdir(parents=True)
+    with unique_sleep() as tag:
+        orphan = subprocess.Popen(
+            ["sh", "-c", f'echo 0 > "{stale}/cgroup.procs" && exec sleep {tag}'],
+            start_new_session=True,
+        )
+        try:
+            for _ in range(200):  # until the orphan has joined the stale group
+                if (stale / "cgroup.procs").read_text().strip():
+                    break
+                time.sleep(0.01)
+            code = "from capy.executor import cgroups; cgroups.hierarchies()"
+            subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+            assert orphan.wait(timeout=10) == -9
+            assert not stale.parent.exists()
+        finally:
+            orphan.kill()
+            orphan.wait()
