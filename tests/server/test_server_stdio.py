@@ -46,9 +46,7 @@ async def test_lists_every_tool_with_schema_and_annotations(project_dir, server_
     assert json.loads(json.dumps(contract)) == snapshot
 
 
-async def test_the_hook_tool_is_listed_only_to_a_server_started_for_hooks(
-    project_dir, server_home
-):
+async def test_the_hook_tool_is_listed_only_to_a_server_started_for_hooks(project_dir, server_home):
     """capy_hook is for a host running hooks as tool calls; every other agent would pay for it
     in its context on every session, so plain `capy serve` does not list it."""
     async with capy_session(project_dir, server_home) as client:
