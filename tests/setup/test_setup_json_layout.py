@@ -103,3 +103,37 @@ def test_claude_json_changes_only_this_projects_servers(workspace, run_setup) ->
     assert _only_additions(state, path.read_text())
     assert run_setup("--platform", "claude-code", "--command", "capy", "--undo")[0] == 0
     assert path.read_text() == state
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"hooks": {}, "hooks": {"Stop": []}}\n', "a key given twice"),
+        ('{"a": 1} {"b": 2}\n', "two documents in one file"),
+    ],
+)
+def test_json_capy_cannot_follow_is_refused_not_reformatted(
+    text, why, workspace, run_shared_setup
+) -> None:
+    path = workspace.write(SETTINGS, text)
+    code, _, err = run_shared_setup("--platform", "claude-code")
+    assert code == 2, why
+    assert err.count("\n") >= 1 and "Nothing was written" in err
+    assert "Traceback" not in err
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--command", "'unclosed"), "cannot be split into words"),
+        (("--command", "  "), "--command is empty"),
+        (("--shared", "--global"), "choose one of --shared"),
+        (("--all", "--mcp-hooks"), "--mcp-hooks is for one platform"),
+    ],
+)
+def test_bad_options_are_one_clear_line(args, message, workspace, run_setup) -> None:
+    code, _, err = run_setup(*args)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert workspace.files() == {}
