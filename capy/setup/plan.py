@@ -85,9 +85,10 @@ def plan_setup(
     if mcp_hooks and platform.config.mcp_hooks is None:
         raise no_mcp_hooks(platform)
     notes: list[str] = []
+    fallbacks: dict[str, list[tuple[str, str]]] = {}
     targets: dict[Path, _Target] = {}
     for part, files in (("MCP server", platform.config.mcp), ("hooks", platform.config.hooks)):
-        chosen = _files_of_scope(pack, platform, part, files, scope, notes, undo)
+        chosen = _files_of_scope(pack, platform, part, files, scope, notes, fallbacks)
         # Setup writes the preferred file; undo cleans every file of the scope.
         for file in chosen if undo else chosen[:1]:
             path = resolve(file.path, project_dir, home)
@@ -97,6 +98,7 @@ def plan_setup(
             )
     changes = [_plan_file(path, target, project_dir, home) for path, target in targets.items()]
     if not undo:
+        notes += _fallback_notes(platform, fallbacks)
         for change, target in zip(changes, targets.values(), strict=True):
             if change.changed and target.file.note:
                 notes.append(f"{change.shown}: {target.file.note}")
@@ -113,34 +115,43 @@ def _files_of_scope(
     files: tuple[ConfigFile, ...],
     scope: str,
     notes: list[str],
-    undo: bool,
+    fallbacks: dict[str, list[tuple[str, str]]],
 ) -> list[ConfigFile]:
-    """The files of `scope` for one part; a platform with no local file gets the pack's
-    fallback scope, and the person is told why."""
+    """The files of `scope` for one part. A platform with no local file gets the pack's
+    fallback scope, or failing that its project file; `fallbacks` records which, to say so."""
     chosen = [file for file in files if file.scope == scope]
     if chosen or scope != "local":
         if not chosen:
             notes.append(f"{platform.name} has no {scope}-scope file for its {part} in the pack")
         return chosen
-    fallback = pack.local_fallback_scope
-    chosen = [file for file in files if file.scope == fallback]
-    if chosen and not undo:
-        where = "your own settings, for every project" if fallback == "user" else "committed"
-        notes.append(
-            f"{platform.name} has no project file for its {part} that stays out of git, so capy "
-            f"used {chosen[0].path} ({where}); `--shared` writes the project's file instead"
-        )
-    if not chosen:  # nothing personal at all: the project's file, and the person is warned
-        chosen = [file for file in files if file.scope == "project"]
-        if chosen and not undo:
+    for kind in (pack.local_fallback_scope, "project"):
+        chosen = [file for file in files if file.scope == kind]
+        if chosen:
+            fallbacks.setdefault(kind, []).append((part, chosen[0].path))
+            return chosen
+    notes.append(f"{platform.name} has no file for its {part} in the pack")
+    return []
+
+
+def _fallback_notes(platform: Platform, fallbacks: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One sentence per fallback: what has no uncommitted project file, and what capy used."""
+    notes = []
+    for kind, used in fallbacks.items():
+        parts = " and ".join(part for part, _ in used)
+        paths = " and ".join(path for _, path in used)
+        if kind == "user":
             notes.append(
-                f"{platform.name} has no personal file for its {part}, so capy used "
-                f"{chosen[0].path}, which may be committed: keep it out of git, or your team "
-                "needs capy at the same command"
+                f"{platform.name} has no project file for its {parts} that stays out of git, "
+                f"so capy used {paths} (your own settings, for every project); `--shared` "
+                "writes the project's files instead"
             )
-        elif not chosen:
-            notes.append(f"{platform.name} has no file for its {part} in the pack")
-    return chosen
+        else:
+            notes.append(
+                f"{platform.name} has no personal file for its {parts}, so capy used {paths}, "
+                "which may be committed: keep it out of git, or your team needs capy at the "
+                "same command"
+            )
+    return notes
 
 
 def resolve(path: str, project_dir: Path, home: Path) -> Path:

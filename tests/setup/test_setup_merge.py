@@ -141,3 +141,18 @@ def test_undo_removes_the_folders_it_emptied(workspace, run_shared_setup) -> Non
     assert not (workspace.project / ".opencode").exists()
     assert sorted(p.name for p in workspace.project.iterdir()) == [".claude", ".git"]
     assert (workspace.project / ".claude" / "notes.md").read_text() == "mine\n"
+
+
+def test_a_platform_without_an_uncommitted_project_file_gets_the_users_and_says_so(
+    workspace, run_setup
+) -> None:
+    code, out, err = run_setup("--platform", "cursor", "--command", "capy")
+    assert (code, err) == (0, "")
+    assert (
+        "note: Cursor has no project file for its MCP server and hooks that stays out of git, so "
+        "capy used ~/.cursor/mcp.json and ~/.cursor/hooks.json (your own settings, for every "
+        "project); `--shared` writes the project's files instead"
+    ) in out
+    assert sorted(workspace.files()) == ["home/.cursor/hooks.json", "home/.cursor/mcp.json"]
+    assert run_setup("--platform", "cursor", "--undo")[0] == 0
+    assert workspace.files() == {}
