@@ -16,7 +16,8 @@ def doctor(
     project: Annotated[Path | None, Parameter(name="--project")] = None,
 ) -> int:
     """Check runtimes, SQLCipher and FTS5, config, packs, keys, the knowledge base, agent
-    registration and permission policies; exit 1 when any check fails.
+    registration (each registered command started as the agent would, from a clean
+    environment) and permission policies; exit 1 when any check fails.
 
     Parameters
     ----------

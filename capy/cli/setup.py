@@ -13,7 +13,10 @@ from capy.cli.output import say
 def setup(
     *,
     platform: Annotated[str, Parameter(name="--platform")] = "claude-code",
+    all_: Annotated[bool, Parameter(name="--all", negative=())] = False,
+    shared: Annotated[bool, Parameter(name="--shared", negative=())] = False,
     global_: Annotated[bool, Parameter(name="--global", negative=())] = False,
+    command: Annotated[str | None, Parameter(name=["--command", "--binary"])] = None,
     dry_run: Annotated[bool, Parameter(name="--dry-run", negative=())] = False,
     undo: Annotated[bool, Parameter(name="--undo", negative=())] = False,
     mcp_hooks: Annotated[bool, Parameter(name="--mcp-hooks", negative=())] = False,
@@ -21,22 +24,36 @@ def setup(
 ) -> int:
     """Register capy's MCP server (`capy serve`) and hooks in the platform's own files.
 
-    Merges with what is there, never adds an entry twice, and backs every changed file up first.
+    By default setup writes this project's files that stay out of git (Claude Code's
+    .claude/settings.local.json and its local MCP scope), so teammates without capy are not
+    affected; a platform with no such file gets your user-wide file instead, and setup says so.
+    The command it writes is the absolute path of the capy you run it with, so the agent starts
+    it from any shell. It changes only capy's own entries, keeps the rest of each file byte for
+    byte, and backs every changed file up first.
 
     Parameters
     ----------
     platform
         The agent, by its key in the platforms pack (claude-code, codex, gemini-cli...); an
         unambiguous prefix such as `gemini` or `vscode` works too.
+    all_
+        Every platform in the pack (with --undo: take capy out of all of them).
+    shared
+        Write the project's committed files (.mcp.json, .claude/settings.json...) for the whole
+        team; everyone then needs capy at the same command.
     global_
         Write the user-wide files (under ~) instead of the project's.
+    command
+        The program that starts capy, as a shell would split it (`uvx capy`, `/opt/capy/bin/capy`);
+        default: the absolute path of the running capy.
     dry_run
         Print the changes as a unified diff and write nothing.
     undo
-        Remove exactly the entries capy setup added; everything else stays.
+        Remove exactly the entries capy setup added (from any install); everything else stays.
     mcp_hooks
         Run the PreToolUse and PostToolUse hooks as calls to capy's MCP server (its `capy_hook`
-        tool) instead of a process per tool call; Claude Code 2.1.118 or later only. The other
+        tool, listed only by a server started with `capy serve --mcp-hooks`, which setup
+        writes) instead of a process per tool call; Claude Code 2.1.118 or later only. The other
         events stay command hooks. Plain `capy setup` switches back.
     project
         Set up this project directory instead of the current one.
@@ -44,20 +61,41 @@ def setup(
     from capy.cli.output import error_line
     from capy.config import ConfigError
     from capy.rules import RulesError
-    from capy.setup import SetupError, plan_for
+    from capy.setup import SetupError, plan_for, platform_keys
 
+    if shared and global_:
+        error_line("choose one of --shared (the project's committed files) and --global (yours)")
+        return 2
+    if mcp_hooks and all_:
+        error_line("--mcp-hooks is for one platform (claude-code); run it without --all")
+        return 2
+    scope = "project" if shared else "user" if global_ else "local"
     try:
-        plan = plan_for(
-            platform, project_dir=project, user_scope=global_, undo=undo, mcp_hooks=mcp_hooks
-        )
+        platforms = platform_keys(project) if all_ else [platform]
+        plans = [
+            plan_for(
+                name,
+                project_dir=project,
+                scope=scope,
+                undo=undo,
+                mcp_hooks=mcp_hooks,
+                command=command,
+            )
+            for name in platforms
+        ]
     except SetupError as error:
         error_line(str(error))
         return 2
     except (ConfigError, RulesError):
         raise  # the CLI's own handler prints these with their file and line
-    if dry_run:
-        return _print_dry_run(plan)
-    return _apply(plan)
+    for plan in plans:
+        if all_:
+            print(f"{plan.platform.name}:")
+        if dry_run:
+            _print_dry_run(plan)
+        else:
+            _apply(plan)
+    return 0
 
 
 def _print_dry_run(plan) -> int:

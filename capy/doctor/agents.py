@@ -16,7 +16,7 @@ def registrations(ctx: DoctorContext) -> list[Check]:
     for platform in pack.platforms:
         found = registration(pack, platform, ctx.project_dir, ctx.home)
         if found.anything:
-            checks.append(_platform_check(found))
+            checks.append(_platform_check(found, _launch_problems(ctx, pack, found)))
     if not checks:
         checks.append(
             Check(
@@ -30,7 +30,45 @@ def registrations(ctx: DoctorContext) -> list[Check]:
     return checks
 
 
-def _platform_check(found) -> Check:
+def _launch_problems(ctx: DoctorContext, pack, found) -> list[str]:
+    """Each registered command that does not start the way the agent starts it, once per
+    distinct program (doctor stays fast with seven platforms registered)."""
+    from capy.doctor.launch import clean_environment, probe_hook, probe_server
+
+    environment = clean_environment(pack.probe_environment)
+    probes = ctx.cache.setdefault("launch-probes", {})
+    tail = [part for part in pack.mcp_server.command if part != "{capy}"] if pack.mcp_server else []
+    hook_tail = len(pack.hook_command.split()) - 1
+    problems = []
+    for shown, argv in found.server_commands.items():
+        own = _server_tail(argv, tail)
+        key = ("server", tuple(argv[: len(argv) - len(own)]))
+        if key not in probes:
+            probes[key] = probe_server(argv, own, environment)
+        problems += _failed(probes[key], f"the MCP server in {shown}")
+    for shown, command in found.hook_commands.items():
+        key = ("hook", command.rsplit(" hook ", 1)[0])
+        if key not in probes:
+            probes[key] = probe_hook(command, hook_tail, environment)
+        problems += _failed(probes[key], f"the hooks in {shown}")
+    return problems
+
+
+def _server_tail(argv: list[str], tail: list[str]) -> list[str]:
+    """capy's own words at the end of a server argv (`serve`, maybe with its flags)."""
+    for end in range(len(argv) - 1, 0, -1):
+        if argv[end : end + len(tail)] == tail:
+            return argv[end:]
+    return tail
+
+
+def _failed(probe, what: str) -> list[str]:
+    if probe.ok:
+        return []
+    return [f"{what}: `{probe.shown}` does not start from a clean shell ({probe.detail})"]
+
+
+def _platform_check(found, launch_problems: list[str]) -> Check:
     platform = found.platform
     name = platform.name
     setup = f"run `capy setup --platform {platform.key}`"
@@ -52,11 +90,20 @@ def _platform_check(found) -> Check:
             "twice for each"
         )
     detail = "; ".join(parts)
+    if launch_problems:
+        return Check(
+            GROUP,
+            name,
+            Status.FAIL,
+            "; ".join([detail, *problems, *launch_problems]),
+            f"{setup} with the capy you want the agent to run (setup writes its absolute path), "
+            "or add `--command` to name the program",
+        )
     if not problems and found.mcp:
         return Check(GROUP, name, Status.OK, detail)
     fix = setup
     if found.doubled_events:
-        fix = f"{setup} --undo (or --global --undo) to keep one scope"
+        fix = f"{setup} --undo with --shared or --global to keep one scope"
     return Check(GROUP, name, Status.WARN, "; ".join([detail, *problems]), fix)
 
 

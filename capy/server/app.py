@@ -37,7 +37,7 @@ INSTRUCTIONS = (
 PARENT_POLL_S = 2.0
 
 
-def build_server(workspace: Workspace) -> MCPServer:
+def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
     from mcp.server.mcpserver import MCPServer
 
     from capy.api.knowledge import SearchThrottle
@@ -58,7 +58,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         lifespan=lifespan,
         log_level="WARNING",
     )
-    register_tools(server, workspace, SearchThrottle())
+    register_tools(server, workspace, SearchThrottle(), mcp_hooks=mcp_hooks)
     return server
 
 
@@ -84,11 +84,13 @@ def shutdown(workspace: Workspace) -> None:
         logger.debug("the exit checkpoint was skipped", exc_info=True)
 
 
-async def serve_stdio(project_dir: Path | None = None, db_path: Path | None = None) -> None:
+async def serve_stdio(
+    project_dir: Path | None = None, db_path: Path | None = None, mcp_hooks: bool = False
+) -> None:
     from capy.api.workspace import Workspace
 
     workspace = Workspace(project_dir, db_path=db_path)
-    server = build_server(workspace)
+    server = build_server(workspace, mcp_hooks=mcp_hooks)
     async with anyio.create_task_group() as group:
         group.start_soon(_watch_parent, workspace, os.getppid())
         group.start_soon(_watch_signals, workspace)

@@ -14,7 +14,8 @@ HEADER = """# capy's MCP tools
 
 `capy serve` runs these tools over stdio. Each is a thin shell over one `capy.api` function,
 and most have a CLI twin (`capy execute`, `capy index`, `capy search`, `capy fetch`,
-`capy stats`, `capy doctor`, `capy cleanup`).
+`capy stats`, `capy doctor`, `capy cleanup`). `capy_hook` is listed only by a server started
+with `capy serve --mcp-hooks`, which `capy setup --mcp-hooks` registers.
 """
 
 _HINTS = {
@@ -31,7 +32,8 @@ def render_tools_markdown() -> str:
     from capy.api.workspace import Workspace
     from capy.server.app import build_server
 
-    tools = anyio.run(build_server(Workspace()).list_tools)
+    # With the hook tool, which only `capy serve --mcp-hooks` lists, so the reference has it.
+    tools = anyio.run(build_server(Workspace(), mcp_hooks=True).list_tools)
     parts = [HEADER]
     for tool in tools:
         parts.append(_tool_section(tool))

@@ -16,11 +16,16 @@ if TYPE_CHECKING:
     from capy.api.workspace import Workspace
 
 
-def register_tools(server: MCPServer, workspace: Workspace, throttle: SearchThrottle) -> None:
-    """Add every capy_* tool to `server`, bound to `workspace`."""
+def register_tools(
+    server: MCPServer, workspace: Workspace, throttle: SearchThrottle, *, mcp_hooks: bool = False
+) -> None:
+    """Add every capy_* tool to `server`, bound to `workspace`; `capy_hook` only with
+    `mcp_hooks` (the host runs hooks as tool calls: `capy serve --mcp-hooks`)."""
     from capy.server.tools_knowledge import register_knowledge_tools
     from capy.server.tools_run import register_run_tools
-    from capy.server.tools_service import register_service_tools
+    from capy.server.tools_service import register_hook_tool, register_service_tools
 
     for register in (register_run_tools, register_knowledge_tools, register_service_tools):
         register(server, workspace, throttle)
+    if mcp_hooks:
+        register_hook_tool(server, workspace)

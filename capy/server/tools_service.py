@@ -1,4 +1,4 @@
-"""The web and service tools: capy_fetch_and_index, capy_stats, capy_doctor, capy_hook."""
+"""The web and service tools: capy_fetch_and_index, capy_stats, capy_doctor; and capy_hook."""
 
 from __future__ import annotations
 
@@ -95,6 +95,11 @@ def register_service_tools(
     async def capy_doctor() -> CallToolResult:
         return await run_tool(workspace, "capy_doctor", "capy.api.health:doctor_reply")
 
+
+def register_hook_tool(server: MCPServer, workspace: Workspace) -> None:
+    """`capy_hook`, for hosts that run hooks as MCP tool calls; listed only when the server was
+    started for that (`capy serve --mcp-hooks`), so no agent pays for a tool it must not call."""
+
     @server.tool(
         name="capy_hook",
         title="Answer an agent hook (for the host, not the agent)",
@@ -113,16 +118,16 @@ def register_service_tools(
     )
     async def capy_hook(
         event: Annotated[str, Field(description="The hook event, e.g. PreToolUse.")],
-        session_id: Annotated[str, Field(description="${session_id}")] = "",
-        cwd: Annotated[str, Field(description="${cwd}")] = "",
-        tool_name: Annotated[str, Field(description="${tool_name}")] = "",
-        command: Annotated[str, Field(description="${tool_input.command} (Bash)")] = "",
-        description: Annotated[str, Field(description="${tool_input.description}")] = "",
-        url: Annotated[str, Field(description="${tool_input.url} (WebFetch)")] = "",
-        prompt: Annotated[str, Field(description="${tool_input.prompt}")] = "",
-        file_path: Annotated[str, Field(description="${tool_input.file_path}")] = "",
-        language: Annotated[str, Field(description="${tool_input.language} (capy tools)")] = "",
-        code: Annotated[str, Field(description="${tool_input.code} (capy tools)")] = "",
+        session_id: Annotated[str, Field(description="The hook input's session id.")] = "",
+        cwd: Annotated[str, Field(description="The hook input's working directory.")] = "",
+        tool_name: Annotated[str, Field(description="The tool the agent is calling.")] = "",
+        command: Annotated[str, Field(description="The tool input's command (Bash).")] = "",
+        description: Annotated[str, Field(description="The tool input's description.")] = "",
+        url: Annotated[str, Field(description="The tool input's URL (WebFetch).")] = "",
+        prompt: Annotated[str, Field(description="The tool input's prompt.")] = "",
+        file_path: Annotated[str, Field(description="The tool input's file path.")] = "",
+        language: Annotated[str, Field(description="The tool input's language (capy tools).")] = "",
+        code: Annotated[str, Field(description="The tool input's code (capy tools).")] = "",
     ) -> CallToolResult:
         tool_input = {
             "command": command,

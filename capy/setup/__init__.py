@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from capy.rules.views.platforms import Platform, PlatformsPack
     from capy.setup.plan import SetupPlan
 
-__all__ = ["SetupError", "find_platform", "plan_for"]
+__all__ = ["SetupError", "find_platform", "plan_for", "platform_keys"]
 
 
 def find_platform(pack: PlatformsPack, name: str) -> Platform:
@@ -34,24 +34,40 @@ def plan_for(
     platform_name: str,
     *,
     project_dir: Path | None = None,
-    user_scope: bool = False,
+    scope: str = "local",
     undo: bool = False,
     mcp_hooks: bool = False,
+    command: str | None = None,
 ) -> SetupPlan:
-    """The changes `capy setup` would make for one platform, nothing written yet."""
-    from capy.config.paths import home_dir, project_root
-    from capy.rules import load_rules
+    """The changes `capy setup` would make for one platform, nothing written yet. `scope` is
+    local (this person, this project: the default), project (the committed files) or user;
+    `command` is the program that starts capy (default: the running capy's absolute path)."""
+    from capy.config.paths import home_dir
+    from capy.setup.launcher import resolve_launcher
     from capy.setup.plan import plan_setup
 
-    root = project_root(Path(project_dir) if project_dir else Path.cwd())
-    pack = load_rules(root).view("platforms")
+    root, pack = _project_and_pack(project_dir)
     platform = find_platform(pack, platform_name)
     return plan_setup(
         pack,
         platform,
         project_dir=root,
         home=home_dir(),
-        user_scope=user_scope,
+        launcher=resolve_launcher(command),
+        scope=scope,
         undo=undo,
         mcp_hooks=mcp_hooks,
     )
+
+
+def platform_keys(project_dir: Path | None = None) -> tuple[str, ...]:
+    """Every platform the pack in force knows (for `capy setup --all`)."""
+    return _project_and_pack(project_dir)[1].keys
+
+
+def _project_and_pack(project_dir: Path | None) -> tuple[Path, PlatformsPack]:
+    from capy.config.paths import project_root
+    from capy.rules import load_rules
+
+    root = project_root(Path(project_dir) if project_dir else Path.cwd())
+    return root, load_rules(root).view("platforms")

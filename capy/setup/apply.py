@@ -64,7 +64,7 @@ def write_atomic(path: Path, text: str) -> None:
         mode = None
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".capy-tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         if mode is not None:
             os.chmod(temp, mode)

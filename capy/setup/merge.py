@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from capy.jsonpath import read_path
 from capy.setup.documents import SetupError
+from capy.setup.entries import handler_command
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 HOOK_SHAPES = ("matcher-groups", "handlers")
 
 
-def section(doc: dict[str, Any], file: ConfigFile, shown: str, *, create: bool) -> dict | None:
-    """The object at the file's `key` (created when asked), or None when absent."""
-    key = file.key or ""
+def section(doc: dict[str, Any], steps: list[str], shown: str, *, create: bool) -> dict | None:
+    """The object at the file's key `steps` (created when asked), or None when absent."""
+    key = ".".join(steps)
     node: Any = doc
-    for step in key.split("."):
+    for step in steps:
         child = node.get(step)
         if child is None:
             if not create:
@@ -39,20 +39,25 @@ def section(doc: dict[str, Any], file: ConfigFile, shown: str, *, create: bool) 
     return node
 
 
-def prune(doc: dict[str, Any], file: ConfigFile) -> None:
-    """Drop the (now empty) containers on the path to the file's `key`."""
-    steps = (file.key or "").split(".")
+def prune(doc: dict[str, Any], steps: list[str]) -> None:
+    """Drop the (now empty) containers on the path to the file's key `steps`."""
     for depth in range(len(steps), 0, -1):
-        parent = read_path(doc, ".".join(steps[: depth - 1])) if depth > 1 else doc
+        parent: Any = doc
+        for step in steps[: depth - 1]:
+            parent = parent.get(step) if isinstance(parent, dict) else None
         if isinstance(parent, dict) and parent.get(steps[depth - 1]) in ({}, []):
             del parent[steps[depth - 1]]
 
 
-def add_server(doc: dict, file: ConfigFile, shown: str, name: str, entry: dict) -> list[str]:
-    servers = section(doc, file, shown, create=True)
+def add_server(
+    doc: dict, steps: list[str], shown: str, name: str, entry: dict, ours: Callable[[Any], bool]
+) -> list[str]:
+    """capy's server under `name`; one capy wrote earlier (another program, another mode) is
+    brought up to date, one of the user's own is left alone."""
+    servers = section(doc, steps, shown, create=True)
     assert servers is not None
     current = servers.get(name)
-    if current is None:
+    if current is None or (current != entry and ours(current)):
         servers[name] = entry
         return []
     if current != entry:
@@ -60,24 +65,28 @@ def add_server(doc: dict, file: ConfigFile, shown: str, name: str, entry: dict) 
     return []
 
 
-def remove_server(doc: dict, file: ConfigFile, shown: str, name: str, entry: dict) -> list[str]:
-    servers = section(doc, file, shown, create=False)
+def remove_server(
+    doc: dict, steps: list[str], shown: str, name: str, ours: Callable[[Any], bool]
+) -> list[str]:
+    servers = section(doc, steps, shown, create=False)
     if servers is None or name not in servers:
         return []
-    if servers[name] != entry:
+    if not ours(servers[name]):
         return [f"{shown} has a server named {name!r} that capy did not write; left as it is"]
     del servers[name]
-    prune(doc, file)
+    prune(doc, steps)
     return []
 
 
-def sync_hooks(doc: dict, file: ConfigFile, shown: str, hooks: CapyHooks) -> list[str]:
+def sync_hooks(
+    doc: dict, file: ConfigFile, steps: list[str], shown: str, hooks: CapyHooks
+) -> list[str]:
     """Make capy's handlers in the file exactly `hooks.wanted`; the user's stay as they were.
 
     capy's handlers that are no longer wanted (the other mode's, or all of them for undo) go
     first, then each wanted handler that is missing is appended, so a second run changes nothing.
     """
-    section_ = section(doc, file, shown, create=bool(hooks.wanted))
+    section_ = section(doc, steps, shown, create=bool(hooks.wanted))
     if section_ is None:
         return []
     for event in list(section_):
@@ -98,22 +107,27 @@ def sync_hooks(doc: dict, file: ConfigFile, shown: str, hooks: CapyHooks) -> lis
             if hooks.key(handler) not in present:
                 entries.append(_group(matcher, handler) if _grouped(file) else handler)
         section_[event] = entries
-    prune(doc, file)
+    prune(doc, steps)
     return []
 
 
-def registered_events(doc: dict, file: ConfigFile, hooks: CapyHooks) -> set[str]:
-    """The native events that run capy in `doc` (for `capy doctor`)."""
-    section_ = section(doc, file, "", create=False) if isinstance(doc, dict) else None
+def registered_hooks(
+    doc: dict, file: ConfigFile, steps: list[str], hooks: CapyHooks
+) -> dict[str, list[str]]:
+    """Native event -> the commands of capy's handlers for it in `doc` (for `capy doctor`); a
+    tool-call handler counts with no command."""
+    section_ = section(doc, steps, "", create=False) if isinstance(doc, dict) else None
     if not isinstance(section_, dict):
-        return set()
-    found = set()
+        return {}
+    found: dict[str, list[str]] = {}
     for event in hooks.commands:
         entries = section_.get(event)
-        if isinstance(entries, list) and any(
-            hooks.registers(event, handler) for handler in _handlers_in(entries, file)
-        ):
-            found.add(event)
+        if not isinstance(entries, list):
+            continue
+        for handler in _handlers_in(entries, file):
+            if hooks.registers(event, handler):
+                command = handler_command(handler)
+                found.setdefault(event, []).extend([command] if command else [])
     return found
 
 

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from capy.setup import merge, toml_text
 from capy.setup.documents import SetupError, has_comments, parse_json, render_json
-from capy.setup.entries import capy_hooks, hook_commands, no_mcp_hooks, server_entry
+from capy.setup.entries import (
+    capy_hooks,
+    hook_commands,
+    is_capy_server,
+    no_mcp_hooks,
+    server_entry,
+)
 
 if TYPE_CHECKING:
     from capy.rules.views.platforms import ConfigFile, Platform, PlatformsPack
@@ -71,30 +77,81 @@ def plan_setup(
     *,
     project_dir: Path,
     home: Path,
-    user_scope: bool = False,
+    launcher: list[str],
+    scope: str = "local",
     undo: bool = False,
     mcp_hooks: bool = False,
 ) -> SetupPlan:
     if mcp_hooks and platform.config.mcp_hooks is None:
         raise no_mcp_hooks(platform)
-    scope = "user" if user_scope else "project"
     notes: list[str] = []
+    fallbacks: dict[str, list[tuple[str, str]]] = {}
     targets: dict[Path, _Target] = {}
     for part, files in (("MCP server", platform.config.mcp), ("hooks", platform.config.hooks)):
-        chosen = [file for file in files if file.scope == scope]
-        if not chosen:
-            notes.append(f"{platform.name} has no {scope}-scope file for its {part} in the pack")
-            continue
+        chosen = _files_of_scope(pack, platform, part, files, scope, notes, fallbacks)
         # Setup writes the preferred file; undo cleans every file of the scope.
         for file in chosen if undo else chosen[:1]:
             path = resolve(file.path, project_dir, home)
             target = targets.setdefault(path, _Target(file, undo))
-            target.edits.append(_edit_for(pack, platform, file, part, undo, mcp_hooks))
+            target.edits.append(
+                _edit_for(pack, platform, file, part, undo, mcp_hooks, launcher, project_dir)
+            )
     changes = [_plan_file(path, target, project_dir, home) for path, target in targets.items()]
+    if not undo:
+        notes += _fallback_notes(platform, fallbacks)
+        for change, target in zip(changes, targets.values(), strict=True):
+            if change.changed and target.file.note:
+                notes.append(f"{change.shown}: {target.file.note}")
     spec = platform.config.mcp_hooks
     if mcp_hooks and not undo and spec and spec.note and any(c.changed for c in changes):
         notes.append(spec.note)
     return SetupPlan(platform, scope, undo, changes, notes)
+
+
+def _files_of_scope(
+    pack: PlatformsPack,
+    platform: Platform,
+    part: str,
+    files: tuple[ConfigFile, ...],
+    scope: str,
+    notes: list[str],
+    fallbacks: dict[str, list[tuple[str, str]]],
+) -> list[ConfigFile]:
+    """The files of `scope` for one part. A platform with no local file gets the pack's
+    fallback scope, or failing that its project file; `fallbacks` records which, to say so."""
+    chosen = [file for file in files if file.scope == scope]
+    if chosen or scope != "local":
+        if not chosen:
+            notes.append(f"{platform.name} has no {scope}-scope file for its {part} in the pack")
+        return chosen
+    for kind in (pack.local_fallback_scope, "project"):
+        chosen = [file for file in files if file.scope == kind]
+        if chosen:
+            fallbacks.setdefault(kind, []).append((part, chosen[0].path))
+            return chosen
+    notes.append(f"{platform.name} has no file for its {part} in the pack")
+    return []
+
+
+def _fallback_notes(platform: Platform, fallbacks: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One sentence per fallback: what has no uncommitted project file, and what capy used."""
+    notes = []
+    for kind, used in fallbacks.items():
+        parts = " and ".join(part for part, _ in used)
+        paths = " and ".join(path for _, path in used)
+        if kind == "user":
+            notes.append(
+                f"{platform.name} has no project file for its {parts} that stays out of git, "
+                f"so capy used {paths} (your own settings, for every project); `--shared` "
+                "writes the project's files instead"
+            )
+        else:
+            notes.append(
+                f"{platform.name} has no personal file for its {parts}, so capy used {paths}, "
+                "which may be committed: keep it out of git, or your team needs capy at the "
+                "same command"
+            )
+    return notes
 
 
 def resolve(path: str, project_dir: Path, home: Path) -> Path:
@@ -116,22 +173,38 @@ def _edit_for(
     part: str,
     undo: bool,
     mcp_hooks: bool,
+    launcher: list[str],
+    project_dir: Path,
 ):
+    steps = file.key_steps(project_dir)
     if part == "MCP server":
         if file.shape != "servers":
             raise _unknown_layout(platform, file)
-        name, entry = server_entry(pack, file)
+        name, entry = server_entry(pack, platform, file, launcher, mcp_hooks=mcp_hooks)
+
+        def ours(current: Any) -> bool:
+            return is_capy_server(pack, platform, file, current)
+
         if file.format == "toml":
-            change = toml_text.remove_table if undo else toml_text.add_table
-            return ("toml", lambda text, shown: change(text, shown, file.key or "", name, entry))
-        action = merge.remove_server if undo else merge.add_server
-        return ("json", lambda doc, shown: action(doc, file, shown, name, entry))
+            key = ".".join(steps)
+            if undo:
+                return (
+                    "toml",
+                    lambda text, shown: toml_text.remove_table(text, shown, key, name, ours),
+                )
+            return (
+                "toml",
+                lambda text, shown: toml_text.add_table(text, shown, key, name, entry, ours),
+            )
+        if undo:
+            return ("json", lambda doc, shown: merge.remove_server(doc, steps, shown, name, ours))
+        return ("json", lambda doc, shown: merge.add_server(doc, steps, shown, name, entry, ours))
     if file.shape == "plugin-module":
-        return ("module", plugin_module(pack, platform))
+        return ("module", plugin_module(pack, platform, launcher))
     if file.shape not in merge.HOOK_SHAPES or file.format not in ("json", "jsonc"):
         raise _unknown_layout(platform, file)
-    hooks = capy_hooks(pack, platform, file, mcp_hooks=mcp_hooks, undo=undo)
-    return ("json", lambda doc, shown: merge.sync_hooks(doc, file, shown, hooks))
+    hooks = capy_hooks(pack, platform, file, launcher, mcp_hooks=mcp_hooks, undo=undo)
+    return ("json", lambda doc, shown: merge.sync_hooks(doc, file, steps, shown, hooks))
 
 
 def _unknown_layout(platform: Platform, file: ConfigFile) -> SetupError:
@@ -176,7 +249,32 @@ def _plan_json(path: Path, shown: str, before: str | None, target: _Target) -> F
         raise _comments_error(shown, original, doc, target.undo)
     if target.undo and doc in ({}, dict(file.scaffold)):
         return FileChange(path, shown, before, None, notes)  # only capy's scaffold was left
-    return FileChange(path, shown, before, render_json(doc, before), notes)
+    if before is None or not before.strip():
+        return FileChange(path, shown, before, render_json(doc, None), notes)
+    return FileChange(path, shown, before, _edited(before, original, doc, shown, target), notes)
+
+
+def _edited(before: str, original: dict, doc: dict, shown: str, target: _Target) -> str:
+    """The file's own text with only capy's keys changed; anything else is the user's, byte for
+    byte. A layout the editor cannot follow is refused rather than reformatted."""
+    from capy.setup.json_text import JsonLayoutError, edit_json_text
+
+    try:
+        after = edit_json_text(before, original, doc)
+        ok = parse_json(after, shown, jsonc=target.file.format == "jsonc") == doc
+    except (JsonLayoutError, SetupError):
+        ok = False
+    if not ok:
+        change = (
+            "remove capy's entries by hand"
+            if target.undo
+            else (f"add this by hand:\n{json.dumps(_difference(original, doc), indent=2)}")
+        )
+        raise SetupError(
+            f"{shown} is laid out in a way capy cannot edit without reformatting it; {change}\n"
+            "Nothing was written."
+        )
+    return after
 
 
 def _comments_error(shown: str, original: dict, doc: dict, undo: bool) -> SetupError:
@@ -190,10 +288,11 @@ def _comments_error(shown: str, original: dict, doc: dict, undo: bool) -> SetupE
 
 def _plan_module(path: Path, shown: str, before: str | None, target: _Target) -> FileChange:
     content = target.edits[0][1]  # the whole module is capy's
+    ours = before is not None and plugin_commands(before) is not None
     if not target.undo:
-        notes = [] if before in (None, content) else [f"{shown} was replaced by the current plugin"]
+        notes = [] if before is None or ours else [f"{shown} was replaced by the current plugin"]
         return FileChange(path, shown, before, content, notes)
-    if before is None or before == content:
+    if before is None or ours:
         return FileChange(path, shown, before, None)
     return FileChange(path, shown, before, before, [f"{shown} was changed by hand; left in place"])
 
@@ -202,18 +301,38 @@ def _difference(original: dict, updated: dict) -> dict:
     return {key: value for key, value in updated.items() if original.get(key) != value}
 
 
-def plugin_module(pack: PlatformsPack, platform: Platform) -> str:
+PLUGIN_COMMANDS = "__CAPY_COMMANDS__"
+
+
+def plugin_module(pack: PlatformsPack, platform: Platform, launcher: list[str]) -> str:
     """The plugin module text for a `plugin` transport platform, with its commands filled in."""
     import shlex
 
-    template = resources.files("capy.setup").joinpath("opencode_plugin.js").read_text("utf-8")
-    commands = {event: shlex.split(cmd) for event, cmd in hook_commands(pack, platform).items()}
-    return template.replace("__CAPY_COMMANDS__", json.dumps(commands, indent=2))
+    commands = hook_commands(pack, platform, launcher)
+    argv = {event: shlex.split(command) for event, command in commands.items()}
+    return plugin_template().replace(PLUGIN_COMMANDS, json.dumps(argv, indent=2))
+
+
+def plugin_template() -> str:
+    return resources.files("capy.setup").joinpath("opencode_plugin.js").read_text("utf-8")
+
+
+def plugin_commands(text: str) -> dict[str, list[str]] | None:
+    """The event -> argv table of a module capy setup wrote (any install's), or None when the
+    module is not capy's plugin as shipped."""
+    head, _, tail = plugin_template().partition(PLUGIN_COMMANDS)
+    if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head) + len(tail):
+        return None
+    try:
+        table = json.loads(text[len(head) : len(text) - len(tail)])
+    except ValueError:
+        return None
+    return table if isinstance(table, dict) else None
 
 
 def _read(path: Path, shown: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # CRLF kept as it is
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:

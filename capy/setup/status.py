@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from capy.setup import merge, toml_text
 from capy.setup.documents import SetupError, parse_json
-from capy.setup.entries import capy_hooks, hook_commands, server_entry
-from capy.setup.plan import plugin_module, resolve, shown_path
+from capy.setup.entries import capy_hooks, entry_argv, hook_commands, is_capy_server
+from capy.setup.plan import plugin_commands, resolve, shown_path
 
 if TYPE_CHECKING:
     from capy.rules.views.platforms import ConfigFile, Platform, PlatformsPack
@@ -23,6 +23,10 @@ class Registration:
     mcp_foreign: list[str] = field(default_factory=list)  # a `capy` server of another shape
     hooks: dict[str, set[str]] = field(default_factory=dict)  # file -> native events found
     problems: list[str] = field(default_factory=list)  # files that could not be read
+    # What the agent will start, to try it the way the agent would: file -> server argv, and
+    # file -> the shell command of one registered hook.
+    server_commands: dict[str, list[str]] = field(default_factory=dict)
+    hook_commands: dict[str, str] = field(default_factory=dict)
 
     @property
     def anything(self) -> bool:
@@ -46,7 +50,7 @@ class Registration:
 def registration(
     pack: PlatformsPack, platform: Platform, project_dir: Path, home: Path
 ) -> Registration:
-    found = Registration(platform, set(hook_commands(pack, platform)))
+    found = Registration(platform, set(hook_commands(pack, platform, ["capy"])))
     for file in platform.config.mcp:
         _read_mcp(found, pack, file, project_dir, home)
     for file in platform.config.hooks:
@@ -56,7 +60,7 @@ def registration(
 
 def _text(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # CRLF kept as it is
     except FileNotFoundError:
         return None
 
@@ -72,20 +76,32 @@ def _read_mcp(found, pack, file: ConfigFile, project_dir: Path, home: Path) -> N
     shown = shown_path(path, project_dir, home)
     try:
         text = _text(path)
-        if text is None or file.shape != "servers":
+        if text is None or file.shape != "servers" or pack.mcp_server is None:
             return
-        name, entry = server_entry(pack, file)
-        servers = toml_text.servers_in(_load(file, text, shown), file.key or "")
+        servers = _section(_load(file, text, shown), file.key_steps(project_dir))
     except (SetupError, OSError, UnicodeDecodeError) as error:
         found.problems.append(_problem(shown, error))
         return
-    if servers.get(name) == entry:
+    current = servers.get(pack.mcp_server.name)
+    if current is None:
+        return
+    if is_capy_server(pack, found.platform, file, current):
         found.mcp.append(shown)
-    elif name in servers:
+        found.server_commands[shown] = entry_argv(current, file)
+    else:
         found.mcp_foreign.append(shown)
 
 
+def _section(doc: Any, steps: list[str]) -> dict[str, Any]:
+    node = doc
+    for step in steps:
+        node = node.get(step, {}) if isinstance(node, dict) else {}
+    return node if isinstance(node, dict) else {}
+
+
 def _read_hooks(found, pack, platform, file: ConfigFile, project_dir: Path, home: Path) -> None:
+    import shlex
+
     path = resolve(file.path, project_dir, home)
     shown = shown_path(path, project_dir, home)
     try:
@@ -93,21 +109,28 @@ def _read_hooks(found, pack, platform, file: ConfigFile, project_dir: Path, home
         if text is None:
             return
         if file.shape == "plugin-module":
-            if text == plugin_module(pack, platform):
-                found.hooks[shown] = set(found.events)
-            else:
-                found.problems.append(f"{shown} differs from capy's current plugin")
+            table = plugin_commands(text)
+            if table is None:
+                found.problems.append(f"{shown} is not capy's plugin as this capy writes it")
+                return
+            found.hooks[shown] = set(found.events) & set(table)
+            argv = next(iter(table.values()), None)
+            if isinstance(argv, list) and argv:
+                found.hook_commands[shown] = shlex.join(argv)
             return
         if file.shape not in merge.HOOK_SHAPES:
             return
         doc = _load(file, text, shown)
-        hooks = capy_hooks(pack, platform, file, mcp_hooks=False, undo=True)
-        events = merge.registered_events(doc, file, hooks)
+        hooks = capy_hooks(pack, platform, file, ["capy"], mcp_hooks=False, undo=True)
+        registered = merge.registered_hooks(doc, file, file.key_steps(project_dir), hooks)
     except (SetupError, OSError, UnicodeDecodeError) as error:
         found.problems.append(_problem(shown, error))
         return
-    if events:
-        found.hooks[shown] = events
+    if registered:
+        found.hooks[shown] = set(registered)
+        commands = [command for listed in registered.values() for command in listed]
+        if commands:
+            found.hook_commands[shown] = commands[0]
 
 
 def _problem(shown: str, error: Exception) -> str:

@@ -12,9 +12,12 @@ import copy
 import json
 import re
 import tomllib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capy.setup.documents import SetupError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -43,12 +46,17 @@ def servers_in(doc: dict[str, Any], key: str) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
-def add_table(text: str, shown: str, key: str, name: str, entry: dict) -> tuple[str, list[str]]:
+def add_table(
+    text: str, shown: str, key: str, name: str, entry: dict, ours: Callable[[Any], bool]
+) -> tuple[str, list[str]]:
     doc = parse_toml(text, shown)
     current = servers_in(doc, key).get(name)
     if current == entry:
         return text, []
-    if current is not None:
+    if current is not None and ours(current):  # capy's, from another install: replace it
+        text = remove_table(text, shown, key, name, ours)[0]
+        doc = parse_toml(text, shown)
+    elif current is not None:
         return text, [f"{shown} already has a server named {name!r} of its own; left as it is"]
     block = table_text(key, name, entry)
     separator = (
@@ -61,14 +69,16 @@ def add_table(text: str, shown: str, key: str, name: str, entry: dict) -> tuple[
     return new_text, []
 
 
-def remove_table(text: str, shown: str, key: str, name: str, entry: dict) -> tuple[str, list[str]]:
+def remove_table(
+    text: str, shown: str, key: str, name: str, ours: Callable[[Any], bool]
+) -> tuple[str, list[str]]:
     doc = parse_toml(text, shown)
     current = servers_in(doc, key).get(name)
     if current is None:
         return text, []
-    if current != entry:
+    if not ours(current):
         return text, [f"{shown} has a server named {name!r} that capy did not write; left as it is"]
-    header = table_text(key, name, entry).splitlines()[0]
+    header = table_text(key, name, {}).splitlines()[0]
     lines = text.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.strip() == header), None)
     if start is None:

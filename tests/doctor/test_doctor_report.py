@@ -62,7 +62,9 @@ def test_a_healthy_knowledge_base_and_registration(doctor_home) -> None:
     assert base.status is Status.OK
     assert "quick_check ok, 1 sources" in base.detail
     assert checks["Claude Code"].status is Status.OK
-    assert checks["Claude Code"].detail.startswith("MCP in .mcp.json; hooks for ")
+    assert checks["Claude Code"].detail.startswith(
+        "MCP in ~/.claude.json; hooks for 9 of 9 events in .claude/settings.local.json"
+    )
     assert checks["db key"].detail.endswith("(mode 600)")
 
 
@@ -81,7 +83,7 @@ def test_a_wrong_key_fails_without_touching_the_database(doctor_home, monkeypatc
 
 
 def test_hooks_in_both_scopes_are_flagged(doctor_home) -> None:
-    assert main(["setup", "--platform", "cursor"]) == 0
+    assert main(["setup", "--platform", "cursor", "--shared"]) == 0
     assert main(["setup", "--platform", "cursor", "--global"]) == 0
     cursor = by_name(run_doctor(doctor_home.project))["Cursor"]
     assert cursor.status is Status.WARN

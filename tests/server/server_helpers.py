@@ -30,11 +30,15 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def capy_session(
-    project: Path, home: Path, log: Path | None = None, **env: str
+    project: Path,
+    home: Path,
+    log: Path | None = None,
+    serve_args: tuple[str, ...] = (),
+    **env: str,
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "capy", "serve", "--project", str(project)],
+        args=["-m", "capy", "serve", "--project", str(project), *serve_args],
         cwd=str(project),
         env=server_env(home, **env),
     )

@@ -47,7 +47,9 @@ def _inspector(project: Path, home: Path, *method: str) -> dict:
     command = ["npx", "-y", INSPECTOR, "--cli"]
     for name, value in server_env(home).items():
         command += ["-e", f"{name}={value}"]
-    command += [sys.executable, "-m", "capy", "serve", "--project", str(project), *method]
+    # --mcp-hooks: the hook tool is listed too, so every tool is called.
+    serve = ["-m", "capy", "serve", "--project", str(project), "--mcp-hooks"]
+    command += [sys.executable, *serve, *method]
     env = {**os.environ, "NPM_CONFIG_CACHE": NPM_CACHE, "NPM_CONFIG_UPDATE_NOTIFIER": "false"}
     completed = subprocess.run(
         command, cwd=project, env=env, capture_output=True, text=True, timeout=600

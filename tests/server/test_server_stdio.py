@@ -19,7 +19,6 @@ TOOLS = {
     "capy_stats",
     "capy_doctor",
     "capy_cleanup",
-    "capy_hook",
     "capy_vault_search",
 }
 
@@ -45,6 +44,20 @@ async def test_lists_every_tool_with_schema_and_annotations(project_dir, server_
         for name, tool in sorted(tools.items())
     }
     assert json.loads(json.dumps(contract)) == snapshot
+
+
+async def test_the_hook_tool_is_listed_only_to_a_server_started_for_hooks(project_dir, server_home):
+    """capy_hook is for a host running hooks as tool calls; every other agent would pay for it
+    in its context on every session, so plain `capy serve` does not list it."""
+    async with capy_session(project_dir, server_home) as client:
+        plain = await client.list_tools()
+    async with capy_session(project_dir, server_home, serve_args=("--mcp-hooks",)) as client:
+        hooked = await client.list_tools()
+    assert "capy_hook" not in {tool.name for tool in plain.tools}
+    assert {tool.name for tool in hooked.tools} == TOOLS | {"capy_hook"}
+    for listed in (plain, hooked):
+        text = json.dumps(listed.model_dump(mode="json", by_alias=True))
+        assert "${" not in text  # no unfilled template placeholders shown to a model
 
 
 async def test_execute_short_and_long_output(project_dir, server_home):
@@ -227,7 +240,7 @@ async def test_hook_tool_answers_like_the_hook_command(project_dir, server_home)
         "url": "https://github.com/example/capy/issues/7",
         "prompt": "summarise the issue",
     }
-    async with capy_session(project_dir, server_home) as client:
+    async with capy_session(project_dir, server_home, serve_args=("--mcp-hooks",)) as client:
         result = await client.call_tool("capy_hook", fields)
     payload = {
         "hook_event_name": "PreToolUse",

@@ -115,3 +115,15 @@ def run_setup(capsys):
         return code, out, err
 
     return run
+
+
+@pytest.fixture
+def run_shared_setup(run_setup):
+    """`capy setup` into the project's committed files (`--shared`, or `--global` when given),
+    registering the program as a plain `capy` so diffs and snapshots read the same anywhere."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        scope = () if "--global" in args else ("--shared",)
+        return run_setup(*args, *scope, "--command", "capy")
+
+    return run

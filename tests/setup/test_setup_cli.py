@@ -24,7 +24,7 @@ def capy(*args: str, cwd) -> subprocess.CompletedProcess[str]:
 
 
 def test_setup_then_doctor_sees_the_registration(workspace) -> None:
-    done = capy("setup", "--platform", "codex", cwd=workspace.project)
+    done = capy("setup", "--platform", "codex", "--shared", cwd=workspace.project)
     assert done.returncode == 0, done.stderr
     assert "registered capy in .codex/config.toml" in done.stdout
     report = capy("doctor", "--json", cwd=workspace.project)
@@ -38,7 +38,9 @@ def test_setup_then_doctor_sees_the_registration(workspace) -> None:
 
 
 def test_the_opencode_plugin_names_capys_hook_command(workspace) -> None:
-    done = capy("setup", "--platform", "opencode", cwd=workspace.project)
+    done = capy(
+        "setup", "--platform", "opencode", "--shared", "--command", "capy", cwd=workspace.project
+    )
     assert done.returncode == 0, done.stderr
     plugin = (workspace.project / ".opencode/plugins/capy.js").read_text()
     assert (
@@ -56,7 +58,18 @@ def test_the_opencode_plugin_is_valid_javascript(workspace, tmp_path) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed; the plugin's syntax cannot be checked here")
-    assert capy("setup", "--platform", "opencode", cwd=workspace.project).returncode == 0
+    assert (
+        capy(
+            "setup",
+            "--platform",
+            "opencode",
+            "--shared",
+            "--command",
+            "capy",
+            cwd=workspace.project,
+        ).returncode
+        == 0
+    )
     module = tmp_path / "capy.mjs"  # .mjs: node checks it as the ES module OpenCode loads
     module.write_text((workspace.project / ".opencode/plugins/capy.js").read_text())
     checked = subprocess.run([node, "--check", str(module)], capture_output=True, text=True)

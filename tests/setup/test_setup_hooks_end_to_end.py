@@ -1,12 +1,16 @@
 """`capy setup`, then every hook it registered, run as the host would run it.
 
-For each platform: a real `capy setup` process writes the platform's files; the hook commands
-are read back from those files; each golden payload of that platform goes through its command
-in a real shell, and the answer must be the one the hooks library gives for that payload.
+For each platform: the installed `capy` console script, run from a shell whose PATH has the
+virtualenv (as after `source .venv/bin/activate`), writes the platform's files; the hook
+commands are read back from those files exactly as written; each golden payload of that
+platform goes through its command in a real shell whose environment has no virtualenv at all
+(a minimal PATH, as an agent started from a desktop has), and the answer must be the one the
+hooks library gives for that payload.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -26,20 +30,17 @@ PLATFORMS = {
     "kiro": "kiro",
     "opencode": "opencode",
 }
-COMMAND = re.compile(r"capy hook --platform (?P<platform>[\w.-]+) (?P<event>[\w.-]+)")
-# OpenCode has no command hooks: its plugin runs capy with an argv array.
-PLUGIN_ARGV = re.compile(
-    r'"hook",\s*"--platform",\s*"(?P<platform>[\w.-]+)",\s*"(?P<event>[\w.-]+)"'
-)
+COMMAND = re.compile(r"hook --platform (?P<platform>[\w.-]+) (?P<event>[\w.-]+)$")
+CLEAN_PATH = "/usr/bin:/bin"  # no virtualenv: what an agent started outside it has
+BIN_DIR = Path(sys.executable).parent  # where the installed `capy` script lives
 
 
-def _environment(home: Path) -> dict[str, str]:
-    bin_dir = str(Path(sys.executable).parent)  # where the installed `capy` script lives
+def _environment(home: Path, path: str = CLEAN_PATH) -> dict[str, str]:
     return {
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "PATH": path,
     }
 
 
@@ -53,22 +54,45 @@ def _fresh_home(home: Path, rules_cache_file: Path) -> dict[str, str]:
     return environment
 
 
-def _registered(project: Path) -> set[tuple[str, str]]:
-    """(platform, event) of every capy hook command written anywhere in the project."""
-    found = set()
-    for path in project.rglob("*"):
-        if path.is_file() and ".git" not in path.parts:
+def _registered(*roots: Path) -> dict[tuple[str, str], str]:
+    """(platform, event) -> the command line of every capy hook written under `roots`."""
+    import shlex
+
+    from capy.setup.plan import plugin_commands
+
+    found = {}
+    for root in roots:
+        for path in root.rglob("*"):
+            if not path.is_file() or ".git" in path.parts or ".local" in path.parts:
+                continue
             text = path.read_text(encoding="utf-8", errors="replace")
-            for pattern in (COMMAND, PLUGIN_ARGV):
-                found.update((m["platform"], m["event"]) for m in pattern.finditer(text))
+            if path.suffix == ".js":  # OpenCode's plugin runs capy with an argv array
+                commands = [shlex.join(argv) for argv in (plugin_commands(text) or {}).values()]
+            else:
+                commands = list(_strings(json.loads(text))) if path.suffix == ".json" else []
+            for command in commands:
+                match = COMMAND.search(command)
+                if match:
+                    found[(match["platform"], match["event"])] = command
     return found
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 @pytest.mark.parametrize("setup_key", sorted(PLATFORMS))
 def test_setup_then_every_registered_hook_answers_as_documented(
     setup_key, tmp_path, monkeypatch, rules_cache_file
 ):
-    if shutil.which("capy", path=str(Path(sys.executable).parent)) is None:
+    if shutil.which("capy", path=str(BIN_DIR)) is None:
         pytest.skip("the capy console script is not installed beside this Python")
     from capy.hooks import handle
 
@@ -76,15 +100,16 @@ def test_setup_then_every_registered_hook_answers_as_documented(
     (project / ".git").mkdir(parents=True)
     setup_home = tmp_path / "setup-home"
     completed = subprocess.run(
-        [sys.executable, "-m", "capy", "setup", "--platform", setup_key],
+        f"capy setup --platform {setup_key}",
+        shell=True,
         cwd=project,
-        env=_environment(setup_home),
+        env=_environment(setup_home, f"{BIN_DIR}:{CLEAN_PATH}"),  # the activated virtualenv
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert completed.returncode == 0, completed.stderr
-    registered = _registered(project)
+    registered = _registered(project, setup_home)
     platform = PLATFORMS[setup_key]
     assert registered and {key for key, _ in registered} == {platform}
 
@@ -97,7 +122,7 @@ def test_setup_then_every_registered_hook_answers_as_documented(
         payload = payload_file.read_bytes()
         # Each side gets a fresh home, so once-per-session state starts equal on both.
         run = subprocess.run(
-            f"capy hook --platform {platform} {event}",
+            registered[(platform, event)],  # as written, run by a shell without the virtualenv
             shell=True,
             input=payload,
             cwd=project,

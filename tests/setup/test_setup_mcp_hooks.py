@@ -50,8 +50,10 @@ def _capy_handlers(hooks: dict) -> dict[str, list[tuple[str | None, dict]]]:
     return found
 
 
-def test_mcp_hooks_write_one_tool_call_per_matcher_for_tool_events_only(workspace, run_setup):
-    code, out, err = run_setup("--mcp-hooks")
+def test_mcp_hooks_write_one_tool_call_per_matcher_for_tool_events_only(
+    workspace, run_shared_setup
+):
+    code, out, err = run_shared_setup("--mcp-hooks")
     assert (code, err) == (0, "")
     assert "note: PreToolUse and PostToolUse now call capy's MCP tool `capy_hook`" in out
     spec = _mcp_spec()
@@ -77,21 +79,21 @@ def test_mcp_hooks_write_one_tool_call_per_matcher_for_tool_events_only(workspac
     )
 
 
-def test_mcp_hooks_second_run_changes_nothing(workspace, run_setup):
+def test_mcp_hooks_second_run_changes_nothing(workspace, run_shared_setup):
     workspace.write(SETTINGS, USER_HOOKS)
-    assert run_setup("--mcp-hooks")[0] == 0
+    assert run_shared_setup("--mcp-hooks")[0] == 0
     before = workspace.files()
-    code, out, _ = run_setup("--mcp-hooks")
+    code, out, _ = run_shared_setup("--mcp-hooks")
     assert code == 0 and "nothing to change" in out
     assert workspace.files() == before
-    assert run_setup("--mcp-hooks", "--dry-run")[1].startswith("nothing to change")
+    assert run_shared_setup("--mcp-hooks", "--dry-run")[1].startswith("nothing to change")
 
 
-def test_undo_removes_exactly_capys_entries_and_keeps_the_users(workspace, run_setup):
+def test_undo_removes_exactly_capys_entries_and_keeps_the_users(workspace, run_shared_setup):
     original = workspace.write(SETTINGS, USER_HOOKS).read_bytes()
-    assert run_setup("--mcp-hooks")[0] == 0
+    assert run_shared_setup("--mcp-hooks")[0] == 0
     assert _capy_handlers(_hooks(workspace))
-    code, out, _ = run_setup("--undo")
+    code, out, _ = run_shared_setup("--undo")
     assert code == 0 and "removed capy from" in out
     assert json.loads((workspace.project / SETTINGS).read_bytes()) == json.loads(original)
     assert not (workspace.project / ".mcp.json").exists()
@@ -99,14 +101,14 @@ def test_undo_removes_exactly_capys_entries_and_keeps_the_users(workspace, run_s
 
 @pytest.mark.parametrize("first, second", [((), ("--mcp-hooks",)), (("--mcp-hooks",), ())])
 def test_switching_modes_replaces_capys_hooks_and_never_the_users(
-    workspace, run_setup, first, second
+    workspace, run_shared_setup, first, second
 ):
     workspace.write(SETTINGS, USER_HOOKS)
-    assert run_setup(*first)[0] == 0
-    assert run_setup(*second)[0] == 0
+    assert run_shared_setup(*first)[0] == 0
+    assert run_shared_setup(*second)[0] == 0
     switched = _hooks(workspace)
-    assert run_setup("--undo")[0] == 0  # from scratch, for comparison
-    assert run_setup(*second)[0] == 0
+    assert run_shared_setup("--undo")[0] == 0  # from scratch, for comparison
+    assert run_shared_setup(*second)[0] == 0
     assert switched == _hooks(workspace)  # the same entries as a fresh setup in that mode
     capy = _capy_handlers(switched)
     calls = [h for event in TOOL_EVENTS for _, h in capy[event] if h.get("type") == "mcp_tool"]
@@ -118,10 +120,10 @@ def test_switching_modes_replaces_capys_hooks_and_never_the_users(
 
 
 @pytest.mark.parametrize("platform", ["codex", "gemini", "cursor", "opencode"])
-def test_other_platforms_refuse_mcp_hooks_and_write_nothing(workspace, run_setup, platform):
+def test_other_platforms_refuse_mcp_hooks_and_write_nothing(workspace, run_shared_setup, platform):
     workspace.user_settings("codex")
     before = workspace.files()
-    code, out, err = run_setup("--platform", platform, "--mcp-hooks")
+    code, out, err = run_shared_setup("--platform", platform, "--mcp-hooks")
     assert code == 2 and out == ""
     assert "has no hook type that calls an MCP tool" in err and "without --mcp-hooks" in err
     assert len(err.strip().splitlines()) == 1
@@ -149,12 +151,12 @@ def _fill(template: dict[str, str], payload: dict) -> dict[str, str]:
         "PreToolUse-read.json",
     ],
 )
-def test_tool_call_answers_like_the_command_hook(workspace, run_setup, payload_name):
+def test_tool_call_answers_like_the_command_hook(workspace, run_shared_setup, payload_name):
     from capy.api.hooks import hook_reply
     from capy.api.workspace import Workspace
     from capy.hooks import handle
 
-    assert run_setup("--mcp-hooks")[0] == 0
+    assert run_shared_setup("--mcp-hooks")[0] == 0
     text = (PAYLOADS / payload_name).read_text(encoding="utf-8")
     raw = text.replace("$CWD", str(workspace.project)).encode()
     payload = json.loads(raw)
@@ -174,12 +176,12 @@ def test_tool_call_answers_like_the_command_hook(workspace, run_setup, payload_n
     assert reply.text == expected.stdout
 
 
-def test_doctor_counts_tool_call_hooks_as_registered(workspace, run_setup):
+def test_doctor_counts_tool_call_hooks_as_registered(workspace, run_shared_setup):
     from capy.config.paths import home_dir
     from capy.rules import load_rules
     from capy.setup.status import registration
 
-    assert run_setup("--mcp-hooks")[0] == 0
+    assert run_shared_setup("--mcp-hooks")[0] == 0
     pack = load_rules(workspace.project).view("platforms")
     found = registration(pack, pack.platform("claude-code"), workspace.project, home_dir())
     assert found.hooks == {SETTINGS: found.events}

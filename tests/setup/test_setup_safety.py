@@ -3,38 +3,36 @@ safely, with one sentence naming the file and nothing written anywhere."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from capy.config.paths import data_dir
 
 
-def test_dry_run_prints_the_diff_and_writes_nothing(workspace, run_setup, snapshot) -> None:
+def test_dry_run_prints_the_diff_and_writes_nothing(workspace, run_shared_setup, snapshot) -> None:
     workspace.user_settings("claude-code")
     before = workspace.files()
-    code, out, err = run_setup("--platform", "claude-code", "--dry-run")
+    code, out, err = run_shared_setup("--platform", "claude-code", "--dry-run")
     assert (code, err) == (0, "")
     assert workspace.files() == before
     assert not (data_dir() / "setup-backups").exists()
     assert out == snapshot
 
 
-def test_dry_run_of_undo_shows_the_removal(workspace, run_setup) -> None:
-    run_setup("--platform", "codex")
+def test_dry_run_of_undo_shows_the_removal(workspace, run_shared_setup) -> None:
+    run_shared_setup("--platform", "codex")
     before = workspace.files()
-    code, out, _ = run_setup("--platform", "codex", "--undo", "--dry-run")
+    code, out, _ = run_shared_setup("--platform", "codex", "--undo", "--dry-run")
     assert code == 0
     assert "-[mcp_servers.capy]" in out
     assert '-            "command": "capy hook --platform codex PreToolUse"' in out
     assert workspace.files() == before
 
 
-def test_a_backup_of_each_changed_file_is_written_first(workspace, run_setup) -> None:
+def test_a_backup_of_each_changed_file_is_written_first(workspace, run_shared_setup) -> None:
     workspace.user_settings("gemini-cli")
     settings = workspace.project / ".gemini/settings.json"
     original = settings.read_bytes()
-    code, out, _ = run_setup("--platform", "gemini-cli")
+    code, out, _ = run_shared_setup("--platform", "gemini-cli")
     assert code == 0
     backups = list((data_dir() / "setup-backups").rglob("settings.json"))
     assert [backup.read_bytes() for backup in backups] == [original]
@@ -64,11 +62,11 @@ def test_a_backup_of_each_changed_file_is_written_first(workspace, run_setup) ->
     ],
 )
 def test_a_file_capy_cannot_edit_safely_stops_everything(
-    workspace, run_setup, snapshot, platform, relative, text
+    workspace, run_shared_setup, snapshot, platform, relative, text
 ) -> None:
     workspace.write(relative, text)
     before = workspace.files()
-    code, out, err = run_setup("--platform", platform)
+    code, out, err = run_shared_setup("--platform", platform)
     assert code == 2
     assert out == ""
     assert relative in err
@@ -77,18 +75,22 @@ def test_a_file_capy_cannot_edit_safely_stops_everything(
     assert workspace.normalise(err) == snapshot
 
 
-def test_jsonc_without_comments_is_merged(workspace, run_setup) -> None:
+def test_jsonc_without_comments_is_merged(workspace, run_shared_setup) -> None:
     workspace.write(
         ".vscode/mcp.json", '{\n  "servers": {\n    "fs": {"command": "fs-mcp"},\n  },\n}\n'
     )
-    assert run_setup("--platform", "vscode")[0] == 0
-    servers = json.loads((workspace.project / ".vscode/mcp.json").read_text())["servers"]
+    assert run_shared_setup("--platform", "vscode")[0] == 0
+    from capy.setup.documents import parse_json
+
+    text = (workspace.project / ".vscode/mcp.json").read_text()
+    assert text.startswith('{\n  "servers": {\n    "fs": {"command": "fs-mcp"},\n')
+    servers = parse_json(text, "mcp.json", jsonc=True)["servers"]
     assert servers["capy"] == {"type": "stdio", "command": "capy", "args": ["serve"]}
     assert servers["fs"] == {"command": "fs-mcp"}
 
 
-def test_unknown_platform_names_the_choices(run_setup) -> None:
-    code, _, err = run_setup("--platform", "emacs")
+def test_unknown_platform_names_the_choices(run_shared_setup) -> None:
+    code, _, err = run_shared_setup("--platform", "emacs")
     assert code == 2
     assert err.startswith("capy: unknown platform 'emacs'; choose one of: claude-code, codex")
 
@@ -108,12 +110,19 @@ def test_a_platform_whose_layout_the_pack_does_not_give_is_refused(workspace) ->
     with pytest.raises(
         SetupError, match=r"does not say how Cursor's \.cursor/hooks\.json is laid out"
     ):
-        plan_setup(pack, unknown, project_dir=workspace.project, home=home_dir())
+        plan_setup(
+            pack,
+            unknown,
+            project_dir=workspace.project,
+            home=home_dir(),
+            launcher=["capy"],
+            scope="project",
+        )
     assert workspace.files() == {}
 
 
-def test_global_scope_without_a_user_file_says_so(workspace, run_setup) -> None:
-    code, out, _ = run_setup("--platform", "vscode", "--global")
+def test_global_scope_without_a_user_file_says_so(workspace, run_shared_setup) -> None:
+    code, out, _ = run_shared_setup("--platform", "vscode", "--global")
     assert code == 0
     assert "note: VS Code Copilot has no user-scope file for its MCP server in the pack" in out
     assert list(workspace.files()) == ["home/.copilot/hooks/capy.json"]

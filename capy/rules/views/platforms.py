@@ -95,9 +95,12 @@ class HookOutput(_Frozen):
         return self.context is not None and event in self.context.events
 
 
+PROJECT_STEP = "{project}"  # a key step that stands for the project's absolute path
+
+
 class ConfigFile(_Frozen):
     path: str
-    scope: Literal["project", "user"]
+    scope: Literal["project", "local", "user"]
     format: Literal["json", "jsonc", "toml", "js"]
     key: str | None = None
     note: str | None = None
@@ -106,6 +109,12 @@ class ConfigFile(_Frozen):
     command_style: Literal["string", "split", "list"] | None = None
     entry: dict[str, str | bool | int] = Field(default_factory=dict)
     scaffold: dict[str, Any] = Field(default_factory=dict)
+
+    def key_steps(self, project_dir: Any) -> list[str]:
+        """The steps of `key`, with a `{project}` step made the project's absolute path (kept
+        whole, dots and all)."""
+        steps = (self.key or "").split(".") if self.key else []
+        return [str(project_dir) if step == PROJECT_STEP else step for step in steps]
 
 
 class PermissionFile(_Frozen):
@@ -135,6 +144,7 @@ class McpHooks(_Frozen):
     entry: dict[str, str | bool | int] = Field(default_factory=dict)
     input: dict[str, str]
     matchers: tuple[McpHookMatcher, ...]
+    server_args: tuple[str, ...] = ()
     note: str | None = None
 
 
@@ -212,6 +222,8 @@ class McpServer(_Frozen):
 class PlatformsPack(PackView):
     hook_command: str
     mcp_server: McpServer | None = None
+    local_fallback_scope: Literal["project", "user"] = "user"
+    probe_environment: dict[str, str] = Field(default_factory=dict)
     platforms: tuple[Platform, ...]
 
     @field_validator("platforms", mode="after")
@@ -234,12 +246,15 @@ class PlatformsPack(PackView):
             known = ", ".join(self._by_key)
             raise KeyError(f"unknown platform {key!r}; known platforms: {known}") from None
 
-    def hook_command_for(self, key: str, event: CanonicalEvent) -> str | None:
-        """The command an installer registers for one event, or None if the platform lacks it."""
+    def hook_command_for(
+        self, key: str, event: CanonicalEvent, *, capy: str = "capy"
+    ) -> str | None:
+        """The command an installer registers for one event, or None if the platform lacks it;
+        `capy` is the program that starts capy, already quoted for a shell."""
         native = self.platform(key).native_event(event)
         if native is None:
             return None
-        return self.hook_command.format(platform=key, event=native)
+        return self.hook_command.format(capy=capy, platform=key, event=native)
 
 
 VIEW = PlatformsPack
