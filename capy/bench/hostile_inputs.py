@@ -1,0 +1,485 @@
+"""Bad inputs tried / tracebacks / "internal error" replies / hangs.
+
+A corpus of hostile inputs, each given to a real capy process (CLI or hook subprocess with its
+address space capped, or a real MCP stdio session) under a deadline: device files and FIFOs as
+paths, rule overlays built to stall a parser or a regex, broken stores and data folders, a
+transcript line nested 100,000 deep, malformed hook payloads, wrong types to every MCP tool.
+A run past its deadline is a hang (and is killed); a reply holding a Python traceback or
+"internal error" counts as such. Each case is (family, name, runner); runners return Outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from capy.bench.hostile_common import (
+    INTERNAL_ERROR,
+    TRACEBACK,
+    Outcome,
+    Scratch,
+    capy_command,
+    mcp_session,
+    reply_text,
+    run_process,
+    write_transcript,
+)
+
+HOOK_PAYLOADS = (b'{"not json', b"", b"[]", b"null", b'{"hook_event_name": 5, "cwd": []}')
+BACKTRACKING_INPUT = "a" * 32 + "!"
+PARALLEL_CASES = 3
+
+
+@dataclass(frozen=True)
+class Case:
+    group: str
+    name: str
+    run: Callable[[], Outcome]
+
+
+def _cli(scratch: Scratch, *args: str, stdin: bytes | None = None, deadline: float, env=None):
+    return lambda: run_process(
+        capy_command(*args),
+        env=env or scratch.env,
+        cwd=scratch.project,
+        stdin=stdin,
+        deadline=deadline,
+    )
+
+
+def _fifo(scratch: Scratch) -> Path:
+    path = scratch.root / "inputs" / "a-fifo"
+    if not path.exists():
+        os.mkfifo(path)
+    return path
+
+
+def release_fifo(path: Path) -> None:
+    """Give a reader still blocked on the FIFO its end of file, so no thread waits forever."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return  # no reader left
+    os.close(fd)
+
+
+# ---- overlays that should not stall anything -------------------------------------------------
+
+
+def _overlay_header(name: str, extends: str) -> str:
+    return (
+        f"pack: {name}\nschema: overlay.v1\nversion: 1.0.0\n"
+        f"description: A hostile overlay from capy bench hostile.\n"
+        f'requires: ">=0.1"\nextends: {extends}\n'
+    )
+
+
+def billion_laughs() -> str:
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, 10):
+        lines.append(f"l{level}: &l{level} [" + ",".join([f"*l{level - 1}"] * 9) + "]")
+    return (
+        _overlay_header("laughs", "chunking")
+        + "patch:\n  laughs:\n"
+        + "".join(f"    {line}\n" for line in lines)
+    )
+
+
+def comment_flood(megabytes: int = 10) -> str:
+    line = "# " + "padding " * 12 + "\n"
+    return _overlay_header("flood", "chunking") + line * (megabytes * 1024 * 1024 // len(line))
+
+
+def backtracking_detector() -> str:
+    return _overlay_header("backtrack", "secrets") + (
+        "patch:\n  detectors:\n"
+        "    - id: backtrack.nested-quantifier\n      status: active\n"
+        '      since: "0.1.0"\n      description: "A pattern with nested quantifiers."\n'
+        "      kind: secret\n      keywords: [aaaa]\n      pattern: '(a+)+$'\n"
+        "      examples:\n        match: ['aaaa']\n        no_match: ['bbbb']\n"
+    )
+
+
+def _overlay_cases(scratch: Scratch, deadline: float) -> list[Case]:
+    cases = []
+    for name, text in (
+        ("billion-laughs YAML", billion_laughs),
+        ("10 MB comment file", comment_flood),
+        ("backtracking regex", backtracking_detector),
+    ):
+        project = scratch.root / f"overlay-{secrets.token_hex(3)}"
+        rules = project / ".capy" / "rules"
+        rules.mkdir(parents=True)
+        (project / ".git").mkdir()
+        (rules / "hostile.yaml").write_text(text(), encoding="utf-8")
+        payload = json.dumps(
+            {
+                "session_id": "hostile",
+                "cwd": str(project),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "ls"},
+            }
+        ).encode()
+        runs = (
+            ("rules validate", ["rules", "validate"], None),
+            ("hook PreToolUse", ["hook", "PreToolUse"], payload),
+            ("redact", ["redact", "-"], BACKTRACKING_INPUT.encode()),
+        )
+        for label, args, stdin in runs:
+            cases.append(
+                Case(
+                    "rule overlays",
+                    f"{name}: {label}",
+                    _in_project(scratch, project, args, stdin, deadline),
+                )
+            )
+    return cases
+
+
+def _in_project(scratch: Scratch, project: Path, args, stdin, deadline):
+    return lambda: run_process(
+        capy_command(*args), env=scratch.env, cwd=project, stdin=stdin, deadline=deadline
+    )
+
+
+# ---- paths, stores, data folders -------------------------------------------------------------
+
+
+def _path_cases(scratch: Scratch, deadline: float) -> list[Case]:
+    fifo = _fifo(scratch)
+    cases = []
+    for label, path in (("/dev/zero", "/dev/zero"), ("a FIFO", str(fifo))):
+        cases.append(
+            Case(
+                "paths",
+                f"capy index {label}",
+                _cli(scratch, "index", path, "--source", "p", deadline=deadline),
+            )
+        )
+        cases.append(
+            Case("paths", f"capy redact {label}", _cli(scratch, "redact", path, deadline=deadline))
+        )
+    return cases
+
+
+def _store_cases(scratch: Scratch, deadline: float) -> list[Case]:
+    inputs = scratch.root / "inputs"
+    note = inputs / "note.md"
+    note.write_text("# note\n\nThe quokka deploy runs at noon.\n", encoding="utf-8")
+    folder = inputs / "a-folder"
+    folder.mkdir()
+    damaged = inputs / "damaged.db"
+    cases = [
+        Case(
+            "stores",
+            "--db naming a folder: index",
+            _cli(scratch, "index", str(note), "--db", str(folder), deadline=deadline),
+        ),
+        Case(
+            "stores",
+            "--db naming a folder: search",
+            _cli(scratch, "search", "quokka", "--db", str(folder), deadline=deadline),
+        ),
+    ]
+
+    made = threading.Lock()
+
+    def damage_then(args: list[str]) -> Callable[[], Outcome]:
+        def run() -> Outcome:
+            with made:
+                if not damaged.exists():
+                    run_process(
+                        capy_command("index", str(note), "--db", str(damaged)),
+                        env=scratch.env,
+                        cwd=scratch.project,
+                    )
+                    _damage_page(damaged)
+            return run_process(
+                capy_command(*args, "--db", str(damaged)),
+                env=scratch.env,
+                cwd=scratch.project,
+                deadline=deadline,
+            )
+
+        return run
+
+    cases += [
+        Case("stores", "damaged page: search", damage_then(["search", "quokka"])),
+        Case("stores", "damaged page: index", damage_then(["index", str(note), "--source", "n2"])),
+    ]
+    data = scratch.root / "ro-home"
+    env = {**scratch.env, "XDG_DATA_HOME": str(data)}
+    if os.geteuid() == 0:
+        # root writes through a 0555 folder: a data "folder" that is a file stands in for it.
+        data.write_text("not a folder\n", encoding="utf-8")
+        name = "data dir is a file: index"
+    else:
+        data.mkdir()
+        data.chmod(0o555)
+        name = "read-only data dir: index"
+    cases.append(
+        Case("stores", name, _cli(scratch, "index", str(note), deadline=deadline, env=env))
+    )
+    return cases
+
+
+def _damage_page(path: Path) -> None:
+    """Overwrite the middle of the second page: past the header, inside the b-tree pages."""
+    size = path.stat().st_size
+    offset = min(4096 + 512, max(0, size - 600))
+    with path.open("r+b") as handle:
+        handle.seek(offset)
+        handle.write(os.urandom(512))
+
+
+def _transcript_cases(scratch: Scratch, deadline: float) -> list[Case]:
+    folder = scratch.root / "inputs" / "deep-transcripts"
+    deep = "[" * 100_000 + "]" * 100_000
+    write_transcript(folder, "hostile-deep", ["a quokka prompt"], extra_line=deep)
+    vault = str(scratch.root / "inputs" / "vault.db")
+    return [
+        Case(
+            "transcripts",
+            "vault import: a line nested 100,000 deep",
+            _cli(
+                scratch,
+                "vault",
+                "import",
+                "--source",
+                str(folder),
+                "--path",
+                vault,
+                deadline=deadline,
+            ),
+        ),
+    ]
+
+
+# ---- hooks -----------------------------------------------------------------------------------
+
+
+def _hook_cases(scratch: Scratch, deadline: float, quick: bool) -> list[Case]:
+    from capy.rules import load_rules
+
+    events = sorted(load_rules().view("platforms").platform("claude-code").events.values())
+    payloads = HOOK_PAYLOADS[:3] if quick else HOOK_PAYLOADS
+    cases = [
+        Case(
+            "hooks",
+            f"malformed JSON to {event}: {payload[:12]!r}",
+            _cli(
+                scratch,
+                "hook",
+                "--platform",
+                "claude-code",
+                event,
+                stdin=payload,
+                deadline=deadline,
+            ),
+        )
+        for event in events
+        for payload in payloads
+    ]
+    session = f"hostile-nul-{secrets.token_hex(3)}"
+    common = {
+        "session_id": session,
+        "cwd": str(scratch.project),
+        "transcript_path": str(scratch.root / "none.jsonl"),
+    }
+    recorded = json.dumps(
+        {
+            **common,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo a\u0000b"},
+            "tool_response": {"stdout": "a"},
+        }
+    ).encode()
+    compact = json.dumps({**common, "hook_event_name": "PreCompact", "trigger": "auto"}).encode()
+    cases += [
+        Case(
+            "hooks",
+            "NUL in a recorded command: PostToolUse",
+            _cli(scratch, "hook", "PostToolUse", stdin=recorded, deadline=deadline),
+        ),
+        Case(
+            "hooks",
+            "NUL in a recorded command: PreCompact",
+            _cli(scratch, "hook", "PreCompact", stdin=compact, deadline=deadline),
+        ),
+    ]
+    return cases
+
+
+# ---- MCP tools ---------------------------------------------------------------------------------
+
+
+def wrong_value(schema: dict) -> object:
+    """A value of a type the schema does not take."""
+    types = _types(schema)
+    if "string" not in types:
+        return "not-a-" + (sorted(types)[0] if types else "thing")
+    if "integer" not in types and "number" not in types:
+        return 12345
+    return {"unexpected": ["shape"]}
+
+
+def _types(schema: dict) -> set[str]:
+    found: set[str] = set()
+    if "type" in schema:
+        kind = schema["type"]
+        found.update(kind if isinstance(kind, list) else [kind])
+    for key in ("anyOf", "oneOf", "allOf"):
+        for option in schema.get(key, []):
+            found |= _types(option)
+    return found
+
+
+async def _mcp_wrong_types(
+    scratch: Scratch, deadline: float, only: frozenset[str] | None = None
+) -> list[tuple[str, Outcome]]:
+    import anyio
+
+    results: list[tuple[str, Outcome]] = []
+    async with mcp_session(scratch) as client:
+        tools = (await client.list_tools()).tools
+        for tool in tools:
+            if only is not None and tool.name not in only:
+                continue
+            properties = tool.input_schema.get("properties", {})
+            calls = [("no arguments", {}), ("an unknown argument", {"hostile": [1, {"x": None}]})]
+            calls += [
+                (f"{name} of a wrong type", {name: wrong_value(spec)})
+                for name, spec in properties.items()
+            ]
+            for label, arguments in calls:
+                results.append(
+                    (
+                        f"{tool.name}: {label}",
+                        await _timed_call(client, tool.name, arguments, deadline),
+                    )
+                )
+        await anyio.sleep(0)
+    return results
+
+
+async def _mcp_paths(scratch: Scratch, deadline: float) -> list[tuple[str, Outcome]]:
+    results = []
+    for label, path in (("/dev/zero", "/dev/zero"), ("a FIFO", str(_fifo(scratch)))):
+        async with mcp_session(scratch) as client:
+            outcome = await _timed_call(client, "capy_index", {"path": path}, deadline)
+            results.append((f"capy_index {label}", outcome))
+            release_fifo(_fifo(scratch))
+    return results
+
+
+async def _timed_call(client, tool: str, arguments: dict, deadline: float) -> Outcome:
+    import time
+
+    import anyio
+
+    start = time.perf_counter()
+    try:
+        with anyio.fail_after(deadline):
+            result = await client.call_tool(tool, arguments)
+        text, hung = reply_text(result), False
+    except TimeoutError:
+        text, hung = "", True
+    except Exception as error:  # the session broke: the server died or answered garbage
+        text, hung = f"{type(error).__name__}: {error}", False
+    return Outcome(text, "", None, hung, time.perf_counter() - start)
+
+
+# ---- the family ------------------------------------------------------------------------------
+
+
+def control_cases(scratch: Scratch) -> dict:
+    """A traceback and a hang the harness must count, or its zeros mean nothing."""
+    import sys
+
+    crash = run_process([sys.executable, "-c", "1 / 0"], env=scratch.env, cwd=scratch.root)
+    stall = run_process(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        env=scratch.env,
+        cwd=scratch.root,
+        deadline=1.0,
+    )
+    said = run_process(
+        [sys.executable, "-c", f"print('capy: {INTERNAL_ERROR} (X)')"],
+        env=scratch.env,
+        cwd=scratch.root,
+    )
+    return {"traceback": crash.traceback, "hang": stall.hung, "internal_error": said.internal_error}
+
+
+def run(
+    scratch: Scratch,
+    *,
+    quick: bool,
+    keep: Callable[[str], bool] | None = None,
+    mcp_tools: frozenset[str] | None = None,
+) -> dict:
+    """Every case (or those whose name `keep` accepts), then the MCP ones: the path cases and
+    wrong types to every tool (or to `mcp_tools`; an empty set skips MCP)."""
+    import anyio
+
+    (scratch.root / "inputs").mkdir(exist_ok=True)
+    # The issue's hangs ran past 60 s; a quick run calls 10 s a hang (a cold capy start under
+    # load takes 1-2 s), and runs a few cases at once, most of a hang's time being waiting.
+    deadline = 10.0 if quick else 60.0
+    cases = [
+        case for case in all_cases(scratch, deadline, quick) if keep is None or keep(case.name)
+    ]
+    results: list[tuple[str, str, Outcome]] = []
+    try:
+        with ThreadPoolExecutor(max_workers=PARALLEL_CASES) as pool:
+            outcomes = list(pool.map(lambda case: case.run(), cases))
+        results += [(c.group, c.name, o) for c, o in zip(cases, outcomes, strict=True)]
+        release_fifo(_fifo(scratch))
+        if mcp_tools is None:
+            for name, outcome in anyio.run(_mcp_paths, scratch, deadline):
+                results.append(("MCP paths", name, outcome))
+        if mcp_tools is None or mcp_tools:
+            for name, outcome in anyio.run(_mcp_wrong_types, scratch, deadline, mcp_tools):
+                results.append(("MCP wrong types", name, outcome))
+    finally:
+        release_fifo(_fifo(scratch))
+    return _report(results, control_cases(scratch))
+
+
+def all_cases(scratch: Scratch, deadline: float, quick: bool) -> list[Case]:
+    return (
+        _path_cases(scratch, deadline)
+        + _overlay_cases(scratch, deadline)
+        + _store_cases(scratch, deadline)
+        + _transcript_cases(scratch, deadline)
+        + _hook_cases(scratch, deadline, quick)
+    )
+
+
+def _report(results: list[tuple[str, str, Outcome]], control: dict) -> dict:
+    groups: dict[str, dict] = {}
+    bad = []
+    for group, name, outcome in results:
+        row = groups.setdefault(
+            group, {"group": group, "tried": 0, "tracebacks": 0, "internal_errors": 0, "hangs": 0}
+        )
+        row["tried"] += 1
+        row["tracebacks"] += outcome.traceback
+        row["internal_errors"] += outcome.internal_error
+        row["hangs"] += outcome.hung
+        if outcome.traceback or outcome.internal_error or outcome.hung:
+            why = "hang" if outcome.hung else TRACEBACK if outcome.traceback else INTERNAL_ERROR
+            bad.append({"case": name, "why": why.split(" (")[0].lower()})
+    totals = {
+        key: sum(row[key] for row in groups.values())
+        for key in ("tried", "tracebacks", "internal_errors", "hangs")
+    }
+    return {**totals, "rows": list(groups.values()), "bad": bad, "control_seen": control}
