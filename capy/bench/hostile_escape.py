@@ -194,10 +194,15 @@ def tagged_alive(pid: int, tag: str) -> bool:
 
 
 def kill_survivor(planted: Planted) -> None:
+    """SIGKILL a survivor that is still ours, and wait (briefly) until it is gone."""
     pid = planted.pid()
-    if pid is not None and tagged_alive(pid, planted.tag):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    if pid is None or not tagged_alive(pid, planted.tag):
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 2
+    while tagged_alive(pid, planted.tag) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def tools_available() -> dict[str, str | None]:
