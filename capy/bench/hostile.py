@@ -73,6 +73,7 @@ BAD_COUNTS = (
     ("inputs", "tracebacks", "bad inputs answered with a traceback"),
     ("inputs", "internal_errors", 'bad inputs answered "internal error"'),
     ("inputs", "hangs", "bad inputs that hung"),
+    ("inputs", "work_lost", "bad inputs that lost the user's work"),
     ("ssrf", "reached", "SSRF forms that reached loopback"),
     ("crash", "damaged", "kill -9 runs that damaged the store"),
 )

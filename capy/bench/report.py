@@ -316,11 +316,12 @@ def hostile_tables(report: dict) -> list[Table]:
             ("bad inputs tried / tracebacks", "tracebacks"),
             ('bad inputs tried / "internal error"', "internal_errors"),
             ("bad inputs tried / hangs", "hangs"),
+            ("bad inputs tried / work lost", "work_lost"),
         ):
             summary.rows.append((label, str(inputs["tried"]), str(inputs[key]), "0"))
         detail = Table(
             "bad inputs by group",
-            ("group", "tried", "tracebacks", "internal error", "hangs"),
+            ("group", "tried", "tracebacks", "internal error", "hangs", "work lost"),
         )
         detail.rows.extend(
             (
@@ -329,6 +330,7 @@ def hostile_tables(report: dict) -> list[Table]:
                 str(row["tracebacks"]),
                 str(row["internal_errors"]),
                 str(row["hangs"]),
+                str(row["work_lost"]),
             )
             for row in inputs["rows"]
         )
