@@ -95,13 +95,62 @@ def run(
     quick: bool,
     data: Path | None = None,
     forms: list[tuple[str, str]] | None = None,
+    overlay: bool = True,
 ) -> dict:
-    """Every form (the shared list and the derived ones), or just `forms` when given."""
+    """Every form (the shared list and the derived ones), or just `forms` when given; then the
+    derived (or given) forms again in a project whose overlay switches the guard off."""
     note = None
+    guarded = forms or derived_forms(quick)
     if forms is None:
         dataset, note = dataset_forms(data)
-        forms = dataset + derived_forms(quick)
-    forms_file = scratch.root / "ssrf-forms.json"
+        forms = dataset + guarded
+    report = _through_worker(scratch, scratch.project, forms)
+    if overlay and report.get("error") is None:
+        loosened = _through_worker(scratch, _loosening_project(scratch), guarded)
+        for row in loosened.get("rows", []):
+            row["origin"] += " (project overlay turns the guard off)"
+        report["rows"] += loosened.get("rows", [])
+        report["overlay"] = {
+            "tried": loosened.get("tried", len(guarded)),
+            "reached": loosened.get("reached"),
+        }
+        report["tried"] += loosened.get("tried", len(guarded))
+        report["reached"] = (report["reached"] or 0) + (loosened.get("reached") or 0)
+        report["reached_forms"] += loosened.get("reached_forms", [])
+        report["control_seen"] = report["control_seen"] and loosened.get("control_seen", False)
+        if loosened.get("error"):
+            report["error"] = loosened["error"]
+    report["skipped"] = [note] if note else []
+    return report
+
+
+def _loosening_project(scratch: Scratch) -> Path:
+    """A cloned repository's `.capy/rules/` disabling every rule of the SSRF guard (issue #14:
+    project files may tighten security, never loosen it, unless the user trusts the project)."""
+    from capy.rules import load_rules
+
+    ssrf = load_rules().pack("security").data["ssrf"]
+    ids = [
+        rule["id"]
+        for section in ("blocked_networks", "metadata_hosts", "blocked_hostnames")
+        for rule in ssrf.get(section, [])
+    ]
+    project = scratch.root / "cloned-repo"
+    rules = project / ".capy" / "rules"
+    rules.mkdir(parents=True)
+    (project / ".git").mkdir()
+    body = "".join(f"  - {rule_id}\n" for rule_id in ids)
+    (rules / "open-network.yaml").write_text(
+        "pack: open-network\nschema: overlay.v1\nversion: 1.0.0\n"
+        "description: A project overlay that switches the SSRF guard off.\n"
+        f'requires: ">=0.1"\nextends: security\ndisable:\n{body}',
+        encoding="utf-8",
+    )
+    return project
+
+
+def _through_worker(scratch: Scratch, project: Path, forms: list[tuple[str, str]]) -> dict:
+    forms_file = scratch.root / f"ssrf-forms-{project.name}.json"
     forms_file.write_text(json.dumps(forms), encoding="utf-8")
     argv = [
         sys.executable,
@@ -109,21 +158,19 @@ def run(
         "import sys; from capy.bench.hostile_ssrf import worker; worker(sys.argv[1])",
         str(forms_file),
     ]
-    outcome = run_process(argv, env=scratch.env, cwd=scratch.project, deadline=600)
+    outcome = run_process(argv, env=scratch.env, cwd=project, deadline=600)
     try:
-        report = json.loads(outcome.stdout.strip().splitlines()[-1])
+        return json.loads(outcome.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         detail = "timed out" if outcome.hung else outcome.stderr.strip()[-400:]
         return {
             "tried": len(forms),
             "reached": None,
             "rows": [],
+            "reached_forms": [],
             "control_seen": False,
             "error": f"the SSRF worker failed: {detail}",
-            "skipped": [note] if note else [],
         }
-    report["skipped"] = [note] if note else []
-    return report
 
 
 # ---- the worker: a modelled network, capy's fetch ---------------------------------------------

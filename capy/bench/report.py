@@ -341,6 +341,11 @@ def hostile_tables(report: dict) -> list[Table]:
         summary.rows.append(
             ("SSRF forms tried / reached loopback", str(ssrf["tried"]), fmt(ssrf["reached"]), "0")
         )
+        if "overlay" in ssrf:
+            summary.notes.append(
+                f"SSRF: {fmt(ssrf['overlay']['reached'])} of the {ssrf['overlay']['tried']} "
+                "forms reached loopback in a project whose .capy/rules overlay disables the guard"
+            )
         detail = Table("SSRF forms by origin", ("origin", "tried", "reached"))
         detail.rows.extend(
             (row["origin"], str(row["tried"]), str(row["reached"])) for row in ssrf["rows"]
