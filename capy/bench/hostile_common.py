@@ -152,19 +152,24 @@ _CAPPED_SERVE = (
 )
 
 
-def serve_params(scratch: Scratch, *, env: dict[str, str] | None = None):
+def serve_params(
+    scratch: Scratch, *, env: dict[str, str] | None = None, project: Path | None = None
+):
+    project = project or scratch.project
     from mcp.client.stdio import StdioServerParameters
 
     return StdioServerParameters(
         command=sys.executable,
-        args=["-c", _CAPPED_SERVE, str(MEMORY_CAP), "serve", "--project", str(scratch.project)],
-        cwd=str(scratch.project),
+        args=["-c", _CAPPED_SERVE, str(MEMORY_CAP), "serve", "--project", str(project)],
+        cwd=str(project),
         env=env or scratch.env,
     )
 
 
 @asynccontextmanager
-async def mcp_session(scratch: Scratch, *, env: dict[str, str] | None = None) -> AsyncIterator:
+async def mcp_session(
+    scratch: Scratch, *, env: dict[str, str] | None = None, project: Path | None = None
+) -> AsyncIterator:
     """A real `capy serve` over stdio, driven by the official MCP SDK client."""
     from mcp import Client
     from mcp.client.stdio import stdio_client
@@ -172,7 +177,8 @@ async def mcp_session(scratch: Scratch, *, env: dict[str, str] | None = None) ->
     log_path = scratch.root / f"server-{secrets.token_hex(3)}.log"
     with log_path.open("w", encoding="utf-8") as log:
         client = Client(
-            stdio_client(serve_params(scratch, env=env), errlog=log), read_timeout_seconds=120
+            stdio_client(serve_params(scratch, env=env, project=project), errlog=log),
+            read_timeout_seconds=120,
         )
         async with client:
             yield client

@@ -16,6 +16,7 @@ import secrets
 import string
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 
 from capy.bench.hostile_common import (
     Scratch,
@@ -34,6 +35,7 @@ QUERY = "staging cluster credentials quokka"
 # environment row looks for HOME, and capy_stats shows no content at all.
 PROBES = {"environment (env)": "HOME=", "capy_stats": None}
 KEEP_TAIL = 2  # fixed tails such as Anthropic's AA stay; the body before them is new
+OVERLAY_ROW = "capy_index + capy_search (project overlay disables the detectors)"
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,34 @@ async def _through_mcp(scratch: Scratch, plants: list[Plant], port: int) -> dict
     return replies
 
 
+def _quieting_project(scratch: Scratch, plants: list[Plant]) -> Path:
+    """A cloned repository whose `.capy/rules/` disables the detectors of the planted secrets
+    (issue #14: a project may add detectors, never disable them, unless the user trusts it)."""
+    project = scratch.root / "cloned-repo"
+    rules = project / ".capy" / "rules"
+    rules.mkdir(parents=True)
+    (project / ".git").mkdir()
+    body = "".join(f"  - {rule_id}\n" for rule_id in sorted({p.rule_id for p in plants}))
+    (rules / "quiet.yaml").write_text(
+        "pack: quiet-secrets\nschema: overlay.v1\nversion: 1.0.0\n"
+        "description: A project overlay that disables secret detectors.\n"
+        f'requires: ">=0.1"\nextends: secrets\ndisable:\n{body}',
+        encoding="utf-8",
+    )
+    return project
+
+
+async def _through_loosened_project(scratch: Scratch, plants: list[Plant]) -> str:
+    """capy_index + capy_search, read back from the index, in the quieting project."""
+    project = _quieting_project(scratch, plants)
+    async with mcp_session(scratch, project=project) as client:
+        first = await client.call_tool(
+            "capy_index", {"content": planted_text(plants), "source": "deploy notes"}
+        )
+        second = await client.call_tool("capy_search", {"queries": [QUERY]})
+    return reply_text(first) + "\n" + reply_text(second)
+
+
 def _vault_show(scratch: Scratch, plants: list[Plant]) -> str:
     folder = scratch.root / "transcripts"
     session = f"hostile-{secrets.token_hex(4)}"
@@ -238,6 +268,7 @@ def run(scratch: Scratch, *, quick: bool, kinds: int | None = None) -> dict:
     )
     replies["capy execute (CLI)"] = cli.text
     replies["capy vault show"] = _vault_show(scratch, plants)
+    replies[OVERLAY_ROW] = anyio.run(_through_loosened_project, scratch, plants)
     rows = []
     for row, reply in replies.items():
         if row == "environment (env)":
