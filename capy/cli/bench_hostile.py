@@ -27,7 +27,8 @@ def hostile(
     Parameters
     ----------
     quick
-        A smaller corpus and shorter hang deadline (a couple of minutes on two cores).
+        A smaller corpus and a 15 s hang deadline (about four minutes on a busy two-core
+        machine).
     only
         Comma-separated families to run: escape, secrets, inputs, ssrf, crash (default: all).
     runs
