@@ -165,7 +165,7 @@ class Planted:
 
     attempt: str
     path: str  # "library", "cli", "mcp"
-    mode: str  # "returns" or "timeout"
+    mode: str  # "returns", "timeout", or how an MCP call was ended early (ENDED_EARLY_MODES)
     pidfile: Path
     tag: str
     after_call: bool | None = None
@@ -247,7 +247,8 @@ def plan(
 
 def _wait_for(language: str, pidfile: Path, mode: str) -> str:
     """Code that waits for the survivor's pid file, then returns or outstays the timeout."""
-    linger = CALL_TIMEOUT * 10 if mode == "timeout" else 0
+    # Every mode but "returns" outstays its end: a timeout, a cancellation, the server's exit.
+    linger = 0 if mode == "returns" else CALL_TIMEOUT * 10
     if language == "shell":
         text = f"n=0; while [ ! -s '{pidfile}' ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n+1)); done"
         return text + (f"\nsleep {linger}" if linger else "")
@@ -407,6 +408,27 @@ def _shedding_marker() -> tuple[Attempt, ...]:
 Selection = list[tuple[str, str, tuple[Attempt, ...]]]  # (path, mode, attempts)
 
 
+# MCP calls ended early (hostile_cancel): a plain child, and children that leave the session.
+ENDED_EARLY = ("sh: background &", "sh: setsid + forged marker", "python: forged marker + setsid")
+ENDED_EARLY_MODES = ("cancelled", "client-gone", "SIGTERM")
+
+
+def _ended_early() -> tuple[Attempt, ...]:
+    return tuple(a for a in ATTEMPTS if a.name in ENDED_EARLY)
+
+
+def _runner(path: str, mode: str):
+    if path == "mcp" and mode in ENDED_EARLY_MODES:
+        from capy.bench import hostile_cancel
+
+        return {
+            "cancelled": hostile_cancel.via_cancel,
+            "client-gone": hostile_cancel.via_client_gone,
+            "SIGTERM": hostile_cancel.via_sigterm,
+        }[mode]
+    return {"library": via_library, "cli": via_cli, "mcp": via_mcp}[path]
+
+
 def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) -> dict:
     folder = scratch.root / "escape"
     folder.mkdir()
@@ -418,13 +440,14 @@ def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) ->
     ]
     if not quick and selection is None:
         runs += [("cli", "timeout", ATTEMPTS), ("mcp", "timeout", ATTEMPTS)]
+    if selection is None:
+        runs += [("mcp", mode, _ended_early()) for mode in ENDED_EARLY_MODES]
     launched: list[Planted] = []
-    runners = {"library": via_library, "cli": via_cli, "mcp": via_mcp}
     try:
         for path, mode, attempts in runs:
             planned = plan(folder, path, mode, attempts)
             launched.extend(p for p, _, _ in planned)
-            runners[path](scratch, planned)
+            _runner(path, mode)(scratch, planned)
         control = control_survivor(folder)
     finally:
         for planted in launched:

@@ -54,6 +54,18 @@ def test_escape_slice_sees_a_survivor_and_kills_every_one(place) -> None:
     expect_zero(report["survived"])
 
 
+def test_cancelled_mcp_call_is_counted_when_its_child_lives_on(place) -> None:
+    """notifications/cancelled through the SDK client, then a grace: a live child counts."""
+    picked = _attempts("sh: background &")
+    report = hostile_escape.run(place, quick=True, selection=[("mcp", "cancelled", picked)])
+    assert report["control_seen"] is True
+    assert report["tried"] == 1 and report["never_started"] == 0, report
+    assert [row["mode"] for row in report["rows"]] == ["cancelled"]
+    for pidfile in (place.root / "escape").glob("*.pid"):
+        assert not hostile_escape.tagged_alive(int(pidfile.read_text()), hostile_escape.TAG)
+    expect_zero(report["survived"])
+
+
 def test_secret_plants_are_fresh_and_still_detected() -> None:
     from capy.security.redaction import redact
 
