@@ -256,6 +256,13 @@ def write_transcript(
     return path
 
 
+def settled(path: Path, seconds: float = 7200) -> Path:
+    """Date a transcript `seconds` back, so `capy sweep` takes it as finished, not live."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+    return path
+
+
 @contextmanager
 def loopback_server(handler, host: str = "127.0.0.1") -> Iterator[int]:
     """Serve `handler` on a loopback address at a free port (yielded) until the block ends."""

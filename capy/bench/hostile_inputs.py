@@ -28,6 +28,7 @@ from capy.bench.hostile_common import (
     mcp_session,
     reply_text,
     run_process,
+    settled,
     write_transcript,
 )
 
@@ -258,7 +259,8 @@ def _damage_page(path: Path) -> None:
 def _transcript_cases(scratch: Scratch, deadline: float) -> list[Case]:
     folder = scratch.root / "inputs" / "deep-transcripts"
     deep = "[" * 100_000 + "]" * 100_000
-    write_transcript(folder, "hostile-deep", ["a quokka prompt"], extra_line=deep)
+    prompts = [f"a quokka prompt {n} about the deploy and its steps" for n in range(5)]
+    settled(write_transcript(folder, "hostile-deep", prompts, extra_line=deep))
     vault = str(scratch.root / "inputs" / "vault.db")
     return [
         Case(
@@ -275,6 +277,21 @@ def _transcript_cases(scratch: Scratch, deadline: float) -> list[Case]:
                 deadline=deadline,
             ),
             lost=lambda outcome: re.search(r"archived 0 of [1-9]", outcome.text) is not None,
+        ),
+        Case(
+            "transcripts",
+            "sweep: a line nested 100,000 deep",
+            _cli(
+                scratch,
+                "sweep",
+                "--source",
+                str(folder),
+                "--db",
+                str(scratch.root / "inputs" / "swept.db"),
+                deadline=deadline,
+            ),
+            # The session's other lines are the work: a failed session indexed none of them.
+            lost=lambda outcome: re.search(r"\b[1-9][0-9]* failed", outcome.text) is not None,
         ),
     ]
 
@@ -466,9 +483,8 @@ def run(
     # The issue's hangs ran past 60 s; a quick run calls 15 s a hang (a cold capy start under
     # load takes 1-2 s), and runs a few cases at once, most of a hang's time being waiting.
     deadline = 15.0 if quick else 60.0
-    cases = [
-        case for case in all_cases(scratch, deadline, quick) if keep is None or keep(case.name)
-    ]
+    every, skipped = all_cases(scratch, deadline, quick)
+    cases = [case for case in every if keep is None or keep(case.name)]
     results: list[tuple[str, str, Outcome]] = []
     lost: set[str] = set()
     try:
@@ -489,17 +505,23 @@ def run(
                 results.append(("MCP wrong types", name, outcome))
     finally:
         release_fifo(_fifo(scratch))
-    return _report(results, lost, control_cases(scratch))
+    return {**_report(results, lost, control_cases(scratch)), "skipped": skipped}
 
 
-def all_cases(scratch: Scratch, deadline: float, quick: bool) -> list[Case]:
-    return (
+def all_cases(scratch: Scratch, deadline: float, quick: bool) -> tuple[list[Case], list[str]]:
+    """Every CLI and hook case, and notes on those that cannot run here."""
+    from capy.bench.hostile_full_disk import full_disk_cases
+
+    full_disk, skipped = full_disk_cases(scratch, deadline, Case)
+    cases = (
         _path_cases(scratch, deadline)
         + _overlay_cases(scratch, deadline, quick)
         + _store_cases(scratch, deadline)
+        + full_disk
         + _transcript_cases(scratch, deadline)
         + _hook_cases(scratch, deadline, quick)
     )
+    return cases, skipped
 
 
 COUNTS = ("tracebacks", "internal_errors", "hangs", "work_lost")

@@ -334,6 +334,7 @@ def hostile_tables(report: dict) -> list[Table]:
             )
             for row in inputs["rows"]
         )
+        detail.notes.extend(inputs.get("skipped", []))
         detail.notes.extend(f"{bad['why']}: {bad['case']}" for bad in inputs["bad"][:40])
         tables.append(detail)
     if "ssrf" in report:

@@ -103,6 +103,19 @@ def test_inputs_slice_counts_tracebacks_errors_and_hangs(place) -> None:
     expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"])
 
 
+def test_inputs_slice_counts_a_full_disk_and_a_deep_sweep(place) -> None:
+    keep = {"full disk: index", "sweep: a line nested 100,000 deep"}
+    report = hostile_inputs.run(place, quick=True, keep=keep.__contains__, mcp_tools=frozenset())
+    groups = {row["group"]: row["tried"] for row in report["rows"]}
+    assert groups["transcripts"] == 1
+    if report["skipped"]:  # no root or no mount here: said so, not silently passed
+        assert report["skipped"][0].startswith("full disk: skipped")
+    else:
+        assert groups["stores"] == 1
+    expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"])
+    expect_zero(report["work_lost"])
+
+
 def test_hostile_overlays_are_what_they_claim() -> None:
     from ruamel.yaml import YAML
 
