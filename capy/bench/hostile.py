@@ -1,11 +1,11 @@
 """`capy bench hostile`: the red team's figures, measured by attacking capy for real.
 
-Five families, each in its own module (hostile_escape, hostile_secrets, hostile_inputs,
-hostile_ssrf, hostile_crash), each run in a throw-away home and project, each with a control
-case that must come out bad (a survivor started outside capy, a secret with nothing in
-between, a traceback and a hang, a loopback connection made without the guard, a store
-damaged on purpose): a harness that cannot see a bad outcome proves nothing. The goal of
-every bad count is 0.
+Six families, each in its own module (hostile_escape, hostile_secrets, hostile_inputs,
+hostile_terminal, hostile_ssrf, hostile_crash), each run in a throw-away home and project, each
+with a control case that must come out bad (a survivor started outside capy, a secret with
+nothing in between, a traceback and a hang, escape sequences printed by a plain process, a
+loopback connection made without the guard, a store damaged on purpose): a harness that cannot
+see a bad outcome proves nothing. The goal of every bad count is 0.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from capy.bench.hostile_common import scratch
 
-FAMILIES = ("escape", "secrets", "inputs", "ssrf", "crash")
+FAMILIES = ("escape", "secrets", "inputs", "terminal", "ssrf", "crash")
 QUICK_CRASH_RUNS = 6
 Progress = Callable[[str, int, int], None]
 
@@ -57,6 +57,10 @@ def _family(family: str, place, quick: bool, runs: int, ssrf_data: Path | None) 
         from capy.bench import hostile_inputs
 
         return hostile_inputs.run(place, quick=quick)
+    if family == "terminal":
+        from capy.bench import hostile_terminal
+
+        return hostile_terminal.run(place, quick=quick)
     if family == "ssrf":
         from capy.bench import hostile_ssrf
 
@@ -74,6 +78,7 @@ BAD_COUNTS = (
     ("inputs", "internal_errors", 'bad inputs answered "internal error"'),
     ("inputs", "hangs", "bad inputs that hung"),
     ("inputs", "work_lost", "bad inputs that lost the user's work"),
+    ("terminal", "printed_raw", "control sequences printed raw"),
     ("ssrf", "reached", "SSRF forms that reached loopback"),
     ("crash", "damaged", "kill -9 runs that damaged the store"),
 )

@@ -280,3 +280,29 @@ def loopback_server(handler, host: str = "127.0.0.1") -> Iterator[int]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+def text_page(body: bytes):
+    """A request handler that answers every GET with `body` as UTF-8 plain text."""
+    from http.server import BaseHTTPRequestHandler
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return Page
+
+
+def allow_loopback_fetch(scratch: Scratch) -> None:
+    """Let capy fetch from 127.0.0.1 in this scratch home: the user opens it on purpose, as a
+    user would to read a local page."""
+    config = scratch.home / ".config" / "capy"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[fetch]\nallow_hosts = ["127.0.0.1"]\n', "utf-8")

@@ -15,16 +15,17 @@ import random
 import secrets
 import string
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from capy.bench.hostile_common import (
     Scratch,
+    allow_loopback_fetch,
     capy_command,
     loopback_server,
     mcp_session,
     reply_text,
     run_process,
+    text_page,
     write_transcript,
 )
 
@@ -120,21 +121,6 @@ def count_raw(text: str, values: list[str]) -> int:
 
 
 # ---- where the secrets are planted ----------------------------------------------------------
-
-
-def _page_handler(body: bytes):
-    class Page(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args) -> None:
-            pass
-
-    return Page
 
 
 def _long_output_code(secrets_file: str) -> str:
@@ -255,13 +241,10 @@ def run(scratch: Scratch, *, quick: bool, kinds: int | None = None) -> dict:
     values = [plant.secret for plant in plants]
     text = planted_text(plants)
     (scratch.project / "secrets.txt").write_text(text, encoding="utf-8")
-    config = scratch.home / ".config" / "capy"
-    config.mkdir(parents=True, exist_ok=True)
-    # The fetch row needs a loopback page; the user opens it on purpose, as a user would.
-    (config / "config.toml").write_text('[fetch]\nallow_hosts = ["127.0.0.1"]\n', "utf-8")
+    allow_loopback_fetch(scratch)  # the fetch row needs a loopback page
     # One paragraph, so that a preview of the page's first lines holds the secrets too.
     page = f"{CONTEXT}: " + " ; ".join(plant.line for plant in plants) + "\n"
-    with loopback_server(_page_handler(page.encode())) as port:
+    with loopback_server(text_page(page.encode())) as port:
         replies = anyio.run(_through_mcp, scratch, plants, port)
     cli = run_process(
         capy_command("execute", "shell", "cat secrets.txt"), env=scratch.env, cwd=scratch.project

@@ -257,6 +257,29 @@ def perf_tables(report: dict) -> list[Table]:
     return [indexing, latency, goals_table("performance goals", report["goals"])]
 
 
+def _terminal_table(terminal: dict, summary: Table) -> Table:
+    summary.rows.append(
+        (
+            "control sequences planted / printed raw",
+            str(terminal["planted"]),
+            str(terminal["printed_raw"]),
+            "0",
+        )
+    )
+    detail = Table(
+        "control sequences per human command (OSC, CSI, C1, bidi)",
+        ("where", "planted", "printed raw", "lines shown"),
+    )
+    detail.rows.extend(
+        (row["where"], str(row["planted"]), str(row["printed_raw"]), str(row["seen"]))
+        for row in terminal["rows"]
+    )
+    detail.notes.extend(
+        f"{row['where']}: {', '.join(row['raw'])}" for row in terminal["rows"] if row["raw"]
+    )
+    return detail
+
+
 def hostile_tables(report: dict) -> list[Table]:
     from capy.bench.hostile import controls
 
@@ -337,6 +360,8 @@ def hostile_tables(report: dict) -> list[Table]:
         detail.notes.extend(inputs.get("skipped", []))
         detail.notes.extend(f"{bad['why']}: {bad['case']}" for bad in inputs["bad"][:40])
         tables.append(detail)
+    if "terminal" in report:
+        tables.append(_terminal_table(report["terminal"], summary))
     if "ssrf" in report:
         ssrf = report["ssrf"]
         summary.rows.append(

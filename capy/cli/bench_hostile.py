@@ -20,9 +20,10 @@ def hostile(
 ) -> int:
     """Attack capy as a hostile user would and count what got through.
 
-    Sandbox escapes, secrets returned raw per tool, bad inputs (tracebacks, "internal error",
-    hangs), SSRF forms that reached loopback, and stores damaged by kill -9; all on loopback,
-    in throw-away homes, every survivor killed at the end.
+    Sandbox escapes (cancelled MCP calls included), secrets returned raw per tool, bad inputs
+    (tracebacks, "internal error", hangs, work lost), terminal control sequences printed raw,
+    SSRF forms that reached loopback, and stores damaged by kill -9; all on loopback, in
+    throw-away homes, every survivor killed at the end.
 
     Parameters
     ----------
@@ -30,7 +31,8 @@ def hostile(
         A smaller corpus and a 15 s hang deadline (about four minutes on a busy two-core
         machine).
     only
-        Comma-separated families to run: escape, secrets, inputs, ssrf, crash (default: all).
+        Comma-separated families to run: escape, secrets, inputs, terminal, ssrf, crash
+        (default: all).
     runs
         kill -9 runs (default 20, or 6 with --quick).
     ssrf_data

@@ -1,8 +1,9 @@
 """`capy bench hostile`: a small slice of each family, run for real, to show the harness works.
 
 Each family carries a control case that must come out bad (a survivor started outside capy, a
-secret with nothing in between, a traceback, an "internal error" and a hang, a loopback
-connection made without the guard, a store damaged on purpose): a harness that cannot see a
+secret with nothing in between, a traceback, an "internal error" and a hang, control sequences
+printed by a plain process, a loopback connection made without the guard, a store damaged on
+purpose): a harness that cannot see a
 bad outcome proves nothing, so those are asserted here, always.
 
 The bad counts themselves are not 0 on every branch yet (issue #14). Once its fixes are in,
@@ -15,7 +16,13 @@ import json
 
 import pytest
 
-from capy.bench import hostile_escape, hostile_inputs, hostile_secrets, hostile_ssrf
+from capy.bench import (
+    hostile_escape,
+    hostile_inputs,
+    hostile_secrets,
+    hostile_ssrf,
+    hostile_terminal,
+)
 from capy.bench.hostile_common import scratch
 
 # Flip to True when issue #14's fixes have landed: the bad counts must then be 0.
@@ -116,6 +123,22 @@ def test_inputs_slice_counts_a_full_disk_and_a_deep_sweep(place) -> None:
     expect_zero(report["work_lost"])
 
 
+def test_terminal_slice_counts_sequences_printed_raw(place) -> None:
+    report = hostile_terminal.run(place, quick=True, where=("capy execute (command output)",))
+    assert report["control_seen"] is True
+    assert report["unreached"] == [] and report["planted"] == len(hostile_terminal.SEQUENCES)
+    assert report["rows"][0]["seen"] == len(hostile_terminal.SEQUENCES)
+    expect_zero(report["printed_raw"])
+
+
+def test_terminal_sequences_are_seen_only_raw() -> None:
+    raw = "\n".join(hostile_terminal.planted_lines())
+    assert len(hostile_terminal.printed_raw(raw)) == len(hostile_terminal.SEQUENCES)
+    shown = raw.encode("unicode_escape").decode("ascii")  # what a neutralised print looks like
+    assert hostile_terminal.printed_raw(shown) == []
+    assert hostile_terminal.lines_seen(shown) == len(hostile_terminal.SEQUENCES)
+
+
 def test_hostile_overlays_are_what_they_claim() -> None:
     from ruamel.yaml import YAML
 
@@ -167,4 +190,4 @@ def test_cli_refuses_an_unknown_family(capsys) -> None:
     from capy.cli import main
 
     assert main(["bench", "hostile", "--only", "everything"]) == 2
-    assert "--only takes escape, secrets, inputs, ssrf, crash" in capsys.readouterr().err
+    assert "--only takes escape, secrets, inputs, terminal, ssrf, crash" in capsys.readouterr().err
