@@ -27,6 +27,9 @@ from capy.bench.hostile_common import (
 )
 
 TINY_FILESYSTEM = "512k"
+# Writing commands load every rule pack and then fail late: 3-12 s on a loaded 2-core
+# machine, so a quick run's 15 s deadline would call a slow run a hang here.
+MIN_DEADLINE = 30.0
 LEFT_FREE = 24 * 1024  # bytes: enough to create a file or two, not a knowledge base
 
 
@@ -88,4 +91,5 @@ def full_disk_cases(scratch: Scratch, deadline: float, case) -> tuple[list, list
         ("full disk: vault import", ["vault", "import", "--source", str(transcripts)]),
         ("full disk: sweep", ["sweep", "--source", str(transcripts), "--force"]),
     )
+    deadline = max(deadline, MIN_DEADLINE)
     return [case("stores", name, _on_full_disk(scratch, args, deadline)) for name, args in runs], []

@@ -357,6 +357,12 @@ def hostile_tables(report: dict) -> list[Table]:
             )
             for row in inputs["rows"]
         )
+        if "slowest_finished" in inputs:
+            slowest, limits = inputs["slowest_finished"], inputs["deadlines"]
+            detail.notes.append(
+                f"hang deadlines: {limits['hang']:g} s, hooks {limits['hook hang']:g} s; "
+                f"slowest finished run: {slowest['seconds']:g} s ({slowest['case']})"
+            )
         detail.notes.extend(inputs.get("skipped", []))
         detail.notes.extend(f"{bad['why']}: {bad['case']}" for bad in inputs["bad"][:40])
         tables.append(detail)
