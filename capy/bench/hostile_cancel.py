@@ -27,31 +27,29 @@ GRACE = 1.0  # seconds after the call ended: what "a short grace later" means he
 PID_WAIT = 10.0  # a cold sandbox start under load
 
 
-def via_cancel(scratch: Scratch, planned: list) -> None:
+def run(scratch: Scratch, planned_by_mode: dict[str, list]) -> None:
+    """Each mode ("cancelled", "client-gone", "SIGTERM") in a server and project of its own,
+    the three at once: after their warm-up they mostly wait."""
     import anyio
 
-    anyio.run(_cancelled_calls, scratch, planned)
-    _after_exit(planned)
+    async def all_modes() -> None:
+        async with anyio.create_task_group() as group:
+            for mode, planned in planned_by_mode.items():
+                project = scratch.root / f"project-{mode}"
+                (project / ".git").mkdir(parents=True, exist_ok=True)
+                group.start_soon(MODES[mode], scratch, project, planned)
+
+    anyio.run(all_modes)
+    time.sleep(GRACE)
+    for planned in planned_by_mode.values():
+        for planted, _, _ in planned:
+            planted.after_exit = planted.alive()
 
 
-def via_client_gone(scratch: Scratch, planned: list) -> None:
+async def _cancelled_calls(scratch: Scratch, project: Path, planned: list) -> None:
     import anyio
 
-    anyio.run(_ended_by, scratch, planned, _leave)
-    _after_exit(planned)
-
-
-def via_sigterm(scratch: Scratch, planned: list) -> None:
-    import anyio
-
-    anyio.run(_ended_by, scratch, planned, _terminate_server)
-    _after_exit(planned)
-
-
-async def _cancelled_calls(scratch: Scratch, planned: list) -> None:
-    import anyio
-
-    async with mcp_session(scratch) as client:
+    async with mcp_session(scratch, project=project) as client:
         await _warm_up(client)
         for planted, language, code in planned:
             async with anyio.create_task_group() as group:
@@ -62,18 +60,18 @@ async def _cancelled_calls(scratch: Scratch, planned: list) -> None:
             planted.after_call = planted.alive()
 
 
-async def _ended_by(scratch: Scratch, planned: list, end) -> None:
-    """Every call at once in one server, ended by `end(scratch)` once their survivors are up."""
+async def _ended_by(scratch: Scratch, project: Path, planned: list, end) -> None:
+    """Every call at once in one server, ended by `end(...)` once their survivors are up."""
     import anyio
 
     async with anyio.create_task_group() as group:
-        async with mcp_session(scratch) as client:
+        async with mcp_session(scratch, project=project) as client:
             await _warm_up(client)
             for planted, language, code in planned:
                 group.start_soon(_call, client, planted, language, code)
             for planted, _, _ in planned:
                 await _wait_for_pid(planted)
-            await end(scratch)
+            await end(project, planned)
         # The session is closed; the pending calls end with it (no cancel is sent for them).
         group.cancel_scope.cancel()
     await anyio.sleep(GRACE)
@@ -81,19 +79,23 @@ async def _ended_by(scratch: Scratch, planned: list, end) -> None:
         planted.after_call = planted.alive()
 
 
-async def _warm_up(client) -> None:
-    """A first call pays the server's cold start (seconds under load), so the timed ones don't."""
-    await client.call_tool("capy_execute", {"language": "shell", "code": "true"})
-
-
-async def _leave(scratch: Scratch) -> None:
+async def _leave(project: Path, planned: list) -> None:
     """Leave the session block: the SDK closes the server's stdin."""
 
 
-async def _terminate_server(scratch: Scratch) -> None:
-    for pid in server_pids(scratch.project):
+async def _terminate_server(project: Path, planned: list) -> None:
+    pids = server_pids(project)
+    if not pids:  # else this mode would quietly be "client-gone" again: say so
+        for planted, _, _ in planned:
+            planted.error = "SIGTERM: no capy serve process found to signal"
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGTERM)
+
+
+async def _warm_up(client) -> None:
+    """A first call pays the server's cold start (seconds under load), so the timed ones don't."""
+    await client.call_tool("capy_execute", {"language": "shell", "code": "true"})
 
 
 async def _call(client, planted, language: str, code: str) -> None:
@@ -127,7 +129,10 @@ def server_pids(project: Path) -> list[int]:
     return found
 
 
-def _after_exit(planned: list) -> None:
-    time.sleep(GRACE)
-    for planted, _, _ in planned:
-        planted.after_exit = planted.alive()
+MODES = {
+    "cancelled": _cancelled_calls,
+    "client-gone": lambda scratch, project, planned: _ended_by(scratch, project, planned, _leave),
+    "SIGTERM": lambda scratch, project, planned: _ended_by(
+        scratch, project, planned, _terminate_server
+    ),
+}

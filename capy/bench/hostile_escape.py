@@ -417,18 +417,6 @@ def _ended_early() -> tuple[Attempt, ...]:
     return tuple(a for a in ATTEMPTS if a.name in ENDED_EARLY)
 
 
-def _runner(path: str, mode: str):
-    if path == "mcp" and mode in ENDED_EARLY_MODES:
-        from capy.bench import hostile_cancel
-
-        return {
-            "cancelled": hostile_cancel.via_cancel,
-            "client-gone": hostile_cancel.via_client_gone,
-            "SIGTERM": hostile_cancel.via_sigterm,
-        }[mode]
-    return {"library": via_library, "cli": via_cli, "mcp": via_mcp}[path]
-
-
 def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) -> dict:
     folder = scratch.root / "escape"
     folder.mkdir()
@@ -443,11 +431,20 @@ def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) ->
     if selection is None:
         runs += [("mcp", mode, _ended_early()) for mode in ENDED_EARLY_MODES]
     launched: list[Planted] = []
+    ended_early: dict[str, list] = {}
+    runners = {"library": via_library, "cli": via_cli, "mcp": via_mcp}
     try:
         for path, mode, attempts in runs:
             planned = plan(folder, path, mode, attempts)
             launched.extend(p for p, _, _ in planned)
-            _runner(path, mode)(scratch, planned)
+            if path == "mcp" and mode in ENDED_EARLY_MODES:
+                ended_early[mode] = planned  # run together below
+            else:
+                runners[path](scratch, planned)
+        if ended_early:
+            from capy.bench import hostile_cancel
+
+            hostile_cancel.run(scratch, ended_early)
         control = control_survivor(folder)
     finally:
         for planted in launched:
