@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -432,24 +433,36 @@ def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) ->
         runs += [("mcp", mode, _ended_early()) for mode in ENDED_EARLY_MODES]
     launched: list[Planted] = []
     ended_early: dict[str, list] = {}
+    lanes: dict[str, list] = {}  # path -> [(runner, planned)], run in order within a lane
     runners = {"library": via_library, "cli": via_cli, "mcp": via_mcp}
-    try:
-        for path, mode, attempts in runs:
-            planned = plan(folder, path, mode, attempts)
-            launched.extend(p for p, _, _ in planned)
-            if path == "mcp" and mode in ENDED_EARLY_MODES:
-                ended_early[mode] = planned  # run together below
-            else:
-                runners[path](scratch, planned)
-        if ended_early:
-            from capy.bench import hostile_cancel
+    for path, mode, attempts in runs:
+        planned = plan(folder, path, mode, attempts)
+        launched.extend(p for p, _, _ in planned)
+        if path == "mcp" and mode in ENDED_EARLY_MODES:
+            ended_early[mode] = planned
+        else:
+            lanes.setdefault(path, []).append((runners[path], planned))
+    if ended_early:
+        from capy.bench import hostile_cancel
 
-            hostile_cancel.run(scratch, ended_early)
+        lanes["mcp ended early"] = [(hostile_cancel.run, ended_early)]
+    try:
+        # The paths share nothing but the tag scheme, and most of an attempt is waiting (a
+        # pid file, a timeout, a settle): one lane per path, at once, one process each.
+        with ThreadPoolExecutor(max_workers=max(1, len(lanes))) as pool:
+            futures = [pool.submit(_run_lane, scratch, lane) for lane in lanes.values()]
+            for future in futures:
+                future.result()
         control = control_survivor(folder)
     finally:
         for planted in launched:
             kill_survivor(planted)
     return _report(launched, control)
+
+
+def _run_lane(scratch: Scratch, lane: list) -> None:
+    for runner, planned in lane:
+        runner(scratch, planned)
 
 
 def _report(launched: list[Planted], control: bool) -> dict:
