@@ -359,8 +359,9 @@ def hostile_tables(report: dict) -> list[Table]:
         )
         if "slowest_finished" in inputs:
             slowest, limits = inputs["slowest_finished"], inputs["deadlines"]
+            said = ", ".join(f"{kind} {limit:g} s".strip() for kind, limit in limits.items())
             detail.notes.append(
-                f"hang deadlines: {limits['hang']:g} s, hooks {limits['hook hang']:g} s; "
+                f"hang deadlines: {said}; "
                 f"slowest finished run: {slowest['seconds']:g} s ({slowest['case']})"
             )
         detail.notes.extend(inputs.get("skipped", []))

@@ -28,8 +28,9 @@ def hostile(
     Parameters
     ----------
     quick
-        A smaller corpus and a 15 s hang deadline (about four minutes on a busy two-core
-        machine).
+        A smaller corpus, a 15 s hang deadline (8 s for a hook, which answers in well under
+        one), independent cases at once (about three minutes on a two-core machine, five
+        when it is heavily loaded).
     only
         Comma-separated families to run: escape, secrets, inputs, terminal, ssrf, crash
         (default: all).
