@@ -25,8 +25,6 @@ from capy.bench.hostile_common import (
     Outcome,
     Scratch,
     capy_command,
-    mcp_session,
-    reply_text,
     run_process,
     settled,
     write_transcript,
@@ -384,84 +382,6 @@ def _hook_cases(scratch: Scratch, deadline: float, quick: bool) -> list[Case]:
     return cases
 
 
-# ---- MCP tools ---------------------------------------------------------------------------------
-
-
-def wrong_value(schema: dict) -> object:
-    """A value of a type the schema does not take."""
-    types = _types(schema)
-    if "string" not in types:
-        return "not-a-" + (sorted(types)[0] if types else "thing")
-    if "integer" not in types and "number" not in types:
-        return 12345
-    return {"unexpected": ["shape"]}
-
-
-def _types(schema: dict) -> set[str]:
-    found: set[str] = set()
-    if "type" in schema:
-        kind = schema["type"]
-        found.update(kind if isinstance(kind, list) else [kind])
-    for key in ("anyOf", "oneOf", "allOf"):
-        for option in schema.get(key, []):
-            found |= _types(option)
-    return found
-
-
-async def _mcp_wrong_types(
-    scratch: Scratch, deadline: float, only: frozenset[str] | None = None
-) -> list[tuple[str, Outcome]]:
-    import anyio
-
-    results: list[tuple[str, Outcome]] = []
-    async with mcp_session(scratch) as client:
-        tools = (await client.list_tools()).tools
-        for tool in tools:
-            if only is not None and tool.name not in only:
-                continue
-            properties = tool.input_schema.get("properties", {})
-            calls = [("no arguments", {}), ("an unknown argument", {"hostile": [1, {"x": None}]})]
-            calls += [
-                (f"{name} of a wrong type", {name: wrong_value(spec)})
-                for name, spec in properties.items()
-            ]
-            for label, arguments in calls:
-                results.append(
-                    (
-                        f"{tool.name}: {label}",
-                        await _timed_call(client, tool.name, arguments, deadline),
-                    )
-                )
-        await anyio.sleep(0)
-    return results
-
-
-MCP_PATHS = (("/dev/zero", "/dev/zero"), ("a FIFO", None))  # None: this run's FIFO
-
-
-async def _mcp_path(scratch: Scratch, path: str, deadline: float) -> Outcome:
-    """capy_index {path} in a server of its own (a hang may leave that server stuck)."""
-    async with mcp_session(scratch) as client:
-        return await _timed_call(client, "capy_index", {"path": path}, deadline)
-
-
-async def _timed_call(client, tool: str, arguments: dict, deadline: float) -> Outcome:
-    import time
-
-    import anyio
-
-    start = time.perf_counter()
-    try:
-        with anyio.fail_after(deadline):
-            result = await client.call_tool(tool, arguments)
-        text, hung = reply_text(result), False
-    except TimeoutError:
-        text, hung = "", True
-    except Exception as error:  # the session broke: the server died or answered garbage
-        text, hung = f"{type(error).__name__}: {error}", False
-    return Outcome(text, "", None, hung, time.perf_counter() - start)
-
-
 # ---- the family ------------------------------------------------------------------------------
 
 
@@ -495,6 +415,8 @@ def run(
     wrong types to every tool (or to `mcp_tools`; an empty set skips MCP)."""
     import anyio
 
+    from capy.bench import hostile_inputs_mcp
+
     (scratch.root / "inputs").mkdir(exist_ok=True)
     # The issue's hangs ran past 60 s; a quick run calls 15 s a hang (a cold capy start under
     # load takes 1-2 s), and runs a few cases at once, most of a hang's time being waiting.
@@ -507,12 +429,12 @@ def run(
                 "MCP paths",
                 f"capy_index {label}",
                 lambda path=path: anyio.run(
-                    _mcp_path, scratch, path or str(_fifo(scratch)), deadline
+                    hostile_inputs_mcp.mcp_path, scratch, path or str(_fifo(scratch)), deadline
                 ),
                 cpu_bound=path is not None,
                 waits=path is None,
             )
-            for label, path in MCP_PATHS
+            for label, path in hostile_inputs_mcp.MCP_PATHS
         ]
     results: list[tuple[str, str, Outcome]] = []
     lost: set[str] = set()
@@ -527,7 +449,9 @@ def run(
                 results += _judged(batch, outcomes, lost)
             results += _judged(waiting, [future.result() for future in waited], lost)
         if mcp_tools is None or mcp_tools:
-            for name, outcome in anyio.run(_mcp_wrong_types, scratch, deadline, mcp_tools):
+            for name, outcome in anyio.run(
+                hostile_inputs_mcp.mcp_wrong_types, scratch, deadline, mcp_tools
+            ):
                 results.append(("MCP wrong types", name, outcome))
     finally:
         # Only now: an end of file given earlier would free a FIFO reader still being timed.
