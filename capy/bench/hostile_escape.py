@@ -195,8 +195,11 @@ def tagged_alive(pid: int, tag: str) -> bool:
 
 
 def kill_survivor(planted: Planted) -> None:
-    """SIGKILL a survivor that is still ours, and wait (briefly) until it is gone."""
+    """SIGKILL a survivor that is still ours, and wait (briefly) until it is gone. One whose
+    pid file never came (it could not write it) is found by its unique tag instead."""
     pid = planted.pid()
+    if pid is None:
+        pid = next(iter(pids_tagged(planted.tag)), None)
     if pid is None or not tagged_alive(pid, planted.tag):
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -204,6 +207,15 @@ def kill_survivor(planted: Planted) -> None:
     deadline = time.monotonic() + 2
     while tagged_alive(pid, planted.tag) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def pids_tagged(tag: str) -> list[int]:
+    """Processes alive now whose command line carries `tag` (a survivor's unique tag)."""
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and tagged_alive(int(entry.name), tag)
+    ]
 
 
 def tools_available() -> dict[str, str | None]:
