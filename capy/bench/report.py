@@ -255,3 +255,156 @@ def perf_tables(report: dict) -> list[Table]:
             f"p95 {row['first_pass_p95_ms']:.1f}, bare p95 {row['bare_first_pass_p95_ms']:.1f}"
         )
     return [indexing, latency, goals_table("performance goals", report["goals"])]
+
+
+def _terminal_table(terminal: dict, summary: Table) -> Table:
+    summary.rows.append(
+        (
+            "control sequences planted / printed raw",
+            str(terminal["planted"]),
+            str(terminal["printed_raw"]),
+            "0",
+        )
+    )
+    detail = Table(
+        "control sequences per human command (OSC, CSI, C1, bidi)",
+        ("where", "planted", "printed raw", "lines shown"),
+    )
+    detail.rows.extend(
+        (row["where"], str(row["planted"]), str(row["printed_raw"]), str(row["seen"]))
+        for row in terminal["rows"]
+    )
+    detail.notes.extend(
+        f"{row['where']}: {', '.join(row['raw'])}" for row in terminal["rows"] if row["raw"]
+    )
+    return detail
+
+
+def hostile_tables(report: dict) -> list[Table]:
+    from capy.bench.hostile import controls
+
+    summary = Table(
+        "hostile: tried / bad (goal: every bad count 0)" + (" [quick]" if report["quick"] else ""),
+        ("figure", "tried", "bad", "goal"),
+    )
+    tables = [summary]
+    if "escape" in report:
+        escape = report["escape"]
+        summary.rows.append(
+            ("escape attempts tried / survived", str(escape["tried"]), str(escape["survived"]), "0")
+        )
+        detail = Table(
+            "escape attempts by path (survived the call / survived capy's exit)",
+            ("path", "mode", "tried", "survived call", "survived exit", "never started"),
+        )
+        for row in escape["rows"]:
+            detail.rows.append(
+                (
+                    row["path"],
+                    row["mode"],
+                    str(row["tried"]),
+                    str(row["survived_call"]),
+                    str(row["survived_exit"]),
+                    str(row["never_started"]),
+                )
+            )
+        survivors = sorted({name for row in escape["rows"] for name in row["survivors"]})
+        if survivors:
+            detail.notes.append("surviving attempts: " + ", ".join(survivors))
+        detail.notes.extend(escape["skipped"] + escape["errors"][:5])
+        tables.append(detail)
+    if "secrets" in report:
+        found = report["secrets"]
+        summary.rows.append(
+            (
+                "secrets planted / returned raw",
+                str(found["planted"]),
+                str(found["returned_raw"]),
+                "0",
+            )
+        )
+        detail = Table(
+            f"secrets per tool ({len(found['detectors'])} detector kinds, fresh random bodies)",
+            ("where", "planted", "returned raw", "reply seen"),
+        )
+        detail.rows.extend(
+            (row["where"], str(row["planted"]), str(row["returned_raw"]), fmt(row["reached"]))
+            for row in found["rows"]
+        )
+        detail.notes.append("kinds: " + ", ".join(found["detectors"]))
+        tables.append(detail)
+    if "inputs" in report:
+        inputs = report["inputs"]
+        for label, key in (
+            ("bad inputs tried / tracebacks", "tracebacks"),
+            ('bad inputs tried / "internal error"', "internal_errors"),
+            ("bad inputs tried / hangs", "hangs"),
+            ("bad inputs tried / work lost", "work_lost"),
+        ):
+            summary.rows.append((label, str(inputs["tried"]), str(inputs[key]), "0"))
+        detail = Table(
+            "bad inputs by group",
+            ("group", "tried", "tracebacks", "internal error", "hangs", "work lost"),
+        )
+        detail.rows.extend(
+            (
+                row["group"],
+                str(row["tried"]),
+                str(row["tracebacks"]),
+                str(row["internal_errors"]),
+                str(row["hangs"]),
+                str(row["work_lost"]),
+            )
+            for row in inputs["rows"]
+        )
+        if "slowest_finished" in inputs:
+            slowest, limits = inputs["slowest_finished"], inputs["deadlines"]
+            said = ", ".join(f"{kind} {limit:g} s".strip() for kind, limit in limits.items())
+            detail.notes.append(
+                f"hang deadlines: {said}; "
+                f"slowest finished run: {slowest['seconds']:g} s ({slowest['case']})"
+            )
+        detail.notes.extend(inputs.get("skipped", []))
+        detail.notes.extend(f"{bad['why']}: {bad['case']}" for bad in inputs["bad"][:40])
+        tables.append(detail)
+    if "terminal" in report:
+        tables.append(_terminal_table(report["terminal"], summary))
+    if "ssrf" in report:
+        ssrf = report["ssrf"]
+        summary.rows.append(
+            ("SSRF forms tried / reached loopback", str(ssrf["tried"]), fmt(ssrf["reached"]), "0")
+        )
+        if "overlay" in ssrf:
+            summary.notes.append(
+                f"SSRF: {fmt(ssrf['overlay']['reached'])} of the {ssrf['overlay']['tried']} "
+                "forms reached loopback in a project whose .capy/rules overlay disables the guard"
+            )
+        detail = Table("SSRF forms by origin", ("origin", "tried", "reached"))
+        detail.rows.extend(
+            (row["origin"], str(row["tried"]), str(row["reached"])) for row in ssrf["rows"]
+        )
+        detail.notes.extend(ssrf.get("skipped", []))
+        detail.notes.extend(f"reached: {url}" for url in ssrf.get("reached_forms", [])[:20])
+        if ssrf.get("error"):
+            detail.notes.append(ssrf["error"])
+        tables.append(detail)
+    if "crash" in report:
+        crash = report["crash"]
+        summary.rows.append(
+            ("kill -9 runs / stores damaged", str(crash["runs"]), str(crash["damaged"]), "0")
+        )
+        summary.notes.extend(
+            f"kill -9 run {row['run']} (after {row['killed_after_s']} s): {row['why']}"
+            for row in crash["details"]
+        )
+    from capy.bench.hostile import FAMILIES
+
+    spent = [f"{family} {report[family]['seconds']} s" for family in FAMILIES if family in report]
+    summary.notes.append("wall time: " + ", ".join(spent))
+    seen = controls(report)
+    blind = [family for family, ok in seen.items() if not ok]
+    summary.notes.append(
+        "controls (a deliberately bad case per family, must count as bad): "
+        + ("all seen" if not blind else "NOT SEEN for " + ", ".join(blind) + ": figures void")
+    )
+    return [*tables, goals_table("hostile goals", report["goals"])]

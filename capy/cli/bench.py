@@ -30,6 +30,11 @@ app.command(
     name="hooks",
     help="Hook latency as a ratio to a bare Python start.",
 )
+app.command(
+    "capy.cli.bench_hostile:hostile",
+    name="hostile",
+    help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",
+)
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]
@@ -37,6 +42,7 @@ Flag = Annotated[bool, Parameter(negative="")]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures" / "bench" / "quality"
 DEFAULT_TREC = REPO_ROOT.parent / "shared" / "testdata" / "ir" / "vaswani"
+DEFAULT_SSRF = REPO_ROOT.parent / "shared" / "testdata" / "ssrf"
 
 
 def _timed(benchmark: str, runs: int, json_output: bool, markdown: Path | None) -> int:
