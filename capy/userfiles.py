@@ -10,21 +10,27 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from capy.units import human_bytes
 
+# The most capy reads of a small file a user or a project names (config, settings, key files):
+# far above any real one, far below what would hurt.
+SMALL_FILE_BYTES = 1024 * 1024
 # Bytes per read(2) call: large enough for few calls, small enough that a read past the limit
 # costs little.
 _READ_BLOCK = 1 << 20
 
 
 class UserFileError(OSError):
-    """A user-named path that cannot be read as asked; `message` is one sentence with a fix."""
+    """A user-named path that cannot be read as asked; `message` is one sentence with a fix,
+    `reason` the short why ("no such file") for callers that word their own sentence."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.reason = reason or message
 
     def __str__(self) -> str:
         return self.message
@@ -90,23 +96,48 @@ def read_user_file(
         os.close(descriptor)
 
 
+def check_user_file(path: str | os.PathLike[str], *, purpose: str) -> int:
+    """The size of the regular file at `path`, for callers whose child process reads it."""
+    descriptor = _open_regular(os.fspath(path), purpose)
+    try:
+        return os.fstat(descriptor).st_size
+    finally:
+        os.close(descriptor)
+
+
+def iter_user_file(
+    path: str | os.PathLike[str], *, purpose: str, block: int = _READ_BLOCK
+) -> Iterator[bytes]:
+    """The regular file at `path` in blocks of at most `block` bytes, for callers that keep
+    no more than a block or two at a time (indexing a large file as several sources)."""
+    name = os.fspath(path)
+    descriptor = _open_regular(name, purpose)
+    try:
+        while chunk := _read_upto(descriptor, block):
+            yield chunk
+    finally:
+        os.close(descriptor)
+
+
 def _open_regular(name: str, purpose: str) -> int:
     # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(name, flags)
     except OSError as error:
-        raise UserFileError(_os_message(name, purpose, error)) from None
+        raise _os_error(name, purpose, error) from None
     try:
         mode = os.fstat(descriptor).st_mode
     except OSError as error:
         os.close(descriptor)
-        raise UserFileError(_os_message(name, purpose, error)) from None
+        raise _os_error(name, purpose, error) from None
     if not stat.S_ISREG(mode):
         os.close(descriptor)
+        reason = f"it is {_kind_of(mode)}, not a regular file"
         raise UserFileError(
-            f"cannot {purpose} {name}: it is {_kind_of(mode)}, not a regular file; "
-            "give the path of a file (or pipe the content in where standard input is accepted)"
+            f"cannot {purpose} {name}: {reason}; give the path of a file (or pipe the content "
+            "in where standard input is accepted)",
+            reason,
         )
     return descriptor
 
@@ -147,12 +178,13 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def _os_message(name: str, purpose: str, error: OSError) -> str:
-    reason = (error.strerror or type(error).__name__).lower()
+def _os_error(name: str, purpose: str, error: OSError) -> UserFileError:
     if isinstance(error, FileNotFoundError):
-        return f"cannot {purpose} {name}: no such file; check the path"
-    if isinstance(error, IsADirectoryError):
-        return f"cannot {purpose} {name}: it is a directory, not a regular file; give a file"
-    if isinstance(error, PermissionError):
-        return f"cannot {purpose} {name}: permission denied; check the file's permissions"
-    return f"cannot {purpose} {name}: {reason}"
+        reason, fix = "no such file", "check the path"
+    elif isinstance(error, IsADirectoryError):
+        reason, fix = "it is a directory, not a regular file", "give a file"
+    elif isinstance(error, PermissionError):
+        reason, fix = "permission denied", "check the file's permissions"
+    else:
+        reason, fix = (error.strerror or type(error).__name__).lower(), "check the path"
+    return UserFileError(f"cannot {purpose} {name}: {reason}; {fix}", reason)

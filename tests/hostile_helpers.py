@@ -53,14 +53,15 @@ def _text(data: bytes) -> str:
 
 
 def assert_clean_refusal(run: Run, *, code: int | tuple[int, ...], says: str | None = None) -> None:
-    """The run failed the way a person can act on: the exit code, and one sentence on stderr."""
+    """The run failed the way a person can act on: the exit code, and a message (on stderr, or
+    on stdout for reports such as `capy rules validate`)."""
     assert_no_crash(run)
     codes = code if isinstance(code, tuple) else (code,)
     assert run.code in codes, (run.code, run.stderr)
-    lines = [line for line in run.stderr.splitlines() if line.strip()]
-    assert lines, f"no message for {run.args}"
+    said = run.stderr if run.stderr.strip() else run.stdout
+    assert said.strip(), f"no message for {run.args}"
     if says is not None:
-        assert says.lower() in run.stderr.lower(), run.stderr
+        assert says.lower() in said.lower(), said
 
 
 def assert_no_crash(run: Run) -> None:
