@@ -122,6 +122,8 @@ def _compiles(pack: MergedPack) -> Iterable[Diagnostic]:
         except (KeyError, TypeError):
             continue  # shape problems are the schema's to report
         pattern = rule.get("pattern")
+        if isinstance(pattern, str) and rule.get("kind") != "command":
+            yield from _backtracking(pack, path, rule_id, pattern)
         if isinstance(pattern, str) and rule.get("kind") != "command" and _matches_empty(pattern):
             yield pack.at(
                 (*path, "pattern"),
@@ -130,6 +132,21 @@ def _compiles(pack: MergedPack) -> Iterable[Diagnostic]:
                 "require at least one character, e.g. replace `*` with `+`",
                 rule_id=rule_id,
             )
+
+
+def _backtracking(pack: MergedPack, path: tuple, rule_id: str, pattern: str):
+    from capy.rules.backtracking import risky_shape
+
+    shape = risky_shape(pattern)
+    if shape:
+        yield pack.at(
+            (*path, "pattern"),
+            "catastrophic-regex",
+            f"pattern can backtrack catastrophically: {shape}",
+            "make the repeated parts unable to match the same characters (e.g. `(a+)+` -> "
+            "`a+`), or use a possessive quantifier or atomic group: `(?>...)`, `a++`",
+            rule_id=rule_id,
+        )
 
 
 def _matches_empty(pattern: str) -> bool:
@@ -156,9 +173,44 @@ class ExampleProblem:
     hint: str
 
 
-def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
+def trial_patterns(packs: Iterable[MergedPack]) -> tuple[list[Diagnostic], set[str]]:
+    """Time the patterns that overlays and given files bring (the shipped ones are tested in
+    CI) on adversarial inputs; the errors, and the ids of rules whose examples must not run."""
+    from capy.rules.backtracking import risky_shape
+    from capy.rules.regextrial import TRIAL_INPUT_CHARS, TRIAL_SECONDS, slow_patterns
+
+    candidates = []
+    for pack in packs:
+        for rule_id, path, rule in detecting_rules(pack):
+            pattern = rule.get("pattern")
+            if not isinstance(pattern, str) or rule.get("kind") == "command":
+                continue
+            if pack.origin_file((*path, "pattern")).origin == "shipped":
+                continue
+            candidates.append((pack, path, rule_id, pattern))
+    unsafe = {rule_id for _, _, rule_id, pattern in candidates if risky_shape(pattern)}
+    timed = [item for item in candidates if item[2] not in unsafe]
+    slow = slow_patterns([pattern for *_, pattern in timed])
+    found = [
+        pack.at(
+            (*path, "pattern"),
+            "catastrophic-regex",
+            f"pattern ran for more than {TRIAL_SECONDS:g} s on a "
+            f"{TRIAL_INPUT_CHARS:,}-character adversarial text, so it can stall redaction",
+            "simplify the repeated parts so that they cannot match the same characters, or "
+            "make them possessive (`a++`) or atomic (`(?>...)`)",
+            rule_id=rule_id,
+        )
+        for index, (pack, path, rule_id, _) in enumerate(timed)
+        if index in slow
+    ]
+    return found, unsafe | {timed[index][2] for index in slow}
+
+
+def run_examples(packs: Iterable[MergedPack], skip: set[str] = frozenset()) -> ExampleReport:
     """Run every `examples.match` / `examples.no_match` of every active detecting rule, and
-    the examples of rules that are not matchers (a view's `check_examples`)."""
+    the examples of rules that are not matchers (a view's `check_examples`); rules in `skip`
+    (patterns that failed their timed trial) are left out, so validate itself cannot stall."""
     failures: list[Diagnostic] = []
     rules = examples = 0
     packs = list(packs)
@@ -168,6 +220,8 @@ def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
         failures.extend(problems)
     for pack in packs:
         for rule_id, path, rule in detecting_rules(pack):
+            if rule_id in skip:
+                continue
             try:
                 compiled = compile_rule(rule, pack.data)
             except (RuleCompileError, KeyError, TypeError):
