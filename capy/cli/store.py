@@ -34,6 +34,12 @@ def guarded(action: Callable[[], int]) -> int:
         for line in error.lines:
             error_line(line)
     except Exception as error:
+        from capy.store.failures import explain_failure
+
+        explained = explain_failure(error, None)  # a disk that filled up or broke mid-command
+        if explained is not None:
+            error_line(explained.message)
+            return 2
         if "locked" not in str(error) and "busy" not in str(error):
             raise
         error_line(
