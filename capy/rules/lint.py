@@ -227,51 +227,62 @@ def run_examples(packs: Iterable[MergedPack], skip: set[str] = frozenset()) -> E
             except (RuleCompileError, KeyError, TypeError):
                 continue  # reported by lint
             rules += 1
-            cases = rule.get("examples") or {}
-            should = list(enumerate(cases.get("match") or []))
-            should_not = list(enumerate(cases.get("no_match") or []))
-            if not should:
-                failures.append(
-                    pack.at(
-                        path,
-                        "missing-examples",
-                        "detecting rule has no `examples.match`",
-                        "add texts it must match and texts it must not",
-                        rule_id=rule_id,
-                    )
-                )
-            missed = [i for i, text in should if not compiled.matches(text)]
-            if should and len(missed) == len(should):
-                failures.append(
-                    pack.at(
-                        (*path, "examples", "match"),
-                        "matches-nothing",
-                        "rule matches none of its own match examples, so it can "
-                        "match nothing it was written for",
-                        "fix the pattern, keywords or allowlist",
-                        rule_id=rule_id,
-                    )
-                )
-            else:
-                for index in missed:
-                    failures.append(
-                        _example_failure(
-                            pack,
-                            path,
-                            rule_id,
-                            "match",
-                            index,
-                            cases["match"][index],
-                            "does not match",
-                        )
-                    )
-            for index, text in should_not:
-                if compiled.matches(text):
-                    failures.append(
-                        _example_failure(pack, path, rule_id, "no_match", index, text, "matches")
-                    )
-            examples += len(should) + len(should_not)
+            try:
+                found, count = _rule_examples(pack, path, rule_id, rule, compiled)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue  # examples or fields of the wrong shape: the schema reports them
+            failures.extend(found)
+            examples += count
     return ExampleReport(rules, examples, failures)
+
+
+def _rule_examples(
+    pack: MergedPack, path: tuple, rule_id: str, rule: dict, compiled: Any
+) -> tuple[list[Diagnostic], int]:
+    """One detecting rule's examples run against it: the failures and how many ran."""
+    found: list[Diagnostic] = []
+    cases = rule.get("examples") or {}
+    should = list(enumerate(cases.get("match") or []))
+    should_not = list(enumerate(cases.get("no_match") or []))
+    if not should:
+        found.append(
+            pack.at(
+                path,
+                "missing-examples",
+                "detecting rule has no `examples.match`",
+                "add texts it must match and texts it must not",
+                rule_id=rule_id,
+            )
+        )
+    missed = [i for i, text in should if not compiled.matches(text)]
+    if should and len(missed) == len(should):
+        found.append(
+            pack.at(
+                (*path, "examples", "match"),
+                "matches-nothing",
+                "rule matches none of its own match examples, so it can "
+                "match nothing it was written for",
+                "fix the pattern, keywords or allowlist",
+                rule_id=rule_id,
+            )
+        )
+    else:
+        for index in missed:
+            found.append(
+                _example_failure(
+                    pack,
+                    path,
+                    rule_id,
+                    "match",
+                    index,
+                    cases["match"][index],
+                    "does not match",
+                )
+            )
+    for index, text in should_not:
+        if compiled.matches(text):
+            found.append(_example_failure(pack, path, rule_id, "no_match", index, text, "matches"))
+    return found, len(should) + len(should_not)
 
 
 def _view_examples(pack: MergedPack) -> tuple[int, int, list[Diagnostic]]:

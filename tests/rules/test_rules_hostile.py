@@ -173,3 +173,46 @@ def test_every_shipped_pattern_passes_the_timed_trial():
     assert len(patterns) > 100
     slow = slow_patterns(patterns)
     assert not slow, [patterns[index] for index in slow]
+
+
+OVERLAY_HEAD = (
+    "pack: team-x\nschema: overlay.v1\nversion: 1.0.0\n"
+    "description: A hostile overlay for the tests.\nrequires: '>=0.1'\n"
+)
+# Wrong types where the merge, the lint or the examples runner reads them before the schema's
+# verdict is in: each must come back as located errors, never a crash.
+WRONG_SHAPES = {
+    "extends-a-list": "extends: [secrets]\n",
+    "extends-a-mapping": "extends: {a: 1}\n",
+    "extends-a-number": "extends: 5\n",
+    "patch-a-list": "extends: secrets\npatch: [1]\n",
+    "disable-a-mapping": "extends: secrets\ndisable: {a: 1}\n",
+    "disable-nested-lists": "extends: secrets\ndisable: [secrets.github-pat, 5, [x]]\n",
+    "rule-id-a-list": "extends: secrets\npatch: {detectors: [{id: [x]}]}\n",
+    "rule-id-a-mapping": "extends: chunking\npatch: {log: {error_rules: [{id: {a: 1}}]}}\n",
+    "examples-a-list": "extends: secrets\npatch: {detectors: [{id: secrets.github-pat, "
+    "examples: [1]}]}\n",
+    "entropy-a-string": "extends: secrets\npatch: {detectors: [{id: secrets.github-pat, "
+    "entropy: x}]}\n",
+    "pattern-a-list": "extends: secrets\npatch: {detectors: [{id: secrets.github-pat, "
+    "pattern: [1]}]}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_SHAPES))
+def test_wrong_shapes_in_an_overlay_are_located_errors(name, tmp_path, warm_rules):
+    path = _write(tmp_path, name, OVERLAY_HEAD + WRONG_SHAPES[name])
+    run = run_capy("rules", "validate", path)
+    assert_clean_refusal(run, code=1)
+    assert re.search(rf"{re.escape(path.name)}:\d+:\d+: error\[", run.stdout), run.stdout
+
+
+@pytest.mark.parametrize("name", ["extends-a-list", "rule-id-a-list", "rule-id-a-mapping"])
+def test_wrong_shapes_in_a_user_overlay_break_no_command(name, user_rules_dir, warm_rules):
+    _write(user_rules_dir, name, OVERLAY_HEAD + WRONG_SHAPES[name])
+    assert_clean_refusal(run_capy("stats"), code=1, says="rule packs in force have errors")
+    hook = run_capy(
+        "hook", "PreToolUse", stdin=b'{"tool_name": "Bash", "tool_input": {"command": "ls"}}'
+    )
+    assert_no_crash(hook)
+    assert hook.code == 0, hook.stderr
