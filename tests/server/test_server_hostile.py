@@ -50,3 +50,17 @@ async def test_an_oversized_file_reports_what_was_kept_and_split_keeps_all(
     assert f"{size:,} bytes" not in truncated.splitlines()[0]  # the first line: what was stored
     assert "Indexed 3 part(s)" in split and "**all (part 3)**" in split, split
     assert f"{size:,} bytes stored" in split
+
+
+async def test_a_store_path_naming_a_folder_is_one_sentence(project_dir, server_home, tmp_path):
+    async with capy_session(project_dir, server_home, CAPY_DB_PATH=str(tmp_path)) as client:
+        for tool, arguments in (
+            ("capy_index", {"content": "quokka notes", "source": "notes"}),
+            ("capy_search", {"queries": ["quokka"]}),
+            ("capy_cleanup", {}),
+        ):
+            result = await client.call_tool(tool, arguments)
+            text = text_of(result)
+            assert result.is_error, (tool, text)
+            assert "is a folder, not a database file" in text, (tool, text)
+            assert "unexpectedly" not in text and "internal error" not in text.lower()
