@@ -82,3 +82,16 @@ def shared_testdata():
         return path
 
     return find
+
+
+@pytest.fixture
+def warm_rules(isolated_environment, rules_cache_file) -> Path:
+    """The validated-packs cache in this test's data dir, so a capy subprocess starts warm."""
+    import shutil
+
+    from capy.config.paths import data_dir
+
+    target = data_dir() / "cache" / "rules"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(rules_cache_file, target / rules_cache_file.name)
+    return target

@@ -28,39 +28,88 @@ def index_knowledge(
     content: str | None = None,
     path: str | None = None,
     source: str | None = None,
+    split: bool = False,
 ) -> ToolReply:
-    """Index content or a file (read here, so it never passes through the context) as durable."""
+    """Index content or a file (read here, so it never passes through the context) as durable.
+
+    Over the retention pack's per-source cap the reply says what was kept; `split` keeps all
+    of it as several sources instead."""
     from capy.api.execute import path_refusal, resolve_path
+    from capy.store.content import ContentError
     from capy.store.indexing import index_content
+    from capy.store.intake import Intake, file_parts, kept_note, part_label, read_file_for_index
 
     if (content is None) == (path is None):
         raise ToolInputError("give either content or path, not both and not neither")
+    size = workspace.rules.view("retention").size
+    label = source or path or "indexed content"
     if path is not None:
         target = resolve_path(workspace, path)
         refusal = path_refusal(workspace, "Read", target)
         if refusal is not None:
             return ToolReply(refusal, is_error=True)
-        try:
-            data: str | bytes = target.read_bytes()
-        except OSError as error:
-            reason = (error.strerror or type(error).__name__).lower()
-            raise ToolInputError(f"cannot read {path}: {reason}") from None
-        label = source or path
-    else:
-        data = content or ""
-        label = source or "indexed content"
-    with workspace.store() as store:
-        result = index_content(store, data, label=label, kind="durable", rules=workspace.rules)
-    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    try:
+        if split:
+            pieces = file_parts(target, size) if path is not None else _text_parts(content, size)
+            with workspace.store() as store:
+                results = [
+                    index_content(
+                        store,
+                        part,
+                        label=part_label(label, number),
+                        kind="durable",
+                        rules=workspace.rules,
+                    )
+                    for number, part in enumerate(pieces, 1)
+                ]
+            return _parts_reply(results)
+        if path is not None:
+            intake = read_file_for_index(target, size, label=label)
+        else:
+            text = content or ""
+            intake = Intake(text, len(text.encode("utf-8")))
+        with workspace.store() as store:
+            result = index_content(
+                store, intake.content, label=label, kind="durable", rules=workspace.rules
+            )
+    except ContentError as error:
+        raise ToolInputError(error.message) from None
+    size_read = intake.input_bytes if intake.input_bytes is not None else result.bytes
     lines = [
         f"{result.status.capitalize()} **{result.label}** ({result.content_type}): "
-        f"{result.chunk_count} chunks, {size:,} bytes.",
+        f"{result.chunk_count} chunks, {result.bytes:,} bytes stored.",
     ]
+    note = kept_note(result, intake, size, keep_all="call capy_index again with split=true")
+    if note:
+        lines.append(note)
     if result.redactions:
         total = sum(result.redactions.values())
         lines.append(f"Redacted {total} secret(s) before storing.")
     lines.append(f'Search it with `capy_search(queries=[...], source="{result.label}")`.')
-    return ToolReply("\n".join(lines), processed_bytes=size)
+    return ToolReply("\n".join(lines), processed_bytes=size_read)
+
+
+def _text_parts(content: str | None, size):
+    import io
+
+    from capy.store.intake import stream_parts
+
+    return stream_parts(io.BytesIO((content or "").encode("utf-8")), size)
+
+
+def _parts_reply(results: list) -> ToolReply:
+    stored = sum(result.bytes for result in results)
+    lines = [f"Indexed {len(results)} part(s), {stored:,} bytes stored:"]
+    lines.extend(
+        f"- **{result.label}** ({result.content_type}): {result.status}, "
+        f"{result.chunk_count} chunks, {result.bytes:,} bytes"
+        for result in results
+    )
+    if any(result.redactions for result in results):
+        total = sum(sum(result.redactions.values()) for result in results)
+        lines.append(f"Redacted {total} secret(s) before storing.")
+    lines.append("Search them with `capy_search(queries=[...])`; each part is its own source.")
+    return ToolReply("\n".join(lines), processed_bytes=stored)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
 
 if TYPE_CHECKING:
     from capy.rules import RuleSet
+    from capy.rules.views.retention import Size
     from capy.store import Store
+    from capy.store.intake import Intake
 
 STDIN = "-"
 
@@ -29,13 +31,15 @@ def index(
     source: Annotated[str | None, Parameter(name="--source")] = None,
     kind: Annotated[str, Parameter(name="--kind")] = "durable",
     content_type: Annotated[str, Parameter(name="--content-type")] = "auto",
+    split: Annotated[bool, Parameter(name="--split", negative=())] = False,
     db: DbOption = None,
     as_json: JsonFlag = False,
 ) -> int:
     """Index a file or standard input into the knowledge base.
 
     Secrets are redacted before anything is stored; indexing the same content under the same
-    label again only marks it as used.
+    label again only marks it as used. An input over the retention pack's per-source cap
+    (size.max_source_bytes) keeps its start and end and says what was dropped, unless --split.
 
     Parameters
     ----------
@@ -47,6 +51,9 @@ def index(
         durable (kept), ephemeral (expires, not searched by default) or session (expires).
     content_type
         auto, markdown, json, plaintext, log, code, csv, html or diff.
+    split
+        Keep all of an input over the per-source cap, as several sources labelled
+        "LABEL (part N)".
     db
         Database file to use instead of the project's (also CAPY_DB_PATH).
     as_json
@@ -55,24 +62,43 @@ def index(
 
     def run() -> int:
         from capy.store.indexing import index_content
+        from capy.store.intake import kept_note
 
-        label, content = _read_input(path, source)
+        label = _label(path, source)
         with _open(db) as (store, rules):
-            result = index_content(
-                store, content, label=label, kind=kind, content_type=content_type, rules=rules
-            )
+            size = rules.view("retention").size
+
+            def store_one(content: str | bytes, name: str):
+                return index_content(
+                    store, content, label=name, kind=kind, content_type=content_type, rules=rules
+                )
+
+            if split:
+                results, notes = _index_parts(path, label, size, store_one), []
+            else:
+                intake = _read_input(path, label, size)
+                results = [store_one(intake.content, label)]
+                note = kept_note(results[0], intake, size, keep_all=SPLIT_HINT)
+                notes = [note] if note else []
         if as_json:
             from capy.cli.output import print_json
 
-            print_json(asdict(result))
+            rows = [asdict(result) for result in results]
+            print_json({**rows[0], "notes": notes} if not split else {"parts": rows})
         else:
-            _print_indexed(result)
+            for result in results:
+                _print_indexed(result)
+            for note in notes:
+                say(note)
         return 0
 
     return guarded(run)
 
 
-def _read_input(path: str | None, source: str | None) -> tuple[str, bytes]:
+SPLIT_HINT = "run `capy index` again with --split"
+
+
+def _label(path: str | None, source: str | None) -> str:
     from capy.store.content import ContentError
 
     if path is None or path == STDIN:
@@ -80,12 +106,26 @@ def _read_input(path: str | None, source: str | None) -> tuple[str, bytes]:
             raise ContentError("give --source LABEL to name content read from standard input")
         if sys.stdin is None or sys.stdin.isatty():
             raise ContentError("nothing on standard input; give a PATH, or pipe content in")
-        return source, sys.stdin.buffer.read()
-    try:
-        return source or path, Path(path).read_bytes()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise ContentError(f"cannot read {path}: {reason.lower()}") from None
+        return source
+    return source or path
+
+
+def _read_input(path: str | None, label: str, size: Size) -> Intake:
+    from capy.store.intake import read_file_for_index, read_stream_for_index
+
+    if path is None or path == STDIN:
+        return read_stream_for_index(sys.stdin.buffer, size, label=label)
+    return read_file_for_index(path, size, label=label)
+
+
+def _index_parts(path: str | None, label: str, size: Size, store_one) -> list:
+    from capy.store.intake import file_parts, part_label, stream_parts
+
+    if path is None or path == STDIN:
+        parts = stream_parts(sys.stdin.buffer, size)
+    else:
+        parts = file_parts(path, size)
+    return [store_one(part, part_label(label, number)) for number, part in enumerate(parts, 1)]
 
 
 @contextmanager

@@ -7,7 +7,6 @@ command works in a pipe; the report goes to stderr and names rules and counts, n
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 from cyclopts import Parameter
@@ -19,6 +18,10 @@ ReportFlag = Annotated[
     bool, Parameter(name="--report", negative=(), help="Print rule ids and counts on stderr.")
 ]
 
+
+# The most `capy redact` reads, from a file or stdin: redaction holds the text in memory
+# (about 50 ms a MiB), so a larger input is refused with a way round rather than read.
+MAX_REDACT_BYTES = 64 * 1024 * 1024
 
 # `-` means stdin, as for cat and grep, so a leading hyphen must not read as an option.
 Source = Annotated[str, Parameter(allow_leading_hyphen=True)]
@@ -67,18 +70,25 @@ def redact(
 
 def _read(source: str) -> bytes | None:
     from capy.cli.output import error_line
+    from capy.units import human_bytes
+    from capy.userfiles import FileTooLargeError, UserFileError, read_user_file
 
+    too_large = (
+        f"it holds more than {human_bytes(MAX_REDACT_BYTES)}, the most `capy redact` reads; "
+        "split it (for example `split -b 32M FILE part-`) and redact the parts"
+    )
     if source == "-":
-        return sys.stdin.buffer.read()
-    path = Path(source)
+        data = sys.stdin.buffer.read(MAX_REDACT_BYTES + 1)
+        if len(data) <= MAX_REDACT_BYTES:
+            return data
+        error_line(f"cannot redact standard input: {too_large}")
+        return None
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        error_line(f"cannot redact {source!r}: no such file; give a file path or - for stdin")
-    except IsADirectoryError:
-        error_line(f"cannot redact {source!r}: it is a directory; give a file path")
-    except OSError as exc:
-        error_line(f"cannot read {source!r}: {exc.strerror or exc}")
+        return read_user_file(source, limit=MAX_REDACT_BYTES, purpose="redact").head
+    except FileTooLargeError:
+        error_line(f"cannot redact {source}: {too_large}")
+    except UserFileError as error:
+        error_line(error.message)
     return None
 
 

@@ -35,6 +35,12 @@ def guarded(action: Callable[[], int]) -> int:
         for line in error.lines:
             error_line(line)
     except Exception as error:
+        from capy.store.failures import explain_failure
+
+        explained = explain_failure(error, None)  # a disk that filled up or broke mid-command
+        if explained is not None:
+            error_line(explained.message)
+            return 2
         if "locked" not in str(error) and "busy" not in str(error):
             raise
         error_line(
@@ -185,12 +191,18 @@ def encrypt(
     return guarded(run)
 
 
+def read_small_text(path: Path) -> str:
+    from capy.userfiles import SMALL_FILE_BYTES, read_user_file
+
+    return read_user_file(path, limit=SMALL_FILE_BYTES, purpose="read").head.decode("utf-8")
+
+
 def _new_key_text(path: Path | None) -> tuple[str | None, str]:
     from capy.store import KeyFileError
 
     if path is not None:
         try:
-            return path.read_text(encoding="utf-8"), f"key file {path}"
+            return read_small_text(path), f"key file {path}"
         except (OSError, UnicodeDecodeError) as error:
             raise KeyFileError(f"cannot read the new key file {path} ({error})") from None
     if os.environ.get("CAPY_NEW_DB_KEY", "").strip():

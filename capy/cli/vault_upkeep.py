@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 from cyclopts import Parameter
 
 from capy.cli.output import print_json, progress_bar, say
-from capy.cli.store import JsonFlag, guarded
+from capy.cli.store import JsonFlag, guarded, read_small_text
 from capy.cli.vault import CANNOT_RUN, SOME_FAILED, PathOption, _vault
 from capy.units import human_bytes
 
@@ -257,7 +257,7 @@ def _read_new_key(path: Path) -> str:
     from capy.store import KeyFileError
 
     try:
-        return path.read_text(encoding="utf-8")
+        return read_small_text(path)
     except (OSError, UnicodeDecodeError) as error:
         raise KeyFileError(f"cannot read the new key file {path} ({error})") from None
 

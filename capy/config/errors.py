@@ -52,8 +52,12 @@ def toml_syntax_error(path: Path, error: tomllib.TOMLDecodeError) -> ConfigError
 
 
 def unreadable_file(path: Path, error: OSError | UnicodeDecodeError) -> ConfigError:
+    from capy.userfiles import UserFileError
+
     if isinstance(error, UnicodeDecodeError):
         why = "it is not UTF-8 text"
+    elif isinstance(error, UserFileError):
+        why = error.reason
     else:
         why = error.strerror or type(error).__name__
     return ConfigError(f"{path}: cannot read this config file ({why}); fix or delete it")

@@ -30,9 +30,11 @@ class TomlFileSource(TomlConfigSettingsSource):
     """One TOML file; a syntax error becomes a located `ConfigError` instead of a traceback."""
 
     def _read_file(self, file_path: Path) -> dict[str, Any]:  # type: ignore[override]
+        from capy.userfiles import SMALL_FILE_BYTES, read_user_file
+
         try:
-            with file_path.open("rb") as handle:
-                return tomllib.load(handle)
+            data = read_user_file(file_path, limit=SMALL_FILE_BYTES, purpose="read").head
+            return tomllib.loads(data.decode("utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise toml_syntax_error(file_path, error) from None
         except (OSError, UnicodeDecodeError) as error:

@@ -88,8 +88,12 @@ def execute_file(
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
     target = (base / Path(path)).resolve()
-    if not target.is_file() or not os.access(target, os.R_OK):
-        raise ExecutorError(f"cannot read {str(path)!r}: no such readable file")
+    from capy.userfiles import UserFileError, check_user_file
+
+    try:
+        check_user_file(target, purpose="read")  # a FIFO or /dev/zero would stall the child
+    except UserFileError as error:
+        raise ExecutorError(error.message) from None
     return _execute(language, code, timeout, background, cwd, rules, str(target), cancel, network)
 
 

@@ -63,7 +63,7 @@ def response_error(response: Any) -> str | None:
 
 def record(state: dict[str, Any], config: dict[str, Any], category: str, text: str) -> None:
     """Append one event; the same text again moves to the end instead of repeating."""
-    text = text[: config["max_chars"]]
+    text = printable(text)[: config["max_chars"]]
     events = state.setdefault("events", {}).setdefault(category, [])
     events[:] = [item for item in events if item.get("text") != text]
     events.append({"at": round(time.time(), 3), "text": text})
@@ -80,13 +80,23 @@ def as_markdown(session_id: str, state: dict[str, Any]) -> str:
     lines = [f"# Session {session_id}", ""]
     for category, events in sorted(state.get("events", {}).items()):
         lines.append(f"## {category}")
-        lines.extend(f"- {_clean(item.get('text', ''))}" for item in events)
+        lines.extend(f"- {printable(item.get('text', ''))}" for item in events)
         lines.append("")
     return "\n".join(lines)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# What must not reach the state, a snapshot or the store as it is: C0 controls (NUL makes the
+# indexer refuse the text as binary; ESC starts terminal sequences), DEL, C1 controls, and lone
+# surrogates (no UTF-8 form: the state file could not be written).
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-def _clean(text: str) -> str:
-    return _CONTROL.sub(" ", text)
+def printable(text: str) -> str:
+    """`text` with each unprintable character written as its escape (`\\x00`, `\\ud800`),
+    so the event keeps what the command held and stays storable and safe to show."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

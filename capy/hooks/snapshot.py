@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from capy.hooks.events import printable
 from capy.hooks.routing import render
 
 TYPE_CHECKING = False
@@ -24,7 +25,9 @@ def build_snapshot(precompact: dict[str, Any], session_id: str, state: dict[str,
             continue
         section = [f"## {priority['category']}"]
         for item in reversed(kept):
-            section.append("- " + _cut(item.get("text", ""), priority["max_chars_each"]))
+            # printable again: a state written before events were escaped may hold raw controls.
+            text = printable(item.get("text", ""))
+            section.append("- " + _cut(text, priority["max_chars_each"]))
         for index, line in enumerate(section):
             if used + _size(line) + 1 > budget:
                 section = section[:index]

@@ -124,6 +124,8 @@ def _compiles(pack: MergedPack) -> Iterable[Diagnostic]:
         except (KeyError, TypeError):
             continue  # shape problems are the schema's to report
         pattern = rule.get("pattern")
+        if isinstance(pattern, str) and rule.get("kind") != "command":
+            yield from _backtracking(pack, path, rule_id, pattern)
         if isinstance(pattern, str) and rule.get("kind") != "command" and _matches_empty(pattern):
             yield pack.at(
                 (*path, "pattern"),
@@ -132,6 +134,21 @@ def _compiles(pack: MergedPack) -> Iterable[Diagnostic]:
                 "require at least one character, e.g. replace `*` with `+`",
                 rule_id=rule_id,
             )
+
+
+def _backtracking(pack: MergedPack, path: tuple, rule_id: str, pattern: str):
+    from capy.rules.backtracking import risky_shape
+
+    shape = risky_shape(pattern)
+    if shape:
+        yield pack.at(
+            (*path, "pattern"),
+            "catastrophic-regex",
+            f"pattern can backtrack catastrophically: {shape}",
+            "make the repeated parts unable to match the same characters (e.g. `(a+)+` -> "
+            "`a+`), or use a possessive quantifier or atomic group: `(?>...)`, `a++`",
+            rule_id=rule_id,
+        )
 
 
 def _matches_empty(pattern: str) -> bool:
@@ -158,9 +175,44 @@ class ExampleProblem:
     hint: str
 
 
-def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
+def trial_patterns(packs: Iterable[MergedPack]) -> tuple[list[Diagnostic], set[str]]:
+    """Time the patterns that overlays and given files bring (the shipped ones are tested in
+    CI) on adversarial inputs; the errors, and the ids of rules whose examples must not run."""
+    from capy.rules.backtracking import risky_shape
+    from capy.rules.regextrial import TRIAL_INPUT_CHARS, TRIAL_SECONDS, slow_patterns
+
+    candidates = []
+    for pack in packs:
+        for rule_id, path, rule in detecting_rules(pack):
+            pattern = rule.get("pattern")
+            if not isinstance(pattern, str) or rule.get("kind") == "command":
+                continue
+            if pack.origin_file((*path, "pattern")).origin == "shipped":
+                continue
+            candidates.append((pack, path, rule_id, pattern))
+    unsafe = {rule_id for _, _, rule_id, pattern in candidates if risky_shape(pattern)}
+    timed = [item for item in candidates if item[2] not in unsafe]
+    slow = slow_patterns([pattern for *_, pattern in timed])
+    found = [
+        pack.at(
+            (*path, "pattern"),
+            "catastrophic-regex",
+            f"pattern ran for more than {TRIAL_SECONDS:g} s on a "
+            f"{TRIAL_INPUT_CHARS:,}-character adversarial text, so it can stall redaction",
+            "simplify the repeated parts so that they cannot match the same characters, or "
+            "make them possessive (`a++`) or atomic (`(?>...)`)",
+            rule_id=rule_id,
+        )
+        for index, (pack, path, rule_id, _) in enumerate(timed)
+        if index in slow
+    ]
+    return found, unsafe | {timed[index][2] for index in slow}
+
+
+def run_examples(packs: Iterable[MergedPack], skip: set[str] = frozenset()) -> ExampleReport:
     """Run every `examples.match` / `examples.no_match` of every active detecting rule, and
-    the examples of rules that are not matchers (a view's `check_examples`)."""
+    the examples of rules that are not matchers (a view's `check_examples`); rules in `skip`
+    (patterns that failed their timed trial) are left out, so validate itself cannot stall."""
     failures: list[Diagnostic] = []
     rules = examples = 0
     packs = list(packs)
@@ -170,56 +222,69 @@ def run_examples(packs: Iterable[MergedPack]) -> ExampleReport:
         failures.extend(problems)
     for pack in packs:
         for rule_id, path, rule in detecting_rules(pack):
+            if rule_id in skip:
+                continue
             try:
                 compiled = compile_rule(rule, pack.data)
             except (RuleCompileError, KeyError, TypeError):
                 continue  # reported by lint
             rules += 1
-            cases = rule.get("examples") or {}
-            should = list(enumerate(cases.get("match") or []))
-            should_not = list(enumerate(cases.get("no_match") or []))
-            if not should:
-                failures.append(
-                    pack.at(
-                        path,
-                        "missing-examples",
-                        "detecting rule has no `examples.match`",
-                        "add texts it must match and texts it must not",
-                        rule_id=rule_id,
-                    )
-                )
-            missed = [i for i, text in should if not compiled.matches(text)]
-            if should and len(missed) == len(should):
-                failures.append(
-                    pack.at(
-                        (*path, "examples", "match"),
-                        "matches-nothing",
-                        "rule matches none of its own match examples, so it can "
-                        "match nothing it was written for",
-                        "fix the pattern, keywords or allowlist",
-                        rule_id=rule_id,
-                    )
-                )
-            else:
-                for index in missed:
-                    failures.append(
-                        _example_failure(
-                            pack,
-                            path,
-                            rule_id,
-                            "match",
-                            index,
-                            cases["match"][index],
-                            "does not match",
-                        )
-                    )
-            for index, text in should_not:
-                if compiled.matches(text):
-                    failures.append(
-                        _example_failure(pack, path, rule_id, "no_match", index, text, "matches")
-                    )
-            examples += len(should) + len(should_not)
+            try:
+                found, count = _rule_examples(pack, path, rule_id, rule, compiled)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue  # examples or fields of the wrong shape: the schema reports them
+            failures.extend(found)
+            examples += count
     return ExampleReport(rules, examples, failures)
+
+
+def _rule_examples(
+    pack: MergedPack, path: tuple, rule_id: str, rule: dict, compiled: Any
+) -> tuple[list[Diagnostic], int]:
+    """One detecting rule's examples run against it: the failures and how many ran."""
+    found: list[Diagnostic] = []
+    cases = rule.get("examples") or {}
+    should = list(enumerate(cases.get("match") or []))
+    should_not = list(enumerate(cases.get("no_match") or []))
+    if not should:
+        found.append(
+            pack.at(
+                path,
+                "missing-examples",
+                "detecting rule has no `examples.match`",
+                "add texts it must match and texts it must not",
+                rule_id=rule_id,
+            )
+        )
+    missed = [i for i, text in should if not compiled.matches(text)]
+    if should and len(missed) == len(should):
+        found.append(
+            pack.at(
+                (*path, "examples", "match"),
+                "matches-nothing",
+                "rule matches none of its own match examples, so it can "
+                "match nothing it was written for",
+                "fix the pattern, keywords or allowlist",
+                rule_id=rule_id,
+            )
+        )
+    else:
+        for index in missed:
+            found.append(
+                _example_failure(
+                    pack,
+                    path,
+                    rule_id,
+                    "match",
+                    index,
+                    cases["match"][index],
+                    "does not match",
+                )
+            )
+    for index, text in should_not:
+        if compiled.matches(text):
+            found.append(_example_failure(pack, path, rule_id, "no_match", index, text, "matches"))
+    return found, len(should) + len(should_not)
 
 
 def _view_examples(pack: MergedPack) -> tuple[int, int, list[Diagnostic]]:

@@ -176,6 +176,16 @@ def _resolve_chain(
     current = overlay
     for depth in range(1, MAX_EXTENDS_DEPTH + 2):
         target = current.data.get("extends")
+        if not isinstance(target, str):  # a list or a mapping cannot even be looked up
+            diagnostics.append(
+                current.at(
+                    ("extends",),
+                    "wrong-type",
+                    f"`extends` must name one pack as text, not {type(target).__name__}",
+                    "write the name of the pack it layers onto, e.g. `extends: secrets`",
+                )
+            )
+            return None
         if target in bases:
             if depth > MAX_EXTENDS_DEPTH:
                 break
@@ -281,7 +291,8 @@ def _merge_rules(
     for position, item in enumerate(patch):
         there = (*ppath, position)
         rule_id = item.get("id") if isinstance(item, dict) else None
-        if rule_id in index_by_id:
+        # Only a text id can name a rule; anything else is appended for the schema to report.
+        if isinstance(rule_id, str) and rule_id in index_by_id:
             slot = index_by_id[rule_id]
             _merge_mapping(target, base[slot], item, (*tpath, slot), there, overlay)
             continue

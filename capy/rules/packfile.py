@@ -11,7 +11,15 @@ from packaging.version import Version
 
 from capy import __version__
 from capy.rules.diagnostics import Diagnostic, Locatable, with_frame
-from capy.rules.yamlload import Loaded, Position, YamlLoadError, load_yaml
+from capy.rules.yamlload import (
+    MAX_PACK_BYTES,
+    Loaded,
+    Position,
+    YamlLoadError,
+    load_yaml,
+    too_large_error,
+)
+from capy.userfiles import FileTooLargeError, UserFileError, read_user_file
 
 OVERLAY_SCHEMA = "overlay.v1"
 
@@ -98,9 +106,12 @@ def read_pack_file(text: str, file: str, origin: str) -> tuple[PackFile | None, 
 def read_path(path: Path, origin: str) -> tuple[PackFile | None, list[Diagnostic]]:
     file = display_path(path, origin)
     try:
-        raw = path.read_bytes()
+        raw = read_user_file(path, limit=MAX_PACK_BYTES, purpose="read").head
+    except FileTooLargeError as exc:
+        too_big = too_large_error(exc.size)
+        return None, [Diagnostic(file, 1, 1, too_big.code, too_big.message, hint=too_big.hint)]
     except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
+        reason = exc.reason if isinstance(exc, UserFileError) else exc.strerror
         return None, [
             Diagnostic(
                 file,

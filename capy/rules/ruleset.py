@@ -144,7 +144,7 @@ def build_ruleset(
     """
     # Imported here: jsonschema and the lint are only needed when packs are actually checked,
     # not when a cached rule set is read back by a hook.
-    from capy.rules.lint import lint_packs, run_examples
+    from capy.rules.lint import lint_packs, run_examples, trial_patterns
     from capy.rules.schemas import schema_diagnostics, schema_names
 
     diagnostics: list[Diagnostic] = []
@@ -197,7 +197,11 @@ def build_ruleset(
                 if item.file in overlay_files
             )
     diagnostics.extend(lint_packs(merged.values()))
-    report = run_examples(merged.values()) if examples else None
+    report = None
+    if examples:
+        slow, skip = trial_patterns(merged.values())
+        diagnostics.extend(slow)
+        report = run_examples(merged.values(), skip)
     if report:
         diagnostics.extend(report.failures)
     texts = {pack.file: pack.text for pack in files}

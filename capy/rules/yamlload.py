@@ -13,9 +13,20 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 
 PathKey = tuple[str | int, ...]
+
+# Bounds that keep one hostile file from stalling every command (the hooks included). Each sits
+# far above what a real pack needs: the largest shipped pack is under 100 KB, nests 8 deep and
+# has about 3,000 values, and parsing runs at roughly 70 KB a second.
+MAX_PACK_BYTES = 256 * 1024
+MAX_PACK_DEPTH = 32
+# Values once aliases are expanded: `*anchor` repeats its node, so a 1 KB "billion laughs" file
+# of nested aliases would otherwise expand to a billion values.
+MAX_PACK_NODES = 100_000
 
 
 @dataclass(frozen=True)
@@ -54,14 +65,52 @@ class YamlLoadError(Exception):
         self.hint = hint
 
 
+class _BoundedComposer(Composer):
+    """Counts values as they will be expanded (an alias counts its anchor's whole size) and
+    stops at MAX_PACK_NODES, before the expansion ever happens."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader)
+        self._values = 0
+        self._anchor_sizes: dict[str, int] = {}
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.parser.peek_event()
+        before = self._values
+        if isinstance(event, AliasEvent):
+            self._values += self._anchor_sizes.get(event.anchor, 1)
+            self._check(event)
+            return super().compose_node(parent, index)
+        self._values += 1
+        self._check(event)
+        node = super().compose_node(parent, index)
+        if event.anchor is not None:
+            self._anchor_sizes[event.anchor] = self._values - before
+        return node
+
+    def _check(self, event: Any) -> None:
+        if self._values > MAX_PACK_NODES:
+            mark = event.start_mark
+            raise YamlLoadError(
+                "yaml-too-large",
+                f"more than {MAX_PACK_NODES:,} values once aliases are expanded",
+                Position(mark.line + 1, mark.column + 1),
+                "a pack is plain data; write the values out instead of nesting aliases",
+            )
+
+
 def _parser() -> YAML:
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
+    yaml.max_depth = MAX_PACK_DEPTH
+    yaml.Composer = _BoundedComposer
     return yaml
 
 
 def load_yaml(text: str) -> Loaded:
     """Parse one YAML document strictly; raise YamlLoadError with a position on any problem."""
+    if len(text) > MAX_PACK_BYTES:  # characters, not bytes: a cheap check before any parsing
+        raise too_large_error(len(text.encode("utf-8")))
     try:
         documents = list(_parser().load_all(text))
     except MarkedYAMLError as exc:
@@ -81,11 +130,28 @@ def load_yaml(text: str) -> Loaded:
     return Loaded(data, positions, key_positions)
 
 
+def too_large_error(size: int) -> YamlLoadError:
+    """The error for a pack file of `size` bytes, over MAX_PACK_BYTES."""
+    return YamlLoadError(
+        "yaml-too-large",
+        f"the file is {size:,} bytes; a pack may hold at most {MAX_PACK_BYTES:,}",
+        Position(1, 1),
+        "split it into several overlay files, one concern each",
+    )
+
+
 def _from_marked(exc: MarkedYAMLError) -> YamlLoadError:
     mark = exc.problem_mark or exc.context_mark
     position = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
     problem = exc.problem or exc.context or "invalid YAML"
     name = type(exc).__name__
+    if "MaxDepth" in name:
+        return YamlLoadError(
+            "yaml-too-deep",
+            f"values nested more than {MAX_PACK_DEPTH} levels deep",
+            position,
+            "a pack nests a few levels at most; flatten this part",
+        )
     if "Duplicate" in name:
         key = _first_line(problem).split('"')[1] if '"' in problem else ""
         return YamlLoadError(

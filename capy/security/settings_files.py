@@ -109,10 +109,14 @@ def _resolve(path: str, project_dir: Path, home: Path) -> tuple[Path, Path]:
 
 def read_settings(file: SettingsFile) -> LoadedSettings | None:
     """The file's permission lists; None when it does not exist."""
-    try:
-        text = file.path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from capy.userfiles import SMALL_FILE_BYTES, read_user_file
+
+    if not file.path.exists():
         return None
+    try:
+        # A repository can ship a FIFO or a huge file under that name: bounded, never blocking.
+        raw = read_user_file(file.path, limit=SMALL_FILE_BYTES, purpose="read").head
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return _broken(file, f"cannot be read ({type(error).__name__})")
     try:

@@ -105,6 +105,11 @@ def _explain(name: str, error: Exception) -> str:
         return str(error)
     if isinstance(error, StoreError):
         return f"The knowledge base could not be used: {error.message}"
+    from capy.store.failures import explain_failure
+
+    explained = explain_failure(error, None)
+    if explained is not None:
+        return f"The knowledge base could not be used: {explained.message}"
     if isinstance(error, ConfigError):
         return "capy's configuration is invalid: " + "; ".join(error.lines)
     if isinstance(error, RulesError):

@@ -33,7 +33,9 @@ def register_knowledge_tools(
             "capy_search finds it later, in this session or the next. Give `path` to have the "
             "file read here, so its content never passes through your context. Use it for "
             "documentation, specs, long notes you will need again. Indexing the same content "
-            "again only marks it as used."
+            "again only marks it as used. One source holds at most the retention pack's cap "
+            "(2 MiB by default): over it the reply says what was kept (the start and the end), "
+            "and `split=true` keeps all of it as several sources."
         ),
     )
     async def capy_index(
@@ -42,6 +44,10 @@ def register_knowledge_tools(
         source: Annotated[
             str | None, Field(description="Label to store it under (default: the path).")
         ] = None,
+        split: Annotated[
+            bool,
+            Field(description='Keep all of an input over the cap, as sources "LABEL (part N)".'),
+        ] = False,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -50,6 +56,7 @@ def register_knowledge_tools(
             content=content,
             path=path,
             source=source,
+            split=split,
         )
 
     @server.tool(

@@ -17,7 +17,13 @@ from typing import Any
 
 from capy.rules.views.transcripts import TranscriptsPack
 from capy.sessions.model import Compaction, Session, ToolCall, ToolResult
-from capy.sessions.reader import MessageLog, json_records, read_raw_lines, text_field
+from capy.sessions.reader import (
+    UNPARSABLE_LINE,
+    MessageLog,
+    json_records,
+    read_raw_lines,
+    text_field,
+)
 from capy.sessions.results import block_text
 
 PLATFORM = "codex"
@@ -141,7 +147,7 @@ def _raw_input(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except UNPARSABLE_LINE:
             parsed = {"input": arguments}
         return parsed if isinstance(parsed, dict) else {"input": parsed}
     if isinstance(arguments, dict):
@@ -187,7 +193,7 @@ def _output(output: Any) -> tuple[str, bool]:
     if isinstance(output, str):
         try:
             parsed = json.loads(output)
-        except ValueError:
+        except UNPARSABLE_LINE:
             parsed = None
         if isinstance(parsed, dict) and "output" in parsed:
             output = parsed

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from capy.sessions.claude import SIDECAR_DIR, parse_claude, sidecar_files
 from capy.sessions.codex import parse_codex
-from capy.sessions.reader import first_record
+from capy.sessions.reader import UNPARSABLE_LINE, first_record
 
 if TYPE_CHECKING:
     from capy.rules.views.platforms import PlatformsPack
@@ -103,7 +103,7 @@ def peek_cwd(path: Path) -> str | None:
 def _cwd_of(line: bytes) -> str | None:
     try:
         record: Any = json.loads(line)
-    except ValueError:
+    except UNPARSABLE_LINE:
         return None
     if not isinstance(record, dict):
         return None

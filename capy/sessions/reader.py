@@ -9,6 +9,10 @@ from typing import Any
 
 from capy.sessions.model import Message, ParseReport, Session
 
+# What `json.loads` raises on a line it cannot turn into data: bad JSON (ValueError) or JSON
+# nested deeper than the interpreter's recursion limit (RecursionError). Either costs one line.
+UNPARSABLE_LINE = (ValueError, RecursionError)
+
 
 def read_raw_lines(path: Path, max_bytes: int | None = None) -> tuple[list[str], bool]:
     """The file's lines (without line ends) and whether `max_bytes` cut it short.
@@ -33,7 +37,7 @@ def json_records(raw_lines: list[str], report: ParseReport) -> Iterator[tuple[in
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except UNPARSABLE_LINE:
             record = None
         if isinstance(record, dict):
             yield number, record
@@ -48,7 +52,7 @@ def first_record(path: Path, max_lines: int = 20) -> dict[str, Any] | None:
             for _, line in zip(range(max_lines), handle, strict=False):
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except UNPARSABLE_LINE:
                     continue
                 if isinstance(record, dict):
                     return record

@@ -77,12 +77,15 @@ def open_store(
 
     Raises `ConfigError` (bad settings) or a `StoreError` subclass, each with a `.message`.
     """
+    from capy.store.failures import explained_failures
+
     location = locate_store(project_dir, db_path)
-    if location.path.is_file() and is_plaintext(location.path):
-        raise plaintext_error(location.path)  # before a key file is generated for nothing
-    refuse_missing_key_file(location)
-    key = load_key(location.key_source)
-    conn = open_database(location.path, key, verify=verify, notify=notify)
+    with explained_failures(location.path):  # a folder, a read-only or full disk, damage
+        if location.path.is_file() and is_plaintext(location.path):
+            raise plaintext_error(location.path)  # before a key file is generated for nothing
+        refuse_missing_key_file(location)
+        key = load_key(location.key_source)
+        conn = open_database(location.path, key, verify=verify, notify=notify)
     return Store(conn=conn, location=location, key=key)
 
 

@@ -52,6 +52,7 @@ class IndexResult:
     bytes: int  # size of the stored (redacted) content
     status: str  # "indexed" | "unchanged" | "replaced"
     redactions: dict[str, int]  # secret rule id -> count (never the secrets)
+    omitted_bytes: int = 0  # bytes the size cap cut out of the redacted content
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ def index_content(
             bytes=prepared.size,
             status=status,
             redactions=dict(Counter(prepared.redactions) + Counter(label_redactions)),
+            omitted_bytes=prepared.omitted_bytes,
         )
 
     existing = find_source(store.conn, label, kind)

@@ -42,21 +42,23 @@ def open_vault(
     """Open (creating on first use) the vault, migrated; raises a `StoreError` with a message."""
     from capy.store import refuse_missing_key_file
     from capy.store.database import open_database
+    from capy.store.failures import VAULT_SETTING, explained_failures
     from capy.store.keys import load_key
     from capy.store.maintenance import is_plaintext
     from capy.vault.schema import prepare_vault
 
     location = locate_vault(path)
-    if location.path.is_file() and is_plaintext(location.path):
-        raise plaintext_vault_error(location.path)  # before a key file is generated for nothing
-    refuse_missing_key_file(location)  # reads only .path and .key_source
-    key = load_key(location.key_source)
-    try:
-        conn = open_database(
-            location.path, key, verify=verify, notify=notify, migrator=prepare_vault
-        )
-    except NewerVaultError as error:
-        raise NewerVaultError(f"{location.path}: {error.message}") from None
+    with explained_failures(location.path, what="the session vault", setting=VAULT_SETTING):
+        if location.path.is_file() and is_plaintext(location.path):
+            raise plaintext_vault_error(location.path)  # before a key file is made for nothing
+        refuse_missing_key_file(location)  # reads only .path and .key_source
+        key = load_key(location.key_source)
+        try:
+            conn = open_database(
+                location.path, key, verify=verify, notify=notify, migrator=prepare_vault
+            )
+        except NewerVaultError as error:
+            raise NewerVaultError(f"{location.path}: {error.message}") from None
     return Vault(conn=conn, location=location, key=key)
 
 

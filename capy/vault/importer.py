@@ -21,6 +21,7 @@ from capy.sessions.discovery import SessionFile, discover_sessions, parse_sessio
 from capy.sessions.redaction import redact_session
 from capy.sessions.report import SessionsReport
 from capy.store.database import transaction
+from capy.userfiles import UserFileError, read_user_file
 from capy.vault.blobs import drop_unreferenced, store_blob
 from capy.vault.messages import message_rows, replace_rows
 
@@ -43,6 +44,9 @@ FAILED = "failed"
 OUTCOMES = (IMPORTED, REPLACED, UNCHANGED, KEPT, FAILED)
 # How often a session that keeps growing while it is parsed is read again.
 _STABLE_READ_ATTEMPTS = 3
+# The largest transcript file archived whole (they are held in memory to hash and compress);
+# real sessions stay far below it, and a larger file fails alone, saying so.
+MAX_SESSION_FILE_BYTES = 1024 * 1024 * 1024
 
 
 @dataclass
@@ -113,6 +117,8 @@ def import_sessions(
         outcome = SessionImport(path=str(item.path), platform=item.platform)
         try:
             _import_one(vault, item, outcome, rules, options.dry_run)
+        except UserFileError as error:
+            outcome.outcome, outcome.reason = FAILED, error.message
         except OSError as error:
             outcome.outcome, outcome.reason = FAILED, f"cannot read it: {error.strerror or error}"
         except Exception as error:  # a StoreError carries a sentence; a parse bug must not
@@ -185,7 +191,12 @@ def _parse_as_read(
 def _read_files(item: SessionFile) -> _Files:
     base = item.path.parent
     return _Files(
-        {path.relative_to(base).as_posix(): path.read_bytes() for path in item.related_files()}
+        {
+            path.relative_to(base).as_posix(): read_user_file(
+                path, limit=MAX_SESSION_FILE_BYTES, purpose="archive"
+            ).head
+            for path in item.related_files()
+        }
     )
 
 

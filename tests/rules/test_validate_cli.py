@@ -92,7 +92,7 @@ def test_a_missing_file_is_one_clear_error(capsys):
     code, out, _ = _run(capsys, "no-such-pack.yaml")
     assert code == 1
     assert out.splitlines()[0] == (
-        "no-such-pack.yaml:1:1: error[unreadable] cannot read the file: No such file or directory"
+        "no-such-pack.yaml:1:1: error[unreadable] cannot read the file: no such file"
     )
 
 
