@@ -21,6 +21,7 @@ KNOWLEDGE_SETTING = "--db or CAPY_DB_PATH"
 VAULT_SETTING = "--path or CAPY_VAULT_PATH"
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _DENIED_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+_NOT_A_FOLDER_ERRNOS = {errno.ENOTDIR, errno.EEXIST}
 
 
 class StoreUnavailableError(StoreError):
@@ -60,6 +61,13 @@ def explain_failure(
         return StoreUnavailableError(
             f"{target} is a folder, not a database file; give {setting} the path of a file, "
             f"such as {target / 'knowledge.db'}"
+        )
+    if _errno(error) in _NOT_A_FOLDER_ERRNOS:
+        # mkdir of the store's folder met a file on the way (a data dir set to a file's path)
+        return StoreUnavailableError(
+            f"cannot create {where}: {getattr(error, 'filename', None) or 'a part of its path'} "
+            f"runs through a file where a folder should be; move that file aside, or point "
+            f"{setting} (or CAPY_DATA_DIR) at a folder"
         )
     if name.startswith("SQLITE_FULL") or _errno(error) in _FULL_ERRNOS:
         return StoreUnavailableError(

@@ -113,3 +113,12 @@ def test_a_damaged_page_is_one_sentence(command, note, tmp_path, warm_rules):
     assert run.code in (0, 2), run.stderr
     if run.code == 2:
         assert "capy doctor" in run.stderr or "damaged" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("command", sorted(STORE_COMMANDS))
+def test_a_store_path_running_through_a_file_is_one_sentence(command, note, tmp_path, warm_rules):
+    # A data folder set to a file's path: the store's folder cannot be made under it.
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be\n", encoding="utf-8")
+    run = run_capy(*_argv(command, note, blocker / "project" / "knowledge.db"))
+    assert_clean_refusal(run, code=2, says="runs through a file where a folder should be")
