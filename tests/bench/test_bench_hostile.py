@@ -4,10 +4,8 @@ Each family carries a control case that must come out bad (a survivor started ou
 secret with nothing in between, a traceback, an "internal error" and a hang, control sequences
 printed by a plain process, a loopback connection made without the guard, a store damaged on
 purpose): a harness that cannot see a
-bad outcome proves nothing, so those are asserted here, always.
-
-The bad counts themselves are not 0 on every branch yet (issue #14). Once its fixes are in,
-flip HOSTILE_FIXES_MERGED to True: every test below then also asserts its bad counts are 0.
+bad outcome proves nothing, so those are asserted here, always. Every bad count of capy itself
+must be 0.
 """
 
 from __future__ import annotations
@@ -25,9 +23,6 @@ from capy.bench import (
 )
 from capy.bench.hostile_common import scratch
 
-# Flip to True when issue #14's fixes have landed: the bad counts must then be 0.
-HOSTILE_FIXES_MERGED = False
-
 
 @pytest.fixture
 def place():
@@ -36,8 +31,7 @@ def place():
 
 
 def expect_zero(*counts: int | None) -> None:
-    if HOSTILE_FIXES_MERGED:
-        assert list(counts) == [0] * len(counts)
+    assert list(counts) == [0] * len(counts)
 
 
 def _attempts(*names: str) -> tuple[hostile_escape.Attempt, ...]:
