@@ -79,10 +79,10 @@ def log_cut_inside_key(key: str, *, side: str, place: str, limits) -> str:
     else:  # the tail starts `into` bytes into the key
         before = limits.max_returned_bytes
         after = limits.tail_bytes + into - len(key) - 1
-    return _filler(before) + key + "\n" + _filler(after)
+    return log_lines(before) + key + "\n" + log_lines(after)
 
 
-def _filler(size: int) -> str:
+def log_lines(size: int) -> str:
     """Exactly `size` bytes of log lines."""
     line = "INFO step done, nothing to see here\n"
     whole, rest = divmod(size, len(line))

@@ -22,6 +22,7 @@ from tests.planted_secrets import (
     fresh_secrets,
     key_body_lines,
     log_cut_inside_key,
+    log_lines,
     planted_text,
     raw_in,
 )
@@ -178,3 +179,19 @@ def _redacted(text: str) -> str:
     from capy.security.redaction import redact
 
     return redact(text).text
+
+
+def test_a_background_tail_starting_inside_a_key_prints_no_key_line(project_dir) -> None:
+    """A background job keeps only its last `buffer_bytes`: when they start inside a key, the
+    key's START is gone before anything can redact it; the tail detector knows the fragment."""
+    from capy.rules import build_ruleset
+
+    keep = build_ruleset().view("executor").limits.background.buffer_bytes
+    key = fake_private_key()
+    kept_of_key = len(key) - len(key) // 2  # the ring starts in the middle of the key
+    log = log_lines(200_000) + key + "\n" + log_lines(keep - kept_of_key - 1)
+    (project_dir / "long.log").write_text(log, encoding="utf-8")
+    run = capy("execute", "--background", "--timeout", "1", "shell", "sleep 2; cat long.log")
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.encode()) < keep  # the kept tail, its key part masked
+    assert [line for line in key_body_lines(key) if line in run.stdout] == []
