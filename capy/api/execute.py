@@ -40,6 +40,7 @@ def execute_code(
     network: str | None = None,
 ) -> ToolReply:
     """Run `code`; with an `intent` and long output, answer from the indexed output instead."""
+    from capy.api.outbound import text_redactor
     from capy.executor import execute
 
     canonical = _checked_language(workspace, language, code)
@@ -54,6 +55,7 @@ def execute_code(
         cwd=workspace.project_dir,
         rules=workspace.rules,
         network=network,
+        prepare_output=text_redactor(workspace),
     )
     return _reply(workspace, result, intent=intent, label=_label("execute", canonical, code))
 
@@ -69,6 +71,7 @@ def execute_file(
     network: str | None = None,
 ) -> ToolReply:
     """Run `code` with the file's content injected; read-deny rules on the path apply first."""
+    from capy.api.outbound import text_redactor
     from capy.executor import execute_file as run_file
 
     canonical = _checked_language(workspace, language, code)
@@ -86,6 +89,7 @@ def execute_file(
         cwd=workspace.project_dir,
         rules=workspace.rules,
         network=network,
+        prepare_output=text_redactor(workspace),
     )
     label = _label("file", canonical, f"{target}\0{code}")
     return _reply(workspace, result, intent=intent, label=label)

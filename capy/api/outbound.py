@@ -15,6 +15,7 @@ Text read back from the index was redacted when stored; redacting it again here 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -44,3 +45,15 @@ def outbound_reply(workspace: Workspace, reply: ToolReply) -> ToolReply:
     else:
         text, data = f"_{not_redacted_note()}_\n\n{reply.text}", reply.data
     return replace(reply, text=neutralise_controls(text), data=data)
+
+
+def text_redactor(workspace: Workspace) -> Callable[[str], str] | None:
+    """What `outbound_reply` does to secrets in text, for code that must redact before it cuts
+    (the executor, whose middle cut could split a PEM key from its BEGIN line); None when the
+    user turned reply redaction off, so nothing is paid for it."""
+    from capy.security.redaction import redact, secrets_for_output
+
+    if not workspace.redacts_replies:
+        return None
+    secrets = secrets_for_output(lambda: workspace.rules.view("secrets"))
+    return lambda text: redact(text, secrets=secrets).text

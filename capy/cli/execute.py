@@ -54,7 +54,7 @@ def execute(
         Print secrets in the output as found instead of redacted (stderr says so); for the
         rare value you need to see. The setting redaction.replies = false does this always.
     """
-    from capy.cli.output import error_line
+    from capy.cli.output import error_line, redacted
     from capy.executor import ExecutorError
     from capy.executor import execute as run_code
 
@@ -68,7 +68,14 @@ def execute(
         if refusal is not None:
             error_line(refusal)
             return 2
-        result = run_code(language, code, timeout=timeout, background=background, network=network)
+        result = run_code(
+            language,
+            code,
+            timeout=timeout,
+            background=background,
+            network=network,
+            prepare_output=None if show_secrets else redacted,
+        )
     except ExecutorError as exc:
         error_line(str(exc))
         return 2

@@ -89,14 +89,20 @@ def shown(text: Any, *, redact: bool = True) -> str:
     """`text` as a person may see it: redacted (unless opted out) and with controls visible.
     `redact=False` is for text a person must see as written (their own rule files)."""
     from capy.security.controls import neutralise_controls
-    from capy.security.redaction import redact as redact_secrets
 
     text = str(text)
-    if redact and redaction_on():
-        text = redact_secrets(text, secrets=_secrets(_where())).text
-    elif redact:
+    return neutralise_controls(redacted(text) if redact else text)
+
+
+def redacted(text: str) -> str:
+    """`text` with its secrets masked, unless redaction is off (then stderr says so once);
+    for text that is cut before it is printed, so that the cut cannot split a secret."""
+    from capy.security.redaction import redact as redact_secrets
+
+    if not redaction_on():
         _note_unredacted()
-    return neutralise_controls(text)
+        return text
+    return redact_secrets(text, secrets=_secrets(_where())).text
 
 
 def say(text: Any = "", *, file: Any = None, end: str = "\n", redact: bool = True) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from capy.rules.views.executor import Output
@@ -74,8 +75,19 @@ def _back_to_char_start(chunk: bytes, *, at_end: bool) -> bytes:
     return chunk[start:]
 
 
-def returned_text(data: bytes, limits: Output) -> tuple[str, int]:
-    """The text for the agent and how many bytes were cut from it."""
+def returned_text(
+    data: bytes, limits: Output, *, prepare: Callable[[str], str] | None = None
+) -> tuple[str, int]:
+    """The text for the agent and how many bytes were cut from it.
+
+    `prepare` (the caller's redaction, say) sees the whole text before a long one is cut: a
+    cut can fall inside something only whole text shows for what it is (a PEM key's END line
+    without its BEGIN is just base64), and the head and tail are cut from what it returns, so
+    the counts in the marker are of that text. Output that fits is returned as is: the caller
+    sees it whole anyway, and 1 MB of redaction is paid only when there was a cut.
+    """
+    if prepare is not None and len(data) > limits.max_returned_bytes:
+        data = prepare(decode(data).text).encode("utf-8")
     cut = split_head_tail(data, limits)
     if cut is None:
         return decode(data).text, 0

@@ -8,6 +8,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class _Call:
     deadline: float
     cancel: threading.Event | None
     network: NetworkMode = NetworkMode.ON
+    prepare_output: Callable[[str], str] | None = None
 
 
 def execute(
@@ -60,14 +62,18 @@ def execute(
     rules=None,
     cancel: threading.Event | None = None,
     network: str | None = None,
+    prepare_output: Callable[[str], str] | None = None,
 ) -> ExecutionResult:
     """Run `code` in `language`; `cwd` is the project directory (where shell commands run).
 
     Setting `cancel` (by default the current one, see `capy.executor.cancel`) kills the call's
     whole process tree; the result then has `killed_reason` "cancelled". `network` is "on" or
     "off" (see `capy.executor.network`); None takes the executor pack's default.
+    `prepare_output` rewrites the whole output before a long one is cut (see `returned_text`).
     """
-    return _execute(language, code, timeout, background, cwd, rules, None, cancel, network)
+    return _execute(
+        language, code, timeout, background, cwd, rules, None, cancel, network, prepare_output
+    )
 
 
 def execute_file(
@@ -81,6 +87,7 @@ def execute_file(
     rules=None,
     cancel: threading.Event | None = None,
     network: str | None = None,
+    prepare_output: Callable[[str], str] | None = None,
 ) -> ExecutionResult:
     """Run `code` with FILE_CONTENT and FILE_CONTENT_PATH set from `path` for the language.
 
@@ -94,10 +101,23 @@ def execute_file(
         check_user_file(target, purpose="read")  # a FIFO or /dev/zero would stall the child
     except UserFileError as error:
         raise ExecutorError(error.message) from None
-    return _execute(language, code, timeout, background, cwd, rules, str(target), cancel, network)
+    return _execute(
+        language,
+        code,
+        timeout,
+        background,
+        cwd,
+        rules,
+        str(target),
+        cancel,
+        network,
+        prepare_output,
+    )
 
 
-def _execute(language, code, timeout, background, cwd, rules, file_path, cancel, network):
+def _execute(
+    language, code, timeout, background, cwd, rules, file_path, cancel, network, prepare_output
+):
     project_dir = Path(cwd) if cwd is not None else Path.cwd()
     if not project_dir.is_dir():
         raise ExecutorError(f"working directory {str(project_dir)!r} does not exist")
@@ -114,6 +134,7 @@ def _execute(language, code, timeout, background, cwd, rules, file_path, cancel,
     call = _prepare(view, runtime, project_dir, source, timeout, file_path)
     call.cancel = cancel if cancel is not None else current_cancel()
     call.network = mode
+    call.prepare_output = prepare_output
     handed_over = False
     try:
         result, handed_over = _run(call, background)
@@ -196,7 +217,7 @@ def _result(call: _Call, phase: Phase, outcome: PhaseOutcome | None) -> Executio
     """`outcome` None: the process keeps running in the background, so no exit code yet."""
     pump = phase.pump
     combined = bytes(pump.combined)
-    text, cut = returned_text(combined, call.view.limits.output)
+    text, cut = returned_text(combined, call.view.limits.output, prepare=call.prepare_output)
     stdout, stderr = decode(bytes(pump.stdout)), decode(bytes(pump.stderr))
     language = call.runtime.language
     exit_code = outcome.exit_code if outcome else None

@@ -85,3 +85,23 @@ def test_split_is_lossless_and_bounded(data: bytes, budget: int, ratio: float) -
     assert len(cut.tail) <= limits.tail_bytes
     assert cut.omitted_bytes == len(data) - len(cut.head) - len(cut.tail)
     assert cut.omitted_bytes > 0
+
+
+def test_prepare_sees_whole_text_only_when_it_is_cut() -> None:
+    """The caller's rewrite (its redaction) runs before the cut, on the whole text, and only
+    when there is a cut; the marker then counts what was cut from the rewritten text."""
+    seen: list[str] = []
+
+    def masked(text: str) -> str:
+        seen.append(text)
+        return text.replace("SECRET-START\nSECRET-END\n", "[masked]\n")
+
+    assert returned_text(b"short\n", LIMITS, prepare=masked) == ("short\n", 0)
+    assert seen == []
+    data = b"a\n" * 30 + b"SECRET-START\nSECRET-END\n" + b"b\n" * 30
+    text, cut = returned_text(data, LIMITS, prepare=masked)
+    assert seen == [data.decode()] and "SECRET" not in text
+    expected = split_head_tail(masked(data.decode()).encode(), LIMITS)
+    assert cut == expected.omitted_bytes
+    marker = LIMITS.marker(expected.omitted_bytes, expected.omitted_lines)
+    assert text == expected.head.decode() + marker + expected.tail.decode()

@@ -8,13 +8,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.planted_secrets import fresh_secrets, planted_text, raw_in
+from tests.planted_secrets import (
+    KEY_CUTS,
+    fake_private_key,
+    fresh_secrets,
+    key_body_lines,
+    log_cut_inside_key,
+    log_lines,
+    planted_text,
+    raw_in,
+)
 
 # OSC 52 (clipboard write), OSC 0 (window title), CSI 2J (clear screen), C1 CSI, a bidi
 # override and a lone carriage return: what stored content must not do to a terminal.
@@ -117,3 +128,70 @@ def test_shown_text_holds_no_secret_and_no_control(project_dir, before: str, aft
     text = shown(f"{before} {TOKEN} {after}")
     assert TOKEN not in text
     assert not any(char in text for char in CONTROLS[:-1]) and "\r" not in text.replace("\r\n", "")
+
+
+@pytest.mark.parametrize(("side", "place"), KEY_CUTS)
+def test_execute_cut_inside_a_private_key_prints_no_key_line(project_dir, side, place) -> None:
+    """The middle cut falls inside a key: redaction saw the whole output first, so neither the
+    head's last lines nor the tail's first ones give any of it away, in text or JSON."""
+    from capy.rules import build_ruleset
+
+    limits = build_ruleset().view("executor").limits.output
+    key = fake_private_key()
+    log = log_cut_inside_key(key, side=side, place=place, limits=limits)
+    (project_dir / "long.log").write_text(log, encoding="utf-8")
+    text = capy("execute", "shell", "cat long.log")
+    as_json = capy("execute", "--json", "shell", "cat long.log")
+    assert text.returncode == 0 and as_json.returncode == 0, text.stderr + as_json.stderr
+    assert "bytes from the middle cut" in text.stderr
+    everything = text.stdout + text.stderr + as_json.stdout + as_json.stderr
+    assert [line for line in key_body_lines(key) if line in everything] == []
+    output = json.loads(as_json.stdout)["output"]
+    assert output.startswith(log[:1000]) and output.endswith(log[-1000:])
+    assert_cut_counted(output, whole=_redacted(log), limits=limits)
+
+
+def test_execute_shows_a_cut_key_when_asked(project_dir) -> None:
+    """--show-secrets is the one way to see it; the cut is then of the program's own output."""
+    from capy.rules import build_ruleset
+
+    limits = build_ruleset().view("executor").limits.output
+    key = fake_private_key()
+    log = log_cut_inside_key(key, side="tail", place="body", limits=limits)
+    (project_dir / "long.log").write_text(log, encoding="utf-8")
+    run = capy("execute", "--show-secrets", "shell", "cat long.log")
+    assert run.returncode == 0, run.stderr
+    assert key_body_lines(key)[-1] in run.stdout
+    assert_cut_counted(run.stdout, whole=log, limits=limits)
+
+
+def assert_cut_counted(shown: str, *, whole: str, limits) -> None:
+    """The marker's counts are those of what was cut from `whole`, the text before the cut."""
+    found = re.search(r"\[([\d,]+) bytes, ([\d,]+) lines omitted", shown)
+    assert found, shown[:200]
+    omitted, lines = (int(group.replace(",", "")) for group in found.groups())
+    head, tail = shown.split(limits.marker(omitted, lines))
+    assert len(head.encode()) + omitted + len(tail.encode()) == len(whole.encode())
+    assert whole.startswith(head) and whole.endswith(tail)
+
+
+def _redacted(text: str) -> str:
+    from capy.security.redaction import redact
+
+    return redact(text).text
+
+
+def test_a_background_tail_starting_inside_a_key_prints_no_key_line(project_dir) -> None:
+    """A background job keeps only its last `buffer_bytes`: when they start inside a key, the
+    key's START is gone before anything can redact it; the tail detector knows the fragment."""
+    from capy.rules import build_ruleset
+
+    keep = build_ruleset().view("executor").limits.background.buffer_bytes
+    key = fake_private_key()
+    kept_of_key = len(key) - len(key) // 2  # the ring starts in the middle of the key
+    log = log_lines(200_000) + key + "\n" + log_lines(keep - kept_of_key - 1)
+    (project_dir / "long.log").write_text(log, encoding="utf-8")
+    run = capy("execute", "--background", "--timeout", "1", "shell", "sleep 2; cat long.log")
+    assert run.returncode == 0, run.stderr
+    assert len(run.stdout.encode()) < keep  # the kept tail, its key part masked
+    assert [line for line in key_body_lines(key) if line in run.stdout] == []

@@ -15,7 +15,16 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from tests.loopback_helpers import serve_loopback
-from tests.planted_secrets import fresh_secrets, planted_text, random_token, raw_in
+from tests.planted_secrets import (
+    KEY_CUTS,
+    fake_private_key,
+    fresh_secrets,
+    key_body_lines,
+    log_cut_inside_key,
+    planted_text,
+    random_token,
+    raw_in,
+)
 from tests.server.server_helpers import capy_session, text_of
 
 pytestmark = pytest.mark.anyio
@@ -166,3 +175,32 @@ async def test_the_hook_answer_for_the_host_is_passed_on_as_is(project_dir, serv
         )
     answer = json.loads(text_of(result))
     assert token in json.dumps(answer["hookSpecificOutput"]["updatedInput"])
+
+
+FILE_PRINTER = 'cat "$FILE_CONTENT_PATH"'
+
+
+async def test_a_middle_cut_inside_a_private_key_leaves_no_key_line(project_dir, server_home):
+    """A long log with a key in it, cut where the key is: the part on either side of the cut
+    has no BEGIN or no END, so only whole text shows it for a key; none of its lines returns."""
+    from capy.rules import build_ruleset
+
+    limits = build_ruleset().view("executor").limits.output
+    keys = {}
+    for side, place in KEY_CUTS:
+        keys[side, place] = key = fake_private_key()
+        log = log_cut_inside_key(key, side=side, place=place, limits=limits)
+        (project_dir / f"{side}-{place}.log").write_text(log, encoding="utf-8")
+    async with capy_session(project_dir, server_home) as client:
+        for (side, place), key in keys.items():
+            for tool, arguments in (
+                ("capy_execute", {"language": "sh", "code": f"cat {side}-{place}.log"}),
+                (
+                    "capy_execute_file",
+                    {"path": f"{side}-{place}.log", "language": "sh", "code": FILE_PRINTER},
+                ),
+            ):
+                reply = everything_in(await client.call_tool(tool, arguments))
+                assert "bytes cut from the middle" in reply, (tool, side, place)
+                shown = [line for line in key_body_lines(key) if line in reply]
+                assert shown == [], (tool, side, place, len(shown))
