@@ -169,7 +169,7 @@ async def test_the_hook_answer_for_the_host_is_passed_on_as_is(project_dir, serv
     command in it must run as the agent wrote it, so it is not redacted."""
     token = "ghp_" + random_token(36)
     command = f'curl -s -H "Authorization: Bearer {token}" https://api.example.com/user'
-    async with capy_session(project_dir, server_home) as client:
+    async with capy_session(project_dir, server_home, serve_args=("--mcp-hooks",)) as client:
         result = await client.call_tool(
             "capy_hook", {"event": "PreToolUse", "tool_name": "Bash", "command": command}
         )
