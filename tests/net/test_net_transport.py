@@ -170,8 +170,9 @@ def test_without_a_view_the_rules_in_force_are_loaded(server):
         client.get(server.url)
 
 
-def test_project_settings_open_allowed_hosts(server, project_dir, ssrf, monkeypatch):
+def test_trusted_project_settings_open_allowed_hosts(server, project_dir, ssrf, monkeypatch):
     from capy.net import project_client
+    from capy.trust.store import trust
 
     with project_client(project_dir, ssrf=ssrf) as client, pytest.raises(SsrfBlockedError):
         client.get(server.url)  # nothing configured: refused
@@ -179,6 +180,9 @@ def test_project_settings_open_allowed_hosts(server, project_dir, ssrf, monkeypa
     (project_dir / ".capy" / "config.toml").write_text(
         '[fetch]\nallow_hosts = ["127.0.0.1"]\ntimeout = 5\n', encoding="utf-8"
     )
+    with project_client(project_dir, ssrf=ssrf) as client, pytest.raises(SsrfBlockedError):
+        client.get(server.url)  # a project file may not widen the guard on its own
+    trust(project_dir)
     with project_client(project_dir, ssrf=ssrf) as client:
         assert client.get(server.url).status_code == 200
         assert client.timeout.connect == 5
