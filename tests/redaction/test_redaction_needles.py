@@ -55,6 +55,7 @@ def test_only_multi_line_detectors_scan_the_whole_text(shipped_plans):
         "secrets.pgp-private-key-block",
         "secrets.private-block",
         "secrets.private-key-pem",
+        "secrets.private-key-tail",
         "secrets.private-key-unterminated",
         "secrets.putty-private-key",
     }
