@@ -16,6 +16,7 @@ import pytest
 
 from capy.bench import (
     hostile_escape,
+    hostile_input_cases,
     hostile_inputs,
     hostile_secrets,
     hostile_ssrf,
@@ -30,8 +31,9 @@ def place():
         yield folder
 
 
-def expect_zero(*counts: int | None) -> None:
-    assert list(counts) == [0] * len(counts)
+def expect_zero(*counts: int | None, bad: object = None) -> None:
+    """Every count 0; on failure, the report's own list of what went wrong and why."""
+    assert list(counts) == [0] * len(counts), bad
 
 
 def _attempts(*names: str) -> tuple[hostile_escape.Attempt, ...]:
@@ -101,7 +103,7 @@ def test_inputs_slice_counts_tracebacks_errors_and_hangs(place) -> None:
     groups = {row["group"]: row["tried"] for row in report["rows"]}
     assert groups["paths"] == 1 and groups["stores"] == 1 and groups["hooks"] == 3
     assert groups["MCP wrong types"] >= 4  # no arguments, an unknown one, each parameter
-    expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"])
+    expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"], bad=report["bad"])
 
 
 def test_inputs_slice_counts_a_full_disk_and_a_deep_sweep(place) -> None:
@@ -113,7 +115,7 @@ def test_inputs_slice_counts_a_full_disk_and_a_deep_sweep(place) -> None:
         assert report["skipped"][0].startswith("full disk: skipped")
     else:
         assert groups["stores"] == 1
-    expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"])
+    expect_zero(report["tracebacks"], report["internal_errors"], report["hangs"], bad=report["bad"])
     expect_zero(report["work_lost"])
 
 
@@ -136,10 +138,10 @@ def test_terminal_sequences_are_seen_only_raw() -> None:
 def test_hostile_overlays_are_what_they_claim() -> None:
     from ruamel.yaml import YAML
 
-    laughs = YAML(typ="safe").load(hostile_inputs.billion_laughs())
+    laughs = YAML(typ="safe").load(hostile_input_cases.billion_laughs())
     assert laughs["extends"] == "chunking" and "laughs" in laughs["patch"]
-    assert len(hostile_inputs.comment_flood(1)) > 1_000_000
-    assert "(a+)+$" in hostile_inputs.backtracking_detector()
+    assert len(hostile_input_cases.comment_flood(1)) > 1_000_000
+    assert "(a+)+$" in hostile_input_cases.backtracking_detector()
 
 
 def test_ssrf_slice_reaches_only_the_control(place) -> None:
