@@ -44,6 +44,7 @@ COMMANDS = {
         "capy.cli.uninstall:uninstall",
         "Take capy out of every agent; --data and --keys delete its data too.",
     ),
+    "completion": ("capy.cli.completion:completion", "Print a shell's completion script for capy."),
     "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
     "trust": ("capy.cli.trust:trust", "Let a project's own overlays and config loosen guards."),
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
