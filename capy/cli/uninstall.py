@@ -67,8 +67,12 @@ def _print_dry_run(plan) -> None:
     for setup in plan.setups:
         for change in setup.pending:
             say(change.diff(), end="")
+    _print_removals_and_kept(plan, "would delete")
+
+
+def _print_removals_and_kept(plan, verb: str) -> None:
     for removal in plan.removals:
-        say(f"would delete {_described(removal)}")
+        say(f"{verb} {_described(removal)}")
     if not plan.pending and not plan.removals:
         say("nothing to remove: capy is not registered with any agent here")
     for line in plan.kept:
@@ -110,12 +114,7 @@ def _apply(plan, *, listed: bool) -> int:
     for change, backup in saved:
         if backup.exists():  # --data deletes this run's backups with the rest of the data
             say(f"  backup of {change.shown}: {backup}")
-    for removal in plan.removals:
-        say(f"deleted {_described(removal)}")
-    if not plan.pending and not plan.removals:
-        say("nothing to remove: capy is not registered with any agent here")
-    for line in plan.kept:
-        say(line)
+    _print_removals_and_kept(plan, "deleted")
     say(REMOVE_PROGRAM)
     return 0
 

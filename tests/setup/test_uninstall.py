@@ -171,3 +171,14 @@ def test_a_data_folder_that_may_hold_other_files_is_never_deleted(workspace, run
     assert "not a folder named 'capy'" in err
     assert mine.is_file()
     assert workspace.files() == registered  # a refusal changes nothing at all
+
+
+def test_uninstall_takes_out_mcp_hooks_too(workspace, run_capy) -> None:
+    workspace.user_settings("claude-code")
+    before = workspace.files()
+    for scope in ((), ("--shared",)):
+        code, _, err = run_capy("setup", "--mcp-hooks", *scope)
+        assert code == 0, err
+    code, _, err = run_capy("uninstall")
+    assert code == 0, err
+    assert workspace.files() == before
