@@ -20,8 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from capy import DISTRIBUTION as INDEX_NAME
+from capy import __version__
+
 ROOT = Path(__file__).resolve().parents[2]
-DISTRIBUTION = "capy_mcp"
+DISTRIBUTION = INDEX_NAME.replace("-", "_")  # as wheel file names spell it
 WHERE_FROM = (
     "import capy; from capy.rules.resources import shipped_rules; "
     "print(capy.__file__); print(shipped_rules())"
@@ -78,8 +81,8 @@ def test_the_wheel_carries_the_packs_schemas_and_plugin(wheel) -> None:
         assert shipped
         assert {f"capy/_data/{folder}/{name}" for name in shipped} <= names
     assert "capy/setup/opencode_plugin.js" in names
-    metadata = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-')[0]}-0.1.0.dist-info/METADATA")
-    assert b"\nName: capy-mcp\n" in metadata
+    metadata = zipfile.ZipFile(wheel).read(f"{DISTRIBUTION}-{__version__}.dist-info/METADATA")
+    assert f"\nName: {INDEX_NAME}\n".encode() in metadata
 
 
 @pytest.fixture
