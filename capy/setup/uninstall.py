@@ -39,6 +39,7 @@ class Removal:
 @dataclass
 class UninstallPlan:
     setups: list[SetupPlan]
+    project: Path
     removals: list[Removal] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # what stays, one sentence each
 
@@ -63,7 +64,7 @@ def plan_uninstall(
     _refuse_shared_files(setups)
     resolved = load_settings(project_dir)
     settings = resolved.settings
-    plan = UninstallPlan(setups)
+    plan = UninstallPlan(setups, resolved.project_root)
     guarded = (resolved.project_root, home_dir(), config_dir(), settings.key_dir)
     if data:
         _plan_data(plan, settings, guarded)
@@ -124,6 +125,10 @@ def _generated_keys(settings: Settings) -> list[tuple[Path, str, str]]:
 def _note_what_stays(plan: UninstallPlan, settings: Settings, *, data: bool, keys: bool) -> None:
     from capy.config.paths import config_dir, trusted_projects_file, user_config_file
 
+    plan.kept.append(
+        f"this covered {plan.project} and your user-wide files; another project you set up "
+        "keeps its own: run capy uninstall there, or with --project DIR"
+    )
     folder = settings.data_dir
     if not data and folder.exists():
         plan.kept.append(f"kept {folder} ({DATA_CONTENTS}); --data deletes it")
