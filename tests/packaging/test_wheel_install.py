@@ -85,10 +85,12 @@ def test_the_wheel_carries_the_packs_schemas_and_plugin(wheel) -> None:
     assert f"\nName: {INDEX_NAME}\n".encode() in metadata
 
 
-@pytest.fixture
-def outside(tmp_path) -> tuple[Path, dict[str, str]]:
-    """A project folder far from the checkout, with a private home."""
-    project, home = tmp_path / "elsewhere", tmp_path / "home"
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """A project folder far from the checkout, with a private home (one for the module, so the
+    rules cache capy keeps there is warm after the first command)."""
+    root = tmp_path_factory.mktemp("outside")
+    project, home = root / "elsewhere", root / "home"
     (project / ".git").mkdir(parents=True)
     home.mkdir()
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
