@@ -40,6 +40,11 @@ COMMANDS = {
     "stats": ("capy.cli.stats:stats", "Show what capy kept out of the agent's context."),
     "hook": ("capy.cli.hook:hook", "Handle one agent hook event (JSON on stdin)."),
     "setup": ("capy.cli.setup:setup", "Register capy's MCP server and hooks with an agent."),
+    "uninstall": (
+        "capy.cli.uninstall:uninstall",
+        "Take capy out of every agent; --data and --keys delete its data too.",
+    ),
+    "completion": ("capy.cli.completion:completion", "Print a shell's completion script for capy."),
     "doctor": ("capy.cli.doctor:doctor", "Check every part of capy and say what to fix."),
     "trust": ("capy.cli.trust:trust", "Let a project's own overlays and config loosen guards."),
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),

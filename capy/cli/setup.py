@@ -44,8 +44,8 @@ def setup(
     global_
         Write the user-wide files (under ~) instead of the project's.
     command
-        The program that starts capy, as a shell would split it (`uvx capy`, `/opt/capy/bin/capy`);
-        default: the absolute path of the running capy.
+        The program that starts capy, as a shell would split it (`/opt/capy/bin/capy`,
+        `python3 -m capy`); default: the absolute path of the running capy.
     dry_run
         Print the changes as a unified diff and write nothing.
     undo

@@ -173,6 +173,7 @@ def _requires_diagnostics(pack: PackFile, requires: str) -> list[Diagnostic]:
             ("requires",),
             "needs-newer-capy",
             f"pack {pack.name!r} needs capy {requires}; this is capy {running}",
-            "upgrade capy (pip install -U capy) or use an older version of the pack",
+            "upgrade capy (pip install -U capy-mcp, or pipx upgrade capy-mcp) or use an older "
+            "version of the pack",
         )
     ]

@@ -40,8 +40,9 @@ def plan_for(
     command: str | None = None,
 ) -> SetupPlan:
     """The changes `capy setup` would make for one platform, nothing written yet. `scope` is
-    local (this person, this project: the default), project (the committed files) or user;
-    `command` is the program that starts capy (default: the running capy's absolute path)."""
+    local (this person, this project: the default), project (the committed files), user, or
+    every (all three, for undoing only); `command` is the program that starts capy (default:
+    the running capy's absolute path)."""
     from capy.config.paths import home_dir
     from capy.setup.launcher import resolve_launcher
     from capy.setup.plan import plan_setup

@@ -71,5 +71,6 @@ def _script_beside_interpreter() -> str | None:
 
 def is_capy_program(argv: list[str]) -> bool:
     """Whether an argv starts with a launcher setup writes by default: a capy script anywhere,
-    or an interpreter with `-m capy`. (`uvx capy serve` written by hand is the user's own.)"""
+    or an interpreter with `-m capy`. (`uvx --from capy-mcp capy serve` written by hand is the
+    user's own.)"""
     return bool(argv) and (Path(argv[0]).name in SCRIPT_NAMES or argv[1:3] == ["-m", "capy"])

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from capy.rules.views.platforms import ConfigFile, Platform, PlatformsPack
 
 
+# Not a scope of the pack: every one of them at once, which only undoing (uninstall) uses.
+EVERY_SCOPE = "every"
+
+
 @dataclass
 class FileChange:
     """One configuration file: its text before (None: absent) and after (None: delete it)."""
@@ -84,6 +88,8 @@ def plan_setup(
 ) -> SetupPlan:
     if mcp_hooks and platform.config.mcp_hooks is None:
         raise no_mcp_hooks(platform)
+    if scope == EVERY_SCOPE and not undo:
+        raise SetupError("capy setup writes one scope at a time; every scope is for undoing")
     notes: list[str] = []
     fallbacks: dict[str, list[tuple[str, str]]] = {}
     targets: dict[Path, _Target] = {}
@@ -119,6 +125,8 @@ def _files_of_scope(
 ) -> list[ConfigFile]:
     """The files of `scope` for one part. A platform with no local file gets the pack's
     fallback scope, or failing that its project file; `fallbacks` records which, to say so."""
+    if scope == EVERY_SCOPE:  # `capy uninstall`: every file the pack names, whatever its scope
+        return list(files)
     chosen = [file for file in files if file.scope == scope]
     if chosen or scope != "local":
         if not chosen:

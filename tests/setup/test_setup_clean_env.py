@@ -147,9 +147,9 @@ def test_python_m_capy_writes_the_console_script_beside_the_interpreter(spaces) 
 
 def test_a_chosen_command_is_written_as_given(spaces) -> None:
     project, home = spaces
-    done = _capy("capy setup --command 'uvx --from capy-agent capy' --dry-run", project, home)
+    done = _capy("capy setup --command 'uvx --from capy-mcp capy' --dry-run", project, home)
     assert done.returncode == 0, done.stderr
-    assert '"command": "uvx --from capy-agent capy hook --platform claude-code Stop"' in done.stdout
+    assert '"command": "uvx --from capy-mcp capy hook --platform claude-code Stop"' in done.stdout
     assert '"command": "uvx",' in done.stdout
 
 
