@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import sys
+from functools import cache
 
-from cyclopts import App
-
-from capy import __version__
-
-app = App(
-    name="capy",
-    help="A context-saving sandbox and persistent memory for AI coding agents.",
-    version=__version__,
-    result_action="return_value",
-)
+HELP = "A context-saving sandbox and persistent memory for AI coding agents."
+VERSION_FLAGS = ("--version", "-V")
 
 
 # Registered by import path: cyclopts imports a command's module only when it is invoked, so a
@@ -47,12 +40,30 @@ COMMANDS = {
 }
 
 
-def _register() -> None:
+@cache
+def build_app():
+    """The cyclopts app, built on first use: cyclopts and rich cost many times a bare Python
+    start, and `capy.cli.quick` answers `--version`, `--help` and a few lookups without them."""
+    from cyclopts import App
+
+    from capy.version import version_line
+
+    app = App(
+        name="capy",
+        help=HELP,
+        version=version_line,
+        version_flags=VERSION_FLAGS,
+        result_action="return_value",
+    )
     for name, (target, summary) in COMMANDS.items():
         app.command(target, name=name, help=summary)
+    return app
 
 
-_register()
+def __getattr__(name: str):
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     from capy.cli.output import error_line
 
     try:
-        result = app(argv if argv is not None else sys.argv[1:])
+        result = build_app()(argv if argv is not None else sys.argv[1:])
     except KeyboardInterrupt:
         error_line("interrupted")
         return 130
