@@ -14,16 +14,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from capy.bench.processes import (
-    BASELINE,
-    baseline_name,
-    capy_command,
-    interleaved,
-    isolated_environment,
-    shown_command,
-    summary_row,
-    timed_process,
-)
+from capy.bench import processes
 
 # (arguments, goal ratio): what a person runs at a prompt, with the ratio it must stay within.
 COMMANDS: tuple[tuple[tuple[str, ...], float], ...] = (
@@ -56,18 +47,16 @@ def short_name(arguments: tuple[str, ...]) -> str:
 
 
 def _run(scratch: Path, runs: int, chosen: list[tuple[tuple[str, ...], float]]) -> dict:
-    project, home = scratch / "project", scratch / "home"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    environ = isolated_environment(home)
-    base = capy_command()
-    timed_process([*base, "index", "-", "--source", "notes"], SEED_TEXT, environ, project)
+    project, _home, environ = processes.scratch_project(scratch)
+    base = processes.capy_command()
+    seed = [*base, "index", "-", "--source", "notes"]
+    processes.timed_process(seed, SEED_TEXT, environ, project)
     cases = [(" ".join(arguments), [*base, *arguments], b"") for arguments, _ in chosen]
     for _name, command, stdin in cases:  # warm: caches, bytecode, the key file
-        timed_process(command, stdin, environ, project)
-    samples = interleaved(cases, runs, environ, project)
-    bare = statistics.median(samples[BASELINE])
-    rows = [summary_row(name, samples[name], bare) for name, _, _ in cases]
+        processes.timed_process(command, stdin, environ, project)
+    samples = processes.interleaved(cases, runs, environ, project)
+    bare = statistics.median(samples[processes.BASELINE])
+    rows = [processes.summary_row(name, samples[name], bare) for name, _, _ in cases]
     goals = [
         {
             "goal": f"capy {row['name']} median <= {goal:g}x bare Python",
@@ -78,25 +67,17 @@ def _run(scratch: Path, runs: int, chosen: list[tuple[tuple[str, ...], float]]) 
     ]
     return {
         "runs": runs,
-        "baseline": baseline_name(),
+        "baseline": processes.baseline_name(),
         "baseline_ms": round(bare, 2),
-        "command": shown_command(base),
+        "command": processes.shown_command(base),
         "results": rows,
         "goals": goals,
     }
 
 
 def tables(report: dict) -> list:
-    from capy.bench.report import Table, fmt, goals_table
+    from capy.bench.report import goals_table
 
-    table = Table(
-        f"CLI start-up, median of {report['runs']} processes "
-        f"(baseline: {report['baseline']} = {report['baseline_ms']:.1f} ms)",
-        ("command", "median ms", "p95 ms", "x baseline"),
-    )
-    for row in report["results"]:
-        table.rows.append(
-            (row["name"], f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", fmt(row["ratio"], 2))
-        )
+    table = processes.ratio_table(report, "CLI start-up", "command")
     table.notes.append(f"command: {report['command']} ARGS, in a throw-away project and home")
     return [table, goals_table("goal", report["goals"])]

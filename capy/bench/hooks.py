@@ -24,6 +24,7 @@ from capy.bench.processes import (
     capy_command,
     interleaved,
     isolated_environment,
+    scratch_project,
     shown_command,
     summary_row,
     timed_process,
@@ -114,10 +115,7 @@ def run(runs: int = 30) -> dict:
 
 
 def _run(scratch: Path, runs: int) -> dict:
-    project, home = scratch / "project", scratch / "home"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    environ = isolated_environment(home)
+    project, home, environ = scratch_project(scratch)
     base = hook_command()
     cases = [
         (name, [*base, "--platform", "claude-code", event], _payload(project, event, fields))

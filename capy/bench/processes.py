@@ -54,6 +54,14 @@ def isolated_environment(home: Path) -> dict[str, str]:
     return environ
 
 
+def scratch_project(scratch: Path) -> tuple[Path, Path, dict[str, str]]:
+    """(project, home, environment) inside `scratch`: a `.git` folder marks the project root."""
+    project, home = scratch / "project", scratch / "home"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    return project, home, isolated_environment(home)
+
+
 def timed_process(command: list[str], stdin: bytes, environ: dict[str, str], cwd: Path) -> float:
     """Wall milliseconds from spawn to exit, output captured (and dropped)."""
     start = time.perf_counter()
@@ -84,3 +92,19 @@ def summary_row(name: str, samples: list[float], baseline_ms: float) -> dict:
         "p95_ms": round(p95, 2),
         "ratio": round(median / baseline_ms, 2) if baseline_ms else None,
     }
+
+
+def ratio_table(report: dict, title: str, column: str):
+    """One row per case: median, p95 and the ratio to the baseline measured with it."""
+    from capy.bench.report import Table, fmt
+
+    table = Table(
+        f"{title}, median of {report['runs']} processes "
+        f"(baseline: {report['baseline']} = {report['baseline_ms']:.1f} ms)",
+        (column, "median ms", "p95 ms", "x baseline"),
+    )
+    for row in report["results"]:
+        table.rows.append(
+            (row["name"], f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", fmt(row["ratio"], 2))
+        )
+    return table

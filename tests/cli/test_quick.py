@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,15 +60,8 @@ def full_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.C
 
 
 @pytest.fixture
-def warm_rules(isolated_environment, rules_cache_file) -> Path:
-    """A project whose shipped packs were validated once, as after any earlier command."""
-    from capy.config.paths import data_dir
-
-    (isolated_environment / ".git").mkdir()
-    target = data_dir() / "cache" / "rules"
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(rules_cache_file, target / rules_cache_file.name)
-    return isolated_environment
+def warm_rules(warm_project) -> Path:
+    return warm_project
 
 
 def git_head() -> str | None:
