@@ -125,14 +125,17 @@ def _cached_line(name: str, build: Callable[[], tuple[str, list[str]]]) -> int |
     untrusted), which are said again on every answer, as the full CLI would.
     """
     from capy.config.paths import project_root
-    from capy.watched import cache_dir, environment, is_fresh, read_entry, write_entry
+    from capy.watched import cache_dir, environment, read_entry, write_entry
 
-    root = str(project_root(_cwd_path()))
+    try:
+        root = str(project_root(_cwd_path()))
+    except OSError:
+        return None  # a working directory that is gone: the full CLI says so
     inputs = [__version__, CACHE_FORMAT, name, root, environment()]
     digest = zlib.crc32(json.dumps(inputs).encode())
     path = os.path.join(cache_dir("cli"), f"{name}-{digest:08x}.json")
     entry = read_entry(path, CACHE_FORMAT)
-    if entry is None or entry.get("inputs") != inputs or not is_fresh(entry.get("watch", [])):
+    if not _usable(entry, inputs):
         entry = _build_entry(root, build)
         if entry is None:
             return None
@@ -142,6 +145,18 @@ def _cached_line(name: str, build: Callable[[], tuple[str, list[str]]]) -> int |
         for line in entry["warnings"]:
             print(line, file=sys.stderr)
     return _printed(entry["line"])
+
+
+def _usable(entry: dict[str, Any] | None, inputs: list[Any]) -> bool:
+    from capy.watched import is_fresh
+
+    return (
+        entry is not None
+        and entry.get("inputs") == inputs
+        and isinstance(entry.get("line"), str)
+        and isinstance(entry.get("warnings"), list)
+        and is_fresh(entry.get("watch", []))
+    )
 
 
 def _build_entry(root: str, build: Callable[[], tuple[str, list[str]]]) -> dict[str, Any] | None:

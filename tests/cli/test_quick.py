@@ -163,3 +163,15 @@ def test_a_broken_config_goes_to_the_full_cli_for_its_error(warm_rules) -> None:
 def test_main_always_runs_the_cyclopts_app(capsys) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith(f"capy {__version__}")
+
+
+def test_a_damaged_cache_entry_is_rebuilt(warm_rules) -> None:
+    from capy.watched import cache_dir
+
+    first = capy("which").stdout
+    entries = list(Path(cache_dir("cli")).glob("which-*.json"))
+    assert entries
+    for entry in entries:
+        entry.write_text('{"format": 1, "line": 7}', encoding="utf-8")
+    again = capy("which")
+    assert (again.returncode, again.stdout) == (0, first)
