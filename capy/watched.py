@@ -87,6 +87,18 @@ def write_entry(path: str, entry: dict[str, Any]) -> None:
 # whatever fails, fixing the file invalidates the entry.
 
 
+def marker_inputs(start: Path, root: Path) -> list[Path]:
+    """The project markers from `start` up to its project root: an entry keyed by the working
+    directory holds only while no `.git` or `.capy` appears, vanishes or changes on the way."""
+    from capy.config.paths import PROJECT_MARKERS
+
+    resolved = start.resolve()
+    chain = [resolved, *resolved.parents]
+    if root in chain:
+        chain = chain[: chain.index(root) + 1]
+    return [folder / marker for folder in chain for marker in PROJECT_MARKERS]
+
+
 def config_inputs(root: Path) -> list[Path]:
     from capy.config import paths
 

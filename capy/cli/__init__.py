@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from functools import cache
 
 HELP = "A context-saving sandbox and persistent memory for AI coding agents."
 VERSION_FLAGS = ("--version", "-V")
@@ -40,10 +39,14 @@ COMMANDS = {
 }
 
 
-@cache
+_built: list = []  # the one app of this process, once built (functools would cost an import)
+
+
 def build_app():
     """The cyclopts app, built on first use: cyclopts and rich cost many times a bare Python
     start, and `capy.cli.quick` answers `--version`, `--help` and a few lookups without them."""
+    if _built:
+        return _built[0]
     from cyclopts import App
 
     from capy.version import version_line
@@ -57,6 +60,7 @@ def build_app():
     )
     for name, (target, summary) in COMMANDS.items():
         app.command(target, name=name, help=summary)
+    _built.append(app)
     return app
 
 

@@ -124,19 +124,18 @@ def _cached_line(name: str, build: Callable[[], tuple[str, list[str]]]) -> int |
     `build` returns the line and the warnings the slow path gave (project settings ignored as
     untrusted), which are said again on every answer, as the full CLI would.
     """
-    from capy.config.paths import project_root
     from capy.watched import cache_dir, environment, read_entry, write_entry
 
     try:
-        root = str(project_root(_cwd_path()))
+        start = os.getcwd()
     except OSError:
         return None  # a working directory that is gone: the full CLI says so
-    inputs = [__version__, CACHE_FORMAT, name, root, environment()]
+    inputs = [__version__, CACHE_FORMAT, name, start, environment()]
     digest = zlib.crc32(json.dumps(inputs).encode())
     path = os.path.join(cache_dir("cli"), f"{name}-{digest:08x}.json")
     entry = read_entry(path, CACHE_FORMAT)
     if not _usable(entry, inputs):
-        entry = _build_entry(root, build)
+        entry = _build_entry(start, build)
         if entry is None:
             return None
         entry["inputs"] = inputs
@@ -159,17 +158,25 @@ def _usable(entry: dict[str, Any] | None, inputs: list[Any]) -> bool:
     )
 
 
-def _build_entry(root: str, build: Callable[[], tuple[str, list[str]]]) -> dict[str, Any] | None:
+def _build_entry(start: str, build: Callable[[], tuple[str, list[str]]]) -> dict[str, Any] | None:
     from pathlib import Path
 
     from capy.config import ConfigError
+    from capy.config.paths import project_root
     from capy.rules import RulesError
-    from capy.watched import config_inputs, overlay_inputs, shipped_inputs, watch_list
+    from capy.watched import (
+        config_inputs,
+        marker_inputs,
+        overlay_inputs,
+        shipped_inputs,
+        watch_list,
+    )
 
+    root = project_root(Path(start))
     # Listed before loading, so that whatever fails, fixing the file invalidates the entry.
-    watched = [*shipped_inputs(), *config_inputs(Path(root))]
+    watched = [*marker_inputs(Path(start), root), *shipped_inputs(), *config_inputs(root)]
     try:
-        watched += overlay_inputs(Path(root))
+        watched += overlay_inputs(root)
         line, warnings = build()
     except (ConfigError, RulesError):
         return None  # the full CLI says what is wrong
@@ -197,12 +204,6 @@ def _hash_line() -> tuple[str, list[str]]:
     ruleset = load_rules()
     warnings = [item.line() for item in [*load_settings().ignored, *ruleset.ignored]]
     return ruleset.index_version, warnings
-
-
-def _cwd_path():
-    from pathlib import Path
-
-    return Path.cwd()
 
 
 def _printed(text: str) -> int:

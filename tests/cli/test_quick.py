@@ -23,12 +23,11 @@ HEAVY = ("cyclopts", "rich", "pydantic", "pydantic_settings", "ruamel", "jsonsch
          "sqlcipher3", "mcp", "httpx", "textual")  # fmt: skip
 
 
+ENTRY = "import sys; from capy.entry import run; sys.exit(run())"
+
+
 def capy(*arguments: str, env: dict[str, str] | None = None, importtime: bool = False):
-    script = Path(sys.executable).with_name("capy")
-    entry = "import sys; from capy.entry import run; sys.exit(run())"
-    command = [str(script)] if script.is_file() else [sys.executable, "-c", entry]
-    if importtime:
-        command = [sys.executable, "-X", "importtime", "-c", entry]
+    command = [sys.executable, "-X", "importtime", "-c", ENTRY] if importtime else _capy_argv()
     return subprocess.run(
         [*command, *arguments],
         capture_output=True,
@@ -47,13 +46,16 @@ def imported(*arguments: str) -> set[str]:
     return {name.split(".")[0] for name in names}
 
 
-def full_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def full_cli(
+    *arguments: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     code = f"import sys; from capy.cli import main; sys.exit(main({list(arguments)!r}))"
     return subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
         timeout=120,
         check=False,
     )
@@ -175,3 +177,20 @@ def test_a_damaged_cache_entry_is_rebuilt(warm_rules) -> None:
         entry.write_text('{"format": 1, "line": 7}', encoding="utf-8")
     again = capy("which")
     assert (again.returncode, again.stdout) == (0, first)
+
+
+def test_which_notices_a_new_project_marker_between_here_and_the_root(warm_rules) -> None:
+    inner = warm_rules / "sub" / "dir"
+    inner.mkdir(parents=True)
+    here = subprocess.run
+    before = here([*_capy_argv(), "which"], cwd=inner, capture_output=True, text=True).stdout
+    assert before == capy("which").stdout  # the same project: .git is above
+    (warm_rules / "sub" / ".capy").mkdir()  # sub/ is now a project of its own
+    after = here([*_capy_argv(), "which"], cwd=inner, capture_output=True, text=True).stdout
+    assert after != before
+    assert after == full_cli("which", cwd=inner).stdout
+
+
+def _capy_argv() -> list[str]:
+    script = Path(sys.executable).with_name("capy")
+    return [str(script)] if script.is_file() else [sys.executable, "-c", ENTRY]
