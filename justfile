@@ -27,6 +27,7 @@ bench *args:
     capy bench perf {{args}}
     capy bench niah {{args}}
     capy bench hooks {{args}}
+    capy bench cli {{args}}
     capy bench hostile --quick {{args}}
 
 # Run the MCP server on stdio.

@@ -1,3 +1,3 @@
-from capy.cli import run
+from capy.entry import run
 
 run()

@@ -3,7 +3,8 @@
 A hook is a fresh process on every tool call of the agent. The cyclopts app (and the pydantic
 it brings) costs several times a bare Python start, so `capy hook [--platform P] EVENT` is
 parsed here by hand and handled without importing it; anything else, including a hook
-invocation this parser does not understand (`--help`), goes to the full CLI.
+invocation this parser does not understand (`--help`), goes to the full CLI, unless
+`capy.cli.quick` answers it first (`--version`, `--help`, `which`, `rules hash`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ def run() -> None:
     arguments = sys.argv[1:]
     parsed = parse_hook_arguments(arguments)
     if parsed is None:
+        from capy.cli.quick import answer
+
+        code = answer(arguments)
+        if code is not None:
+            sys.exit(code)
         from capy.cli import run as run_cli
 
         run_cli()

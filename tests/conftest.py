@@ -48,6 +48,21 @@ def rules_cache_file(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
+def warm_project(isolated_environment, rules_cache_file) -> Path:
+    """A project (a `.git` folder marks its root) whose shipped packs were validated once, as
+    after any earlier command."""
+    import shutil
+
+    from capy.config.paths import data_dir
+
+    (isolated_environment / ".git").mkdir()
+    target = data_dir() / "cache" / "rules"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(rules_cache_file, target / rules_cache_file.name)
+    return isolated_environment
+
+
+@pytest.fixture
 def project_dir(isolated_environment) -> Path:
     return isolated_environment
 

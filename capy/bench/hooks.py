@@ -14,11 +14,21 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from capy.bench.processes import (
+    BASELINE,
+    baseline_name,
+    capy_command,
+    interleaved,
+    isolated_environment,
+    scratch_project,
+    shown_command,
+    summary_row,
+    timed_process,
+)
 
 GOAL_RATIO = 2.5
 SESSION = "bench-session"
@@ -93,29 +103,7 @@ def _payload(project: Path, event: str, fields: dict) -> bytes:
 
 def hook_command() -> list[str]:
     """The installed console script when there is one (what hosts run), else the same entry."""
-    script = Path(sys.executable).with_name("capy")
-    if script.is_file():
-        return [str(script), "hook"]
-    return [sys.executable, "-c", "import sys; from capy.entry import run; sys.exit(run())", "hook"]
-
-
-def _environment(home: Path) -> dict[str, str]:
-    environ = {
-        key: value for key, value in os.environ.items() if not key.startswith(("CAPY_", "XDG_"))
-    }
-    environ.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed capy has its bytecode cached
-    environ.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-    )
-    return environ
-
-
-def _timed(command: list[str], payload: bytes, environ: dict[str, str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(command, input=payload, capture_output=True, env=environ, cwd=cwd, check=False)
-    return (time.perf_counter() - start) * 1000
+    return [*capy_command(), "hook"]
 
 
 def run(runs: int = 30) -> dict:
@@ -127,38 +115,24 @@ def run(runs: int = 30) -> dict:
 
 
 def _run(scratch: Path, runs: int) -> dict:
-    project, home = scratch / "project", scratch / "home"
-    (project / ".git").mkdir(parents=True)
-    home.mkdir()
-    environ = _environment(home)
+    project, home, environ = scratch_project(scratch)
     base = hook_command()
-    bare_command = [sys.executable, "-c", "pass"]
     cases = [
         (name, [*base, "--platform", "claude-code", event], _payload(project, event, fields))
         for name, event, fields in CASES
     ]
     for _name, command, payload in cases:  # warm: rules cache, bytecode, guidance shown once
-        _timed(command, payload, environ, project)
-    samples: dict[str, list[float]] = {"bare": [], **{name: [] for name, _, _ in cases}}
-    baseline = ("bare", bare_command, b"")
-    for round_index in range(runs):
-        # Rotated each round: whichever process runs first after a pause pays for it, and
-        # that must not always be the same payload (nor the baseline).
-        order = [baseline, *cases]
-        shift = round_index % len(order)
-        for name, command, payload in order[shift:] + order[:shift]:
-            samples[name].append(_timed(command, payload, environ, project))
-    bare = statistics.median(samples["bare"])
-    rows = [_row(name, samples[name], bare) for name, _, _ in cases]
+        timed_process(command, payload, environ, project)
+    samples = interleaved(cases, runs, environ, project)
+    bare = statistics.median(samples[BASELINE])
+    rows = [summary_row(name, samples[name], bare) for name, _, _ in cases]
     pre_tool = [row for row in rows if row["name"].startswith("PreToolUse")]
     worst = max(row["ratio"] for row in pre_tool)
     return {
         "runs": runs,
-        "baseline": f"{Path(sys.executable).name} -c pass",
+        "baseline": baseline_name(),
         "baseline_ms": round(bare, 2),
-        "command": " ".join(
-            Path(part).name if index == 0 else part for index, part in enumerate(base)
-        ),
+        "command": shown_command(base),
         "results": rows,
         "in_process": _in_process(project, home, runs),
         "through_server": _through_server(project, environ, runs),
@@ -170,18 +144,6 @@ def _run(scratch: Path, runs: int) -> dict:
                 "met": worst <= GOAL_RATIO,
             }
         ],
-    }
-
-
-def _row(name: str, samples: list[float], bare: float) -> dict:
-    ordered = sorted(samples)
-    median = statistics.median(ordered)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "name": name,
-        "median_ms": round(median, 2),
-        "p95_ms": round(p95, 2),
-        "ratio": round(median / bare, 2) if bare else None,
     }
 
 
@@ -200,7 +162,7 @@ def _in_process(project: Path, home: Path, runs: int) -> list[dict]:
     """`handle()` called in this process, as a server answering an mcp_tool hook would."""
     from capy.hooks import handle
 
-    isolated = _environment(home)
+    isolated = isolated_environment(home)
     names = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
     saved = {key: os.environ.get(key) for key in names}
     saved |= {key: os.environ[key] for key in os.environ if key.startswith("CAPY_")}

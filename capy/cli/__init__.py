@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from cyclopts import App
-
-from capy import __version__
-
-app = App(
-    name="capy",
-    help="A context-saving sandbox and persistent memory for AI coding agents.",
-    version=__version__,
-    result_action="return_value",
-)
+HELP = "A context-saving sandbox and persistent memory for AI coding agents."
+VERSION_FLAGS = ("--version", "-V")
 
 
 # Registered by import path: cyclopts imports a command's module only when it is invoked, so a
@@ -52,12 +44,35 @@ COMMANDS = {
 }
 
 
-def _register() -> None:
+_built: list = []  # the one app of this process, once built (functools would cost an import)
+
+
+def build_app():
+    """The cyclopts app, built on first use: cyclopts and rich cost many times a bare Python
+    start, and `capy.cli.quick` answers `--version`, `--help` and a few lookups without them."""
+    if _built:
+        return _built[0]
+    from cyclopts import App
+
+    from capy.version import version_line
+
+    app = App(
+        name="capy",
+        help=HELP,
+        version=version_line,
+        version_flags=VERSION_FLAGS,
+        result_action="return_value",
+    )
     for name, (target, summary) in COMMANDS.items():
         app.command(target, name=name, help=summary)
+    _built.append(app)
+    return app
 
 
-_register()
+def __getattr__(name: str):
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     from capy.cli.output import error_line
 
     try:
-        result = app(argv if argv is not None else sys.argv[1:])
+        result = build_app()(argv if argv is not None else sys.argv[1:])
     except KeyboardInterrupt:
         error_line("interrupted")
         return 130

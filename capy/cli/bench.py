@@ -31,6 +31,11 @@ app.command(
     help="Hook latency as a ratio to a bare Python start.",
 )
 app.command(
+    "capy.cli.bench_cli:cli",
+    name="cli",
+    help="CLI command start-up as a ratio to a bare Python start.",
+)
+app.command(
     "capy.cli.bench_hostile:hostile",
     name="hostile",
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",

@@ -24,17 +24,10 @@ def hooks(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | Non
 
 
 def hooks_tables(report: dict) -> list:
+    from capy.bench.processes import ratio_table
     from capy.bench.report import Table, fmt, goals_table
 
-    table = Table(
-        f"hook latency, median of {report['runs']} processes "
-        f"(baseline: {report['baseline']} = {report['baseline_ms']:.1f} ms)",
-        ("payload", "median ms", "p95 ms", "x baseline"),
-    )
-    for row in report["results"]:
-        table.rows.append(
-            (row["name"], f"{row['median_ms']:.1f}", f"{row['p95_ms']:.1f}", fmt(row["ratio"], 2))
-        )
+    table = ratio_table(report, "hook latency", "payload")
     table.notes.append(f"command: {report['command']} --platform claude-code EVENT")
     in_process = Table(
         "in process: capy.hooks.handle (what a running server pays for an mcp_tool hook)",

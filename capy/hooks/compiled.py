@@ -16,6 +16,8 @@ import os
 import zlib
 
 from capy import __version__
+from capy.watched import cache_dir as _cache_root
+from capy.watched import environment, is_fresh, read_entry, watch_list, write_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,11 +27,6 @@ if TYPE_CHECKING:
 # 3: project config and overlays are judged, and the trust file is watched; an older entry may
 # hold what an untrusted project set, so none is read again.
 CACHE_FORMAT = 3
-# The environment that can change settings or where files are found. Keys are left out: they
-# change nothing here, and the cache must never hold them.
-_ENV_PREFIX = "CAPY_"
-_ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
-_ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY")
 _HOOK_PACKS = ("platforms", "routing")
 
 
@@ -45,65 +42,22 @@ def load_hook_rules(start: str) -> dict[str, Any]:
     """
     inputs = _inputs(start)
     path = os.path.join(cache_dir(), f"{zlib.crc32(json.dumps(inputs).encode()):08x}.json")
-    entry = _read(path)
-    if entry is None or entry.get("inputs") != inputs or not _fresh(entry.get("watch", [])):
+    entry = read_entry(path, CACHE_FORMAT)
+    if entry is None or entry.get("inputs") != inputs or not is_fresh(entry.get("watch", [])):
         entry = build_entry(start)
         entry["inputs"] = inputs
-        _write(path, entry)
+        write_entry(path, entry)
     if entry.get("error"):
         raise HookRulesError(entry["error"])
     return entry["data"]
 
 
 def cache_dir() -> str:
-    """`capy.config.paths.data_dir() / "cache" / "hooks"`, without importing pathlib."""
-    data_home = os.environ.get("XDG_DATA_HOME", "")
-    if not os.path.isabs(data_home):  # the XDG spec: a relative value is ignored
-        data_home = os.path.join(
-            os.environ.get("HOME") or os.path.expanduser("~"), ".local", "share"
-        )
-    return os.path.join(data_home, "capy", "cache", "hooks")
+    return _cache_root("hooks")
 
 
 def _inputs(start: str) -> list[Any]:
-    environ = sorted(
-        [name, value]
-        for name, value in os.environ.items()
-        if (name.startswith(_ENV_PREFIX) or name in _ENV_NAMES) and name not in _ENV_SECRETS
-    )
-    return [__version__, CACHE_FORMAT, str(start), environ]
-
-
-def _signature(path: str) -> list[int] | None:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return [status.st_mtime_ns, status.st_size]
-
-
-def _fresh(watch: list[list[Any]]) -> bool:
-    return bool(watch) and all(_signature(path) == signature for path, signature in watch)
-
-
-def _read(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as stream:
-            entry = json.loads(stream.read())
-    except (OSError, ValueError):
-        return None
-    return entry if isinstance(entry, dict) and entry.get("format") == CACHE_FORMAT else None
-
-
-def _write(path: str, entry: dict[str, Any]) -> None:
-    """Best effort and atomic: a read-only data dir only costs speed."""
-    from capy.hooks.state import write_atomically
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomically(path, json.dumps(entry, ensure_ascii=False).encode())
-    except OSError:
-        return
+    return [__version__, CACHE_FORMAT, str(start), environment()]
 
 
 # --- the slow path: full settings and rule set ------------------------------------------------
@@ -115,13 +69,14 @@ def build_entry(start: str) -> dict[str, Any]:
 
     from capy.config import ConfigError
     from capy.config.paths import project_root
+    from capy.watched import config_inputs, overlay_inputs, shipped_inputs
 
     root = project_root(Path(start))
 
     # Listed before loading, so that whatever fails, fixing the file invalidates the entry.
-    watched = _watched_paths(root)
+    watched = [*shipped_inputs(), *config_inputs(root)]
     try:
-        watched += _overlay_paths(root)
+        watched += overlay_inputs(root)
         data = _compact(root)
     except HookRulesError as error:
         return _entry(watched, error=str(error))
@@ -132,40 +87,12 @@ def build_entry(start: str) -> dict[str, Any]:
 
 
 def _entry(watched: list[Path], *, data: Any = None, error: str | None = None) -> dict[str, Any]:
-    unique = list(dict.fromkeys(str(path) for path in watched))
     return {
         "format": CACHE_FORMAT,
-        "watch": [[path, _signature(path)] for path in unique],
+        "watch": watch_list(watched),
         "data": data,
         "error": error,
     }
-
-
-def _watched_paths(root: Path) -> list[Path]:
-    from pathlib import Path
-
-    from capy.config import paths
-    from capy.rules.resources import shipped_pack_files, shipped_schema_files
-
-    shipped = [Path(str(entry)) for entry in [*shipped_pack_files(), *shipped_schema_files()]]
-    folders = {path.parent for path in shipped}
-    # The trust store decides whether project files count, so trusting or revoking recompiles.
-    config_files = [
-        paths.user_config_file(),
-        paths.trusted_projects_file(),
-        *paths.project_config_files(root),
-    ]
-    return [*sorted(folders), *shipped, *config_files]
-
-
-def _overlay_paths(root: Path) -> list[Path]:
-    from capy.rules.ruleset import files_in, overlay_dirs
-
-    watched: list[Path] = []
-    for directory, _origin in overlay_dirs(root):
-        watched.append(directory)
-        watched.extend(files_in(directory))
-    return watched
 
 
 def _compact(root: Path) -> dict[str, Any]:

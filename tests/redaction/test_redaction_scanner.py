@@ -258,3 +258,17 @@ def test_plan_takes_the_factors_with_fewest_hits():
 def test_tricky_regressions(tricky, text):
     assert_same(tricky, text)
     assert tricky.find(text)  # each one does hold a finding
+
+
+def test_short_texts_detector_by_detector_find_what_the_scanner_finds(
+    secrets, example_texts, monkeypatch
+):
+    """find_secrets runs a short text detector by detector, a long one through the scanner."""
+    from capy.rules.views import secrets as view
+
+    texts = [*example_texts, "\n".join(example_texts[:40])]
+    assert all(len(text) < view.DIRECT_SCAN_CHARS for text in texts)
+    direct = [secrets.find_secrets(text) for text in texts]
+    monkeypatch.setattr(view, "DIRECT_SCAN_CHARS", 0)  # every text through the scanner
+    assert [secrets.find_secrets(text) for text in texts] == direct
+    assert any(direct)

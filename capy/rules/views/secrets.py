@@ -45,6 +45,11 @@ class Detector(RuleView):
     def regex(self) -> re.Pattern[str]:
         return re.compile(self.pattern)
 
+    @cached_property
+    def lowered_keywords(self) -> tuple[str, ...]:
+        """As the compiled detector checks them (compile_detector lowers them too)."""
+        return tuple(keyword.lower() for keyword in self.keywords)
+
     @property
     def redacts_group(self) -> bool:
         """True when only the `secret` group is redacted (a password inside a URL, say)."""
@@ -97,7 +102,10 @@ class SecretsPack(PackView):
         Where spans overlap (a JWT inside an Authorization header, say) the union is kept and
         credited to the detector whose span starts first, longest first on a tie.
         """
-        found = self.scanner.find(text)
+        if len(text) < DIRECT_SCAN_CHARS:
+            found = self._find_directly(text)
+        else:
+            found = self.scanner.find(text)
         found.sort(key=lambda f: (f.start, -f.end))
         merged: list[SecretFinding] = []
         for finding in found:
@@ -109,5 +117,33 @@ class SecretsPack(PackView):
             merged.append(finding)
         return merged
 
+    def _find_directly(self, text: str) -> list[SecretFinding]:
+        """Detector by detector; a regex is compiled only once its keywords occur in a text
+        (compiling all of them costs more than a short text's whole scan)."""
+        lowered = text.lower()
+        found: list[SecretFinding] = []
+        for detector in self.active_detectors:
+            keywords = detector.lowered_keywords
+            if keywords and not any(keyword in lowered for keyword in keywords):
+                continue
+            found.extend(self._compiled_one(detector).find(text, lowered))
+        return found
+
+    def _compiled_one(self, detector: Detector) -> SecretDetector:
+        cache = self._compiled_alone
+        if detector.id not in cache:
+            cache[detector.id] = detector.compile(self.active_allowlist)
+        return cache[detector.id]
+
+    @cached_property
+    def _compiled_alone(self) -> dict[str, SecretDetector]:
+        return {}
+
+
+# Below this many characters each detector runs on its own: the same findings as the scanner,
+# and no slower for such a text (about 1 ms for 2 KB, against 3 ms), while building the
+# scanner's plans and needle automaton costs a quarter of a second, which a CLI command or a
+# short reply would pay for a few lines. Measured by `capy bench redaction` and by hand.
+DIRECT_SCAN_CHARS = 8192
 
 VIEW = SecretsPack

@@ -1,0 +1,130 @@
+"""Answers derived from files, kept on disk while every file they came from is unchanged.
+
+A fresh process (every hook, every `capy which`) cannot afford pydantic-settings or a rule-set
+validation just to learn a path or a hash. So the slow path writes its answer to one small JSON
+entry with the list of every file that went into it and each file's (mtime_ns, size), the same
+test Python uses for its .pyc files; a missing file is recorded as missing, so creating it is a
+change too. Later processes stat those files and read the entry. Plain strings, not pathlib:
+importing pathlib costs more than the whole check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+    from typing import Any
+
+# The environment that can change settings or where files are found. Keys are left out: they
+# change nothing a cached answer holds, and a cache must never hold them.
+ENV_PREFIX = "CAPY_"
+ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
+ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY")
+
+
+def cache_dir(name: str) -> str:
+    """`capy.config.paths.data_dir() / "cache" / name`, without importing pathlib."""
+    data_home = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(data_home):  # the XDG spec: a relative value is ignored
+        data_home = os.path.join(
+            os.environ.get("HOME") or os.path.expanduser("~"), ".local", "share"
+        )
+    return os.path.join(data_home, "capy", "cache", name)
+
+
+def environment() -> list[list[str]]:
+    """The variables an answer may depend on, sorted, without the secrets."""
+    return sorted(
+        [name, value]
+        for name, value in os.environ.items()
+        if (name.startswith(ENV_PREFIX) or name in ENV_NAMES) and name not in ENV_SECRETS
+    )
+
+
+def signature(path: str) -> list[int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [status.st_mtime_ns, status.st_size]
+
+
+def watch_list(paths: Iterable[Path | str]) -> list[list[Any]]:
+    unique = dict.fromkeys(str(path) for path in paths)
+    return [[path, signature(path)] for path in unique]
+
+
+def is_fresh(watch: list[list[Any]]) -> bool:
+    return bool(watch) and all(signature(path) == recorded for path, recorded in watch)
+
+
+def read_entry(path: str, cache_format: int) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as stream:
+            entry = json.loads(stream.read())
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and entry.get("format") == cache_format else None
+
+
+def write_entry(path: str, entry: dict[str, Any]) -> None:
+    """Best effort and atomic: a read-only data dir only costs speed."""
+    from capy.hooks.state import write_atomically
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_atomically(path, json.dumps(entry, ensure_ascii=False).encode())
+    except OSError:
+        return
+
+
+# What the rules and settings in force for a project root are read from. Folders count because
+# a file added to one changes its mtime. Callers list these before loading anything, so that
+# whatever fails, fixing the file invalidates the entry.
+
+
+def marker_inputs(start: Path, root: Path) -> list[Path]:
+    """The project markers from `start` up to its project root: an entry keyed by the working
+    directory holds only while no `.git` or `.capy` appears, vanishes or changes on the way."""
+    from capy.config.paths import PROJECT_MARKERS
+
+    resolved = start.resolve()
+    chain = [resolved, *resolved.parents]
+    if root in chain:
+        chain = chain[: chain.index(root) + 1]
+    return [folder / marker for folder in chain for marker in PROJECT_MARKERS]
+
+
+def config_inputs(root: Path) -> list[Path]:
+    from capy.config import paths
+
+    # The trust store decides whether project files count, so trusting or revoking recompiles.
+    return [
+        paths.user_config_file(),
+        paths.trusted_projects_file(),
+        *paths.project_config_files(root),
+    ]
+
+
+def shipped_inputs() -> list[Path]:
+    from pathlib import Path
+
+    from capy.rules.resources import shipped_pack_files, shipped_schema_files
+
+    shipped = [Path(str(entry)) for entry in [*shipped_pack_files(), *shipped_schema_files()]]
+    return [*sorted({path.parent for path in shipped}), *shipped]
+
+
+def overlay_inputs(root: Path) -> list[Path]:
+    """The overlay folders and files in force; reads the settings (extra_dirs, trust)."""
+    from capy.rules.ruleset import files_in, overlay_dirs
+
+    watched: list[Path] = []
+    for directory, _origin in overlay_dirs(root):
+        watched.append(directory)
+        watched.extend(files_in(directory))
+    return watched
