@@ -69,6 +69,8 @@ def _problem(command: str) -> str | None:
         words = shlex.split(command)[1:]
     except ValueError:
         words = command.split()[1:]
+    if words[:1] and words[0] in {"--version", "-V", "--help", "-h"}:
+        return None  # capy's own meta flags, answered before any command is parsed
     chain, apps, rest = app.parse_commands(words)
     if not chain:
         return f"{command}: no such command"
