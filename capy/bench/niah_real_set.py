@@ -14,6 +14,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from capy.bench.niah import NiahFixtureError
+
 SET_FILE = "set.yaml"
 OUTPUTS_FOLDER = "outputs"
 HALVES = ("dev", "held")
@@ -21,12 +23,9 @@ INTENT_KINDS = ("positive", "negative")
 SHAPES = ("lookup", "deep", "multi", "comparison")
 
 
-class RealSetError(Exception):
-    """A set file that does not follow the format; the message names the file and the entry."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+# One error type for both needle sets: a set file that does not follow its format, with a
+# message that names the file and the entry.
+RealSetError = NiahFixtureError
 
 
 @dataclass(frozen=True)
