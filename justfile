@@ -26,6 +26,7 @@ bench *args:
     capy bench quality {{args}}
     capy bench perf {{args}}
     capy bench niah {{args}}
+    capy bench niah --set real {{args}}
     capy bench hooks {{args}}
     capy bench cli {{args}}
     capy bench hostile --quick {{args}}

@@ -114,7 +114,7 @@ def run_niah(scenarios: list[Scenario], *, progress: Progress = None) -> dict[st
     rows = []
     total = sum(len(scenario.cases) for scenario in scenarios)
     done = 0
-    with _throwaway_home() as root:
+    with throwaway_home() as root:
         project = root / "project"
         (project / ".capy").mkdir(parents=True)
         workspace = Workspace(project)
@@ -150,7 +150,7 @@ def _measure(
 
 
 @contextmanager
-def _throwaway_home() -> Iterator[Path]:
+def throwaway_home() -> Iterator[Path]:
     """A temp folder as HOME (config, key file, knowledge base), restored afterwards."""
     saved = {name: os.environ.get(name) for name in _HOME_VARIABLES}
     saved.update({name: value for name, value in os.environ.items() if name.startswith("CAPY_")})
