@@ -93,6 +93,7 @@ def _report(exc: Exception, error_line) -> int:
     import os
 
     from capy.config import ConfigError
+    from capy.config.paths import CWD_GONE, working_folder_gone
     from capy.rules import RulesError
 
     if isinstance(exc, RulesError):
@@ -107,6 +108,9 @@ def _report(exc: Exception, error_line) -> int:
         # `capy ... | head` closed the pipe early: not an error worth a word.
         _silence_stdout()
         return 0
+    if isinstance(exc, FileNotFoundError) and working_folder_gone():
+        error_line(CWD_GONE)
+        return 2
     if os.environ.get("CAPY_DEBUG"):
         raise exc
     error_line(

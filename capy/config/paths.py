@@ -63,6 +63,19 @@ def project_config_files(root: Path) -> tuple[Path, Path]:
     return (root / ".capy" / "config.toml", root / ".capy.toml")
 
 
+CWD_GONE = "the current folder no longer exists; cd to one that does and run it again"
+
+
+def working_folder_gone() -> bool:
+    """Whether this process's current folder was deleted under it: every relative path, and
+    the project lookup, would fail with a bare FileNotFoundError."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def project_root(start: Path) -> Path:
     """The nearest ancestor of `start` holding `.git` or `.capy`, else `start` itself.
 

@@ -24,6 +24,10 @@ def handle(
     try:
         return _handle(event, payload, platform, project_dir)
     except Exception as error:  # the last line of defence: a hook must never break the agent
+        from capy.config.paths import CWD_GONE, working_folder_gone
+
+        if isinstance(error, FileNotFoundError) and working_folder_gone():
+            return pass_through(CWD_GONE)
         return pass_through(f"internal error ({type(error).__name__})")
 
 
