@@ -12,7 +12,6 @@ Sizes come from the executor pack (`limits.output.intent_reply`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from capy.api.output_terms import distinctive_terms
 from capy.units import human_bytes
 
 if TYPE_CHECKING:
+    from capy.api.hints import Hints
     from capy.api.workspace import Workspace
     from capy.retrieval import SearchResult
     from capy.rules import RuleSet
@@ -39,13 +39,13 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         try:
             indexed = _index(store, output, label, rules)
         except ContentError as error:  # binary output, or over a rejecting size cap
-            return _not_indexed(output, error.message)
+            return _not_indexed(output, error.message, workspace.hints)
         result = _search(store, [intent], label, rules)[0]
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
     lines = [_header(indexed, stored)]
     lines += answer_sections(stored, [(shown_intent, result)], rules)
-    lines += _follow_up(terms, [shown_intent], indexed.label)
+    lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -65,7 +65,7 @@ def batch_reply(
         try:
             indexed = _index(store, document, label, rules)
         except ContentError as error:
-            return _not_indexed(document, error.message)
+            return _not_indexed(document, error.message, workspace.hints)
         results = _search(store, list(queries), label, rules) if queries else []
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown = [_redacted(query, rules) for query in queries]
@@ -81,7 +81,7 @@ def batch_reply(
         )
     else:
         lines += ["", "No queries were given: search the indexed output with the call below."]
-    lines += _follow_up(terms, shown or ["..."], indexed.label)
+    lines += _follow_up(terms, shown or None, indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -125,10 +125,11 @@ def _batch_document(sections: Sequence[tuple[str, str]]) -> str:
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _not_indexed(text: str, reason: str) -> str:
+def _not_indexed(text: str, reason: str, hints: Hints) -> str:
     return (
         f"The output ({human_bytes(utf8_size(text))}) was not indexed, so it cannot be searched: "
-        f"{reason}. Run it again without an intent to get the output itself, capped.\n"
+        f"{reason}. Run it again {hints.rerun_without_intent()} to get the output itself, "
+        "capped.\n"
     )
 
 
@@ -140,14 +141,13 @@ def _header(indexed: IndexResult, text: str, *, what: str = "output") -> str:
     )
 
 
-def _follow_up(terms: Sequence[str], queries: Sequence[str], label: str) -> list[str]:
+def _follow_up(
+    terms: Sequence[str], queries: Sequence[str] | None, label: str, hints: Hints
+) -> list[str]:
     lines = [""]
     if terms:
         lines.append("Searchable terms: " + ", ".join(f"`{term}`" for term in terms))
-    call = (
-        f"capy_search(queries={json.dumps(list(queries), ensure_ascii=False)}, "
-        f'source={json.dumps(label, ensure_ascii=False)}, include_kinds=["{EPHEMERAL}"])'
-    )
+    call = hints.search(queries, source=label, kinds=[EPHEMERAL])
     lines.append(f"Search further: `{call}`")
     return lines
 

@@ -47,11 +47,12 @@ def fetch(
     """
 
     def run() -> int:
-        from capy.api import ToolInputError, Workspace
+        from capy.api import ToolInputError
         from capy.api.fetch import fetch_report
         from capy.cli.output import error_line, say
+        from capy.cli.replies import workspace_for
 
-        workspace = Workspace(db_path=db)
+        workspace = workspace_for(db)
         try:
             with progress_bar("fetching", quiet=as_json or len(urls) < 2) as progress:
                 report = fetch_report(

@@ -17,13 +17,13 @@ def print_reply(
     work: Callable[..., ToolReply], /, *, db: Path | None = None, **arguments: Any
 ) -> int:
     """Run `work(workspace, **arguments)` and print its markdown; exit 2 when it is an error."""
-    from capy.api import ToolInputError, Workspace
+    from capy.api import ToolInputError
     from capy.cli.output import error_line
     from capy.cli.store import guarded
 
     def run() -> int:
         try:
-            reply = work(Workspace(db_path=db), **arguments)
+            reply = work(workspace_for(db), **arguments)
         except ToolInputError as error:
             error_line(str(error))
             return 2
@@ -35,6 +35,8 @@ def print_reply(
 
 
 def workspace_for(db: Path | None) -> Workspace:
+    """The workspace of one command: its replies suggest commands, not tool calls."""
     from capy.api import Workspace
+    from capy.api.hints import Audience
 
-    return Workspace(db_path=db)
+    return Workspace(db_path=db, audience=Audience.PERSON)
