@@ -223,9 +223,7 @@ def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[st
     return list(dict.fromkeys([*defaults, *include_kinds]))
 
 
-def render_results(
-    results: Sequence[SearchResult], *, budget: int, hints: Hints
-) -> str:
+def render_results(results: Sequence[SearchResult], *, budget: int, hints: Hints) -> str:
     from capy.api.rendering import render_grouped
 
     def note(result: SearchResult) -> str | None:

@@ -96,8 +96,6 @@ def index(
     return guarded(run)
 
 
-
-
 def _label(path: str | None, source: str | None) -> str:
     from capy.store.content import ContentError
 
