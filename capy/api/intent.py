@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from capy.api.output_excerpts import answer_sections, one_line, reply_budget, utf8_size
+from capy.api.output_excerpts import GAP, answer_sections, one_line, reply_budget, utf8_size
 from capy.api.output_terms import distinctive_terms
 from capy.units import human_bytes
 
@@ -46,6 +46,34 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     lines = [_header(indexed, stored)]
     lines += answer_sections(stored, [(shown_intent, result)], rules)
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def long_output_reply(workspace: Workspace, output: str, *, label: str) -> str:
+    """Index `output` under `label` and show its start, its end and the errors it reports,
+    with how to search the rest: the answer to a run without an intent whose output is over
+    the executor pack's `index_threshold_bytes`."""
+    from capy.api.output_excerpts import head_and_tail
+    from capy.store.content import ContentError
+
+    rules = workspace.rules
+    with workspace.store() as store:
+        try:
+            indexed = _index(store, output, label, rules)
+        except ContentError as error:
+            return _not_indexed(output, error.message, workspace.hints, intent_given=False)
+        stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
+    shape = rules.view("executor").limits.output.long_output_reply
+    head, left_out, tail = head_and_tail(stored, shape.head_bytes, shape.tail_bytes)
+    what = f"its first {human_bytes(utf8_size(head))} and last {human_bytes(utf8_size(tail))}"
+    lines = [_header(indexed, stored, shown=f"{what}, and the errors it reports")]
+    lines += answer_sections(stored, [], rules)
+    lines += ["", "### Start of the output", _fenced(head)]
+    if left_out:
+        skipped = left_out.count("\n")
+        lines += [f"{GAP} {human_bytes(utf8_size(left_out))} ({skipped:,} lines) not shown {GAP}"]
+    lines += ["", "### End of the output", _fenced(tail)]
+    lines += _follow_up(terms, None, indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -125,20 +153,32 @@ def _batch_document(sections: Sequence[tuple[str, str]]) -> str:
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _not_indexed(text: str, reason: str, hints: Hints) -> str:
+def _not_indexed(text: str, reason: str, hints: Hints, *, intent_given: bool = True) -> str:
+    again = f" Run it again {hints.rerun_without_intent()} to get the output itself, capped."
     return (
         f"The output ({human_bytes(utf8_size(text))}) was not indexed, so it cannot be searched: "
-        f"{reason}. Run it again {hints.rerun_without_intent()} to get the output itself, "
-        "capped.\n"
+        f"{reason}.{again if intent_given else ''}\n"
     )
 
 
-def _header(indexed: IndexResult, text: str, *, what: str = "output") -> str:
+def _header(
+    indexed: IndexResult,
+    text: str,
+    *,
+    what: str = "output",
+    shown: str = "what matches the intent",
+) -> str:
     lines = text.count("\n") + 1
     return (
         f"Indexed {human_bytes(indexed.bytes)} of {what} ({lines:,} lines, {indexed.chunk_count:,} "
-        f"sections) as `{indexed.label}` ({EPHEMERAL}); shown: what matches the intent."
+        f"sections) as `{indexed.label}` ({EPHEMERAL}); shown: {shown}."
     )
+
+
+def _fenced(text: str) -> str:
+    from capy.api.execute import fenced
+
+    return fenced(text)
 
 
 def _follow_up(
@@ -147,7 +187,7 @@ def _follow_up(
     lines = [""]
     if terms:
         lines.append("Searchable terms: " + ", ".join(f"`{term}`" for term in terms))
-    call = hints.search(queries, source=label, kinds=[EPHEMERAL])
+    call = hints.search(queries or ["<what you need>"], source=label, kinds=[EPHEMERAL])
     lines.append(f"Search further: `{call}`")
     return lines
 
