@@ -58,6 +58,8 @@ def execute(
     show_secrets
         Print secrets in the output as found instead of redacted (stderr says so); for the
         rare value you need to see. The setting redaction.replies = false does this always.
+        Long output is then printed itself (cut in the middle), not indexed: the knowledge
+        base only ever stores it redacted.
     """
     from capy.cli.output import error_line, redacted
     from capy.executor import ExecutorError
@@ -85,7 +87,7 @@ def execute(
         error_line(str(exc))
         return 2
     with _secrets_shown_if(show_secrets):
-        _print(result, code, intent, as_json)
+        _print(result, code, intent, as_json, indexed=not show_secrets)
         if result.background:
             return _wait_for_job(result.pid)
     return result.exit_code if result.exit_code is not None else 1
@@ -132,7 +134,7 @@ def _read_stdin() -> str | None:
         return None
 
 
-def _print(result, code: str, intent: str | None, as_json: bool) -> None:
+def _print(result, code: str, intent: str | None, as_json: bool, *, indexed: bool) -> None:
     from capy.cli.output import error_line, print_json, say
 
     if as_json:
@@ -144,9 +146,13 @@ def _print(result, code: str, intent: str | None, as_json: bool) -> None:
         data["intent"] = intent
         print_json(data)
         return
-    answer = _indexed_answer(result, code, intent)
+    # The knowledge base stores output redacted: a person who asked to see the secrets gets
+    # the output itself.
+    answer = _indexed_answer(result, code, intent) if indexed else None
     if answer is not None:
-        say(answer, end="")
+        from capy.cli.tables import print_markdown
+
+        print_markdown(answer)
     elif result.output:
         say(result.output, end="" if result.output.endswith("\n") else "\n")
     sys.stdout.flush()

@@ -373,18 +373,19 @@ def _print_cleanup(plan: Any, report: Any, applied: bool, as_json: bool) -> None
 
 
 def _print_plan_table(plan: Any) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from capy.cli.tables import Table, print_table
 
-    from capy.cli.output import console, shown
-
-    table = Table(title_justify="left")
-    for column in ("source", "kind", "reason", "size", "score", "tier"):
-        table.add_column(column, justify="right" if column in ("size", "score") else "left")
-    for item in plan.items:
-        score = "" if item.score is None else f"{item.score:.3f}"
-        label = Text(shown(item.label))  # stored text: redacted, and no console markup
-        table.add_row(
-            label, item.kind, item.reason, human_bytes(item.raw_size), score, item.tier or ""
-        )
-    console().print(table)
+    rows = [
+        [
+            item.label,
+            item.kind,
+            item.reason,
+            human_bytes(item.raw_size),
+            "" if item.score is None else f"{item.score:.3f}",
+            item.tier or "",
+        ]
+        for item in plan.items
+    ]
+    print_table(
+        Table(("source", "kind", "reason", "size", "score", "tier"), rows, frozenset({3, 4}))
+    )

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capy.cli.output import say
-
 if TYPE_CHECKING:
     from capy.api import ToolReply, Workspace
 
@@ -20,6 +18,7 @@ def print_reply(
     from capy.api import ToolInputError
     from capy.cli.output import error_line
     from capy.cli.store import guarded
+    from capy.cli.tables import print_markdown
 
     def run() -> int:
         try:
@@ -28,7 +27,7 @@ def print_reply(
             error_line(str(error))
             return 2
         stream = sys.stderr if reply.is_error else sys.stdout
-        say(reply.text, file=stream)
+        print_markdown(reply.text, file=stream)
         return 2 if reply.is_error else 0
 
     return guarded(run)
