@@ -55,36 +55,36 @@ class Hints:
 
     def include_kinds(self, kinds: Sequence[str]) -> str:
         """How to add left-out kinds to a search."""
-        if self.for_agent:
-            return f"add include_kinds={json.dumps(list(kinds))}"
-        return "pass " + " ".join(f"--kind {kind}" for kind in kinds)
+        return self._either(
+            f"add include_kinds={json.dumps(list(kinds))}",
+            "pass " + " ".join(f"--kind {kind}" for kind in kinds),
+        )
 
     def include_kinds_argument(self) -> str:
         """The name of the argument that widens a search to more kinds."""
-        return "include_kinds" if self.for_agent else "--kind"
+        return self._either("include_kinds", "--kind")
 
     def refetch(self) -> str:
-        return "force=true" if self.for_agent else "--force"
+        return self._either("force=true", "--force")
 
     def split_again(self) -> str:
-        return (
-            "call capy_index again with split=true"
-            if self.for_agent
-            else "run `capy index` again with --split"
+        return self._either(
+            "call capy_index again with split=true", "run `capy index` again with --split"
         )
 
     def index_file(self) -> str:
-        return "index it with capy_index" if self.for_agent else "index it with `capy index FILE`"
+        return self._either("index it with capy_index", "index it with `capy index FILE`")
 
     def apply_cleanup(self) -> str:
-        return (
-            "call again with dry_run=false to remove them"
-            if self.for_agent
-            else "run again with --apply to remove them"
+        return self._either(
+            "call again with dry_run=false to remove them", "run again with --apply to remove them"
         )
 
     def rerun_without_intent(self) -> str:
-        return "without an intent" if self.for_agent else "without --intent"
+        return self._either("without an intent", "without --intent")
+
+    def _either(self, for_agent: str, for_person: str) -> str:
+        return for_agent if self.for_agent else for_person
 
 
 AGENT_HINTS = Hints(Audience.AGENT)
