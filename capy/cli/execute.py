@@ -42,7 +42,8 @@ def execute(
         capy_execute tool does: the errors it reports and the matching sections are printed,
         with the `capy search` command that finds more. Without an intent, output over
         index_threshold_bytes is indexed too and printed as its start, end and errors.
-        --json carries the output itself (cut in the middle past max_returned_bytes).
+        --json carries the output itself (cut in the middle past max_returned_bytes) and,
+        as indexed_answer, what would be printed instead.
     background
         Keep the program running past the timeout and return its partial output and pid.
         A background job lives as long as the capy process that started it, so this command
@@ -137,6 +138,9 @@ def _read_stdin() -> str | None:
 def _print(result, code: str, intent: str | None, as_json: bool, *, indexed: bool) -> None:
     from capy.cli.output import error_line, print_json, say
 
+    # The knowledge base stores output redacted: a person who asked to see the secrets gets
+    # the output itself.
+    answer = _indexed_answer(result, code, intent) if indexed else None
     if as_json:
         data = {
             name: getattr(result, name)
@@ -144,11 +148,9 @@ def _print(result, code: str, intent: str | None, as_json: bool, *, indexed: boo
             if name not in ("stdout", "stderr")
         }
         data["intent"] = intent
+        data["indexed_answer"] = answer  # what a person (and the agent) is shown, or null
         print_json(data)
         return
-    # The knowledge base stores output redacted: a person who asked to see the secrets gets
-    # the output itself.
-    answer = _indexed_answer(result, code, intent) if indexed else None
     if answer is not None:
         from capy.cli.tables import print_markdown
 

@@ -64,6 +64,14 @@ def test_short_output_and_json_stay_whole(project_dir):
     # The output itself (cut in the middle past max_returned_bytes), not the indexed answer.
     assert data["output"].startswith("tests/test_orders.py::test_case_1 PASSED\n")
     assert data["output"].endswith("1 failed, 5000 passed in 12.34s ====\n")
+    # The output was indexed as well (its cut marker says so): the answer comes along.
+    assert data["indexed_answer"].startswith("Indexed ")
+    assert (
+        json.loads(capy("execute", "shell", "echo hi", "--json", cwd=project_dir).stdout)[
+            "indexed_answer"
+        ]
+        is None
+    )
 
 
 def test_help_no_longer_promises_intent_search_for_later(project_dir):
