@@ -70,29 +70,35 @@ def print_markdown(text: str, *, file: Any = None) -> None:
             console.print(_styled_line(block), soft_wrap=True)
 
 
-def print_table(table: Table, *, title: str | None = None, file: Any = None) -> None:
-    """`table` (cells not yet redacted) for a person: rich on a terminal, plain otherwise."""
+def print_table(
+    table: Table, *, title: str | None = None, file: Any = None, redact: bool = True
+) -> None:
+    """`table` (cells not yet redacted) for a person: rich on a terminal, plain otherwise.
+    `redact=False` is for text a person must see as written (their own rule files); control
+    characters are neutralised either way."""
     file = file if file is not None else sys.stdout
     safe = Table(
-        [shown(name) for name in table.columns],
-        [[_shown_cell(cell) for cell in row] for row in table.rows],
+        [shown(name, redact=redact) for name in table.columns],
+        [[_shown_cell(cell, redact) for cell in row] for row in table.rows],
         table.right_aligned,
     )
     if not on_terminal(file):
         if title:
-            print(shown(title), file=file)
+            print(shown(title, redact=redact), file=file)
         print(_plain_table(safe), file=file)
         return
     console = _console(file)
     if title:
         from rich.text import Text
 
-        console.print(Text(shown(title), style="bold"))
+        console.print(Text(shown(title, redact=redact), style="bold"))
     console.print(_rich_table(safe))
 
 
-def _shown_cell(cell: str | Cell) -> Cell:
-    return Cell(shown(cell.text), cell.style) if isinstance(cell, Cell) else Cell(shown(cell))
+def _shown_cell(cell: str | Cell, redact: bool) -> Cell:
+    if isinstance(cell, Cell):
+        return Cell(shown(cell.text, redact=redact), cell.style)
+    return Cell(shown(cell, redact=redact))
 
 
 def _console(file: Any):
