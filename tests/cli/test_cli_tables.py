@@ -6,8 +6,10 @@ always redacted, with control characters neutralised. Real `capy` processes on a
 from __future__ import annotations
 
 import io
+import os
 import re
 
+import pytest
 from terminal_helpers import on_terminal, piped
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*38;")  # a foreground colour
@@ -80,3 +82,34 @@ def test_markdown_tables_in_a_reply_parse_alignment_escapes_and_fences():
     lines = out.getvalue().splitlines()
     assert lines[:6] == ["# Title", "", "name  size", "----  ----", "a|b     10", "c     2000"]
     assert lines[6:] == ["", "```", "| not | a table |", "|---|---|", "```", "after"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_stats_after_a_real_session_lays_out_the_tool_table(project_dir):
+    """A real `capy serve` session records a call; `capy stats` then shows its table."""
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "capy", "serve", "--project", str(project_dir)],
+        cwd=str(project_dir),
+        env=dict(os.environ),
+    )
+    with (project_dir / "server.log").open("w") as log:
+        async with Client(stdio_client(params, errlog=log), read_timeout_seconds=120) as client:
+            await client.call_tool("capy_execute", {"language": "sh", "code": "seq 1 20000"})
+    terminal, pipe = on_terminal("stats", columns=100), piped("stats")
+    assert pipe.returncode == 0, pipe.stderr
+    header = r"tool +calls +errors +processed +returned +kept out"
+    assert re.search(rf"^{header}$", pipe.stdout, re.M)
+    assert re.search(r"^capy_execute +1 +0 +\d", pipe.stdout, re.M)
+    assert re.search(r"capy_execute\s*│\s*1\s*│\s*0\s*│", terminal.output)
+    assert "**" not in terminal.output and "kept out" in terminal.output
