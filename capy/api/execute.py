@@ -2,8 +2,9 @@
 
 Every run passes the same permission rules the hooks apply (Claude Code's settings plus the
 security pack). An "ask" rule cannot be answered from inside a tool call, so it refuses and says
-how to run the command where the user is asked. Long output with an intent is indexed and
-searched instead of returned (`capy.api.intent`).
+how to run the command where the user is asked. Long output is indexed instead of returned:
+searched for the intent when one is given, else shown by its head, tail and errors
+(`capy.api.intent`).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def execute_code(
         network=network,
         prepare_output=text_redactor(workspace),
     )
-    return _reply(workspace, result, intent=intent, label=_label("execute", canonical, code))
+    return _reply(workspace, result, intent=intent, label=run_label("execute", canonical, code))
 
 
 def execute_file(
@@ -91,7 +92,7 @@ def execute_file(
         network=network,
         prepare_output=text_redactor(workspace),
     )
-    label = _label("file", canonical, f"{target}\0{code}")
+    label = run_label("file", canonical, f"{target}\0{code}")
     return _reply(workspace, result, intent=intent, label=label)
 
 
@@ -126,7 +127,7 @@ def execute_batch(
     )
     sections = [(result.label or "", _full_output(result)) for result in results]
     processed = sum(len(text.encode("utf-8")) for _, text in sections)
-    label = _label("batch", "shell", "\0".join(command.command for command in commands))
+    label = run_label("batch", "shell", "\0".join(command.command for command in commands))
     statuses = "\n".join(f"- {result.label}: {_status(result)}" for result in results)
     body = batch_reply(workspace, sections, queries=list(queries), label=label)
     return ToolReply(f"{statuses}\n\n{body}", processed_bytes=processed)
@@ -192,16 +193,33 @@ def _reply(
 ) -> ToolReply:
     full = _full_output(result)
     processed = len(full.encode("utf-8"))
-    threshold = workspace.rules.view("executor").limits.output.intent_threshold_bytes
-    status = _status(result)
-    if intent and intent.strip() and processed > threshold and not result.background:
-        from capy.api.intent import intent_reply
-
-        body = intent_reply(workspace, full, intent=intent, label=label)
-        return ToolReply(f"{status}\n\n{body}", processed_bytes=processed)
+    body = indexed_answer(workspace, result, intent=intent, label=label)
     # A program that failed is still a result the agent asked for; only a call capy could not
     # make is a tool error.
-    return ToolReply(f"{status}\n\n{fenced(result.output)}", processed_bytes=processed)
+    return ToolReply(
+        f"{_status(result)}\n\n{body or fenced(result.output)}", processed_bytes=processed
+    )
+
+
+def indexed_answer(
+    workspace: Workspace, result: ExecutionResult, *, intent: str | None, label: str
+) -> str | None:
+    """The reply for output too long to hand back whole, or None when the output itself is
+    the answer. With an intent, output over the executor pack's `intent_threshold_bytes` is
+    indexed and searched for it; without one, output over `index_threshold_bytes` is indexed
+    and its head, tail and errors shown. A background job's output is still growing: never."""
+    from capy.api.intent import intent_reply, long_output_reply
+
+    if result.background:
+        return None
+    full = _full_output(result)
+    size = len(full.encode("utf-8"))
+    limits = workspace.rules.view("executor").limits.output
+    if intent and intent.strip() and size > limits.intent_threshold_bytes:
+        return intent_reply(workspace, full, intent=intent, label=label)
+    if size > limits.index_threshold_bytes:
+        return long_output_reply(workspace, full, label=label)
+    return None
 
 
 def _full_output(result: ExecutionResult) -> str:
@@ -251,6 +269,8 @@ def fenced(text: str) -> str:
     return f"{fence}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}"
 
 
-def _label(tool: str, language: str, text: str) -> str:
+def run_label(tool: str, language: str, text: str) -> str:
+    """The source label a run's output is indexed under: the same code, the same label, so a
+    rerun replaces its earlier output."""
     digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:10]
     return f"{tool}:{language}:{digest}"

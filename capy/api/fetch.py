@@ -24,6 +24,7 @@ from capy.fetch.requests import FetchRequest, PlannedFetch, RequestError, plan_f
 if TYPE_CHECKING:
     import httpx
 
+    from capy.api.hints import Hints
     from capy.api.workspace import Workspace
     from capy.fetch.document import Document
     from capy.fetch.http import FetchedPage
@@ -88,7 +89,7 @@ def fetch_report(
 
     rules = workspace.rules
     limits = _limits(workspace, rules)
-    kind = _checked_kind(kind)
+    kind = _checked_kind(kind, workspace.hints)
     workers = _checked_concurrency(concurrency, limits)
     try:
         plans = plan_fetches(urls, source=source, secrets=rules.view("secrets"))
@@ -102,6 +103,7 @@ def fetch_report(
         kind=kind,
         searched_by_default=retention.kinds.of(kind).in_default_search,
         shared_source=source.strip() if isinstance(source, str) and source.strip() else None,
+        hints=workspace.hints,
     )
     reply = ToolReply(
         text=text,
@@ -123,14 +125,14 @@ def _limits(workspace: Workspace, rules: RuleSet) -> FetchLimits:
     return FetchLimits.from_rules(rules, settings.fetch)
 
 
-def _checked_kind(kind: object) -> str:
+def _checked_kind(kind: object, hints: Hints) -> str:
     from capy.rules.views.retention import SourceKind
 
     # Session sources are archive material (transcripts), never fetched pages.
     if kind not in {item.value for item in SourceKind} - {SourceKind.SESSION.value}:
         raise ToolInputError(
             f"kind must be durable (kept, searched by default) or ephemeral (expires, searched "
-            f"with include_kinds), not {kind!r}"
+            f"with {hints.include_kinds_argument()}), not {kind!r}"
         )
     return str(kind)
 
@@ -260,7 +262,7 @@ class _Run:
                 except FetchError as exc:
                     outcome = _failed(plans[index], exc)
                 except Exception as exc:  # a parser bug must cost one URL, not the whole call
-                    outcome = _failed(plans[index], _processing_error(exc))
+                    outcome = _failed(plans[index], _processing_error(exc, self.workspace.hints))
                 else:
                     outcome = self._index(store, plans[index], page, document)
                 self._finish(outcomes, index, outcome)
@@ -366,11 +368,11 @@ def _failed(plan: PlannedFetch, error: Exception) -> UrlOutcome:
     )
 
 
-def _processing_error(exc: Exception) -> Exception:
+def _processing_error(exc: Exception, hints: Hints) -> Exception:
     from capy.fetch.errors import FetchError, FetchFailure
 
     return FetchError(
         FetchFailure.PROCESSING,
         f"capy could not turn the response into text ({type(exc).__name__}); "
-        "index it with capy_index if you have it as a file",
+        f"{hints.index_file()} if you have it as a file",
     )

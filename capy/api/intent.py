@@ -12,15 +12,15 @@ Sizes come from the executor pack (`limits.output.intent_reply`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from capy.api.output_excerpts import answer_sections, one_line, reply_budget, utf8_size
+from capy.api.output_excerpts import GAP, answer_sections, one_line, reply_budget, utf8_size
 from capy.api.output_terms import distinctive_terms
 from capy.units import human_bytes
 
 if TYPE_CHECKING:
+    from capy.api.hints import Hints
     from capy.api.workspace import Workspace
     from capy.retrieval import SearchResult
     from capy.rules import RuleSet
@@ -39,13 +39,41 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         try:
             indexed = _index(store, output, label, rules)
         except ContentError as error:  # binary output, or over a rejecting size cap
-            return _not_indexed(output, error.message)
+            return _not_indexed(output, error.message, workspace.hints)
         result = _search(store, [intent], label, rules)[0]
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
     lines = [_header(indexed, stored)]
     lines += answer_sections(stored, [(shown_intent, result)], rules)
-    lines += _follow_up(terms, [shown_intent], indexed.label)
+    lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def long_output_reply(workspace: Workspace, output: str, *, label: str) -> str:
+    """Index `output` under `label` and show its start, its end and the errors it reports,
+    with how to search the rest: the answer to a run without an intent whose output is over
+    the executor pack's `index_threshold_bytes`."""
+    from capy.api.output_excerpts import head_and_tail
+    from capy.store.content import ContentError
+
+    rules = workspace.rules
+    with workspace.store() as store:
+        try:
+            indexed = _index(store, output, label, rules)
+        except ContentError as error:
+            return _not_indexed(output, error.message, workspace.hints, intent_given=False)
+        stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
+    shape = rules.view("executor").limits.output.long_output_reply
+    head, left_out, tail = head_and_tail(stored, shape.head_bytes, shape.tail_bytes)
+    what = f"its first {human_bytes(utf8_size(head))} and last {human_bytes(utf8_size(tail))}"
+    lines = [_header(indexed, stored, shown=f"{what}, and the errors it reports")]
+    lines += answer_sections(stored, [], rules)
+    lines += ["", "### Start of the output", _fenced(head)]
+    if left_out:
+        skipped = left_out.count("\n")
+        lines += [f"{GAP} {human_bytes(utf8_size(left_out))} ({skipped:,} lines) not shown {GAP}"]
+    lines += ["", "### End of the output", _fenced(tail)]
+    lines += _follow_up(terms, None, indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -65,7 +93,7 @@ def batch_reply(
         try:
             indexed = _index(store, document, label, rules)
         except ContentError as error:
-            return _not_indexed(document, error.message)
+            return _not_indexed(document, error.message, workspace.hints)
         results = _search(store, list(queries), label, rules) if queries else []
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown = [_redacted(query, rules) for query in queries]
@@ -81,7 +109,7 @@ def batch_reply(
         )
     else:
         lines += ["", "No queries were given: search the indexed output with the call below."]
-    lines += _follow_up(terms, shown or ["..."], indexed.label)
+    lines += _follow_up(terms, shown or None, indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -125,29 +153,41 @@ def _batch_document(sections: Sequence[tuple[str, str]]) -> str:
 # --- rendering -------------------------------------------------------------------------------
 
 
-def _not_indexed(text: str, reason: str) -> str:
+def _not_indexed(text: str, reason: str, hints: Hints, *, intent_given: bool = True) -> str:
+    again = f" Run it again {hints.rerun_without_intent()} to get the output itself, capped."
     return (
         f"The output ({human_bytes(utf8_size(text))}) was not indexed, so it cannot be searched: "
-        f"{reason}. Run it again without an intent to get the output itself, capped.\n"
+        f"{reason}.{again if intent_given else ''}\n"
     )
 
 
-def _header(indexed: IndexResult, text: str, *, what: str = "output") -> str:
+def _header(
+    indexed: IndexResult,
+    text: str,
+    *,
+    what: str = "output",
+    shown: str = "what matches the intent",
+) -> str:
     lines = text.count("\n") + 1
     return (
         f"Indexed {human_bytes(indexed.bytes)} of {what} ({lines:,} lines, {indexed.chunk_count:,} "
-        f"sections) as `{indexed.label}` ({EPHEMERAL}); shown: what matches the intent."
+        f"sections) as `{indexed.label}` ({EPHEMERAL}); shown: {shown}."
     )
 
 
-def _follow_up(terms: Sequence[str], queries: Sequence[str], label: str) -> list[str]:
+def _fenced(text: str) -> str:
+    from capy.api.execute import fenced
+
+    return fenced(text)
+
+
+def _follow_up(
+    terms: Sequence[str], queries: Sequence[str] | None, label: str, hints: Hints
+) -> list[str]:
     lines = [""]
     if terms:
         lines.append("Searchable terms: " + ", ".join(f"`{term}`" for term in terms))
-    call = (
-        f"capy_search(queries={json.dumps(list(queries), ensure_ascii=False)}, "
-        f'source={json.dumps(label, ensure_ascii=False)}, include_kinds=["{EPHEMERAL}"])'
-    )
+    call = hints.search(queries or ["<what you need>"], source=label, kinds=[EPHEMERAL])
     lines.append(f"Search further: `{call}`")
     return lines
 

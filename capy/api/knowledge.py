@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from capy.api.reply import ToolInputError, ToolReply
 
 if TYPE_CHECKING:
+    from capy.api.hints import Hints
     from capy.api.workspace import Workspace
     from capy.retrieval import SearchHit, SearchResult
     from capy.rules.views.search import Throttle, ThrottleStage
@@ -62,7 +63,7 @@ def index_knowledge(
                     )
                     for number, part in enumerate(pieces, 1)
                 ]
-            return _parts_reply(results)
+            return _parts_reply(results, workspace.hints)
         if path is not None:
             intake = read_file_for_index(target, size, label=label)
         else:
@@ -79,13 +80,13 @@ def index_knowledge(
         f"{result.status.capitalize()} **{result.label}** ({result.content_type}): "
         f"{result.chunk_count} chunks, {result.bytes:,} bytes stored.",
     ]
-    note = kept_note(result, intake, size, keep_all="call capy_index again with split=true")
+    note = kept_note(result, intake, size, keep_all=workspace.hints.split_again())
     if note:
         lines.append(note)
     if result.redactions:
         total = sum(result.redactions.values())
         lines.append(f"Redacted {total} secret(s) before storing.")
-    lines.append(f'Search it with `capy_search(queries=[...], source="{result.label}")`.')
+    lines.append(f"Search it with `{workspace.hints.search(source=result.label)}`.")
     return ToolReply("\n".join(lines), processed_bytes=size_read)
 
 
@@ -97,7 +98,7 @@ def _text_parts(content: str | None, size):
     return stream_parts(io.BytesIO((content or "").encode("utf-8")), size)
 
 
-def _parts_reply(results: list) -> ToolReply:
+def _parts_reply(results: list, hints: Hints) -> ToolReply:
     stored = sum(result.bytes for result in results)
     lines = [f"Indexed {len(results)} part(s), {stored:,} bytes stored:"]
     lines.extend(
@@ -108,7 +109,7 @@ def _parts_reply(results: list) -> ToolReply:
     if any(result.redactions for result in results):
         total = sum(sum(result.redactions.values()) for result in results)
         lines.append(f"Redacted {total} secret(s) before storing.")
-    lines.append("Search them with `capy_search(queries=[...])`; each part is its own source.")
+    lines.append(f"Search them with `{hints.search()}`; each part is its own source.")
     return ToolReply("\n".join(lines), processed_bytes=stored)
 
 
@@ -185,7 +186,7 @@ def search_knowledge(
     if include_vault:
         results, vault_notice = _with_vault(results, limit=limit, rrf_k=search.fusion.rrf_k)
         notice = " ".join(part for part in (notice, vault_notice) if part)
-    text = render_results(results, budget=search.limits.max_response_bytes)
+    text = render_results(results, budget=search.limits.max_response_bytes, hints=workspace.hints)
     if notice:
         text = f"> {notice}\n\n{text}"
     return ToolReply(text)
@@ -222,20 +223,22 @@ def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[st
     return list(dict.fromkeys([*defaults, *include_kinds]))
 
 
-def render_results(results: Sequence[SearchResult], *, budget: int) -> str:
+def render_results(results: Sequence[SearchResult], *, budget: int, hints: Hints) -> str:
     from capy.api.rendering import render_grouped
 
+    def note(result: SearchResult) -> str | None:
+        return note_with_hint(result, hints)
+
     return render_grouped(
-        results, budget=budget, render_hit=_render_hit, note=_note_with_hint, empty="No matches."
+        results, budget=budget, render_hit=_render_hit, note=note, empty="No matches."
     )
 
 
-def _note_with_hint(result: SearchResult) -> str | None:
-    """The core's note on left-out kinds, with the argument that includes them in a call."""
+def note_with_hint(result: SearchResult, hints: Hints) -> str | None:
+    """The core's note on left-out kinds, with the argument (or option) that includes them."""
     if not result.note or not result.excluded_kinds:
         return result.note
-    kinds = ", ".join(f'"{kind}"' for kind in result.excluded_kinds)
-    return f"{result.note}; add include_kinds=[{kinds}] to search them"
+    return f"{result.note}; {hints.include_kinds(result.excluded_kinds)} to search them"
 
 
 def _render_hit(rank: int, hit: SearchHit) -> str:
@@ -277,7 +280,7 @@ def cleanup_knowledge(
             for item in plan.items
         )
         if dry_run:
-            lines.append("This was a dry run; call again with dry_run=false to remove them.")
+            lines.append(f"This was a dry run; {workspace.hints.apply_cleanup()}.")
         elif report.skipped:
             lines.append(f"Left {len(report.skipped)} alone: used or re-indexed since the plan.")
     if report.optimized:

@@ -330,3 +330,20 @@ def one_line(text: str) -> str:
 
 def utf8_size(text: str) -> int:
     return len(text.encode("utf-8"))
+
+
+def head_and_tail(text: str, head_bytes: int, tail_bytes: int) -> tuple[str, str, str]:
+    """(head, the middle left out, tail) of `text`: at most `head_bytes` from its start and
+    `tail_bytes` from its end, each cut at a line boundary unless a single line is longer."""
+    data = text.encode("utf-8")
+    head_end = min(head_bytes, len(data))
+    if head_end < len(data):
+        newline = data.rfind(b"\n", 0, head_end)
+        head_end = newline + 1 if newline >= 0 else head_end
+    tail_start = max(len(data) - tail_bytes, head_end)
+    if tail_start > head_end:
+        newline = data.find(b"\n", tail_start - 1, len(data) - 1)
+        tail_start = newline + 1 if newline >= 0 else tail_start
+    parts = data[:head_end], data[head_end:tail_start], data[tail_start:]
+    # A cut inside a character drops its broken bytes rather than showing U+FFFD.
+    return tuple(part.decode("utf-8", "ignore") for part in parts)  # type: ignore[return-value]

@@ -14,6 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from capy.api.hints import Audience, Hints
+
 if TYPE_CHECKING:
     from capy.api.stats import SessionStats
     from capy.rules import RuleSet
@@ -27,8 +29,11 @@ class Workspace:
         *,
         db_path: Path | None = None,
         session_id: str | None = None,
+        audience: Audience = Audience.AGENT,
     ) -> None:
         self._given_project = project_dir
+        # Who reads the replies: an agent is told tool calls, a person commands.
+        self.hints = Hints(audience)
         self.db_path = db_path
         self._session_id = session_id
         self._fresh_checked = False

@@ -55,26 +55,17 @@ def _as_json(resolved: Any) -> dict[str, Any]:
 
 
 def _print_table(resolved: Any) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    from capy.cli.output import say
+    from capy.cli.tables import Table, print_table
 
-    table = Table(title="capy configuration", title_justify="left")
-    table.add_column("key", no_wrap=True)
-    table.add_column("value", overflow="fold")
-    table.add_column("source", overflow="fold")
-    for entry in resolved.entries():
-        table.add_row(entry.key, Text(_text(entry.value)), Text(entry.source))
-    # A console of its own: the table's width must follow this run's terminal, and no path or
-    # value may be read as rich markup.
-    console = Console(highlight=False, markup=False)
-    console.print(table)
-    console.print(f"project root: {resolved.project_root}")
-    console.print("config files, lowest precedence first (environment CAPY_* overrides all):")
+    rows = [[entry.key, _text(entry.value), entry.source] for entry in resolved.entries()]
+    print_table(Table(("key", "value", "source"), rows), title="capy configuration")
+    say(f"project root: {resolved.project_root}")
+    say("config files, lowest precedence first (environment CAPY_* overrides all):")
     for path in resolved.files:
-        console.print(f"  {path}{'' if path.is_file() else '  (not present)'}")
+        say(f"  {path}{'' if path.is_file() else '  (not present)'}")
     for item in resolved.ignored:
-        console.print(item.line(), soft_wrap=True)
+        say(item.line())
 
 
 def _text(value: Any) -> str:

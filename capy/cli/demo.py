@@ -36,6 +36,14 @@ def demo() -> int:
         return 1
     if outcome.totals:
         out.print(f"\n[bold]{savings_line(outcome.totals)}[/bold]")
+    # The demo's database went with its throwaway project: without this a person runs
+    # `capy stats` next and finds nothing of what they just saw.
+    out.print(
+        "\nThe demo ran in a throwaway project, now deleted, so [bold]capy stats[/bold] here shows "
+        "this project's own sessions, not the demo's: the savings report above (the capy_stats "
+        "step) was the demo's. Once your agent works through capy, [bold]capy stats[/bold] "
+        "shows its latest session.",
+    )
     out.print(
         "\nRegister capy with your agent: [bold]capy setup[/bold] (Claude Code; "
         "--platform for others), or add the MCP server command [bold]capy serve[/bold]."

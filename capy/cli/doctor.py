@@ -22,7 +22,7 @@ def doctor(
     Parameters
     ----------
     as_json
-        Print JSON instead of markdown.
+        Print JSON instead of tables.
     project
         Check this project directory instead of the current one.
     """
@@ -33,5 +33,26 @@ def doctor(
     if as_json:
         print_json(report.to_dict())
     else:
-        say(report.to_markdown(), end="")
+        _print_report(report)
     return 1 if report.failed else 0
+
+
+def _print_report(report) -> None:
+    """One table per section: status (coloured on a terminal), check, detail, and the fix
+    under a check that needs one."""
+    from capy.cli.tables import Cell, Table, print_markdown, print_table
+    from capy.doctor.report import Status, status_label
+
+    print_markdown("# capy doctor")
+    for group, checks in report.groups().items():
+        rows: list[list[str | Cell]] = []
+        for check in checks:
+            rows.append(
+                [Cell(status_label(check.status), check.status.value), check.name, check.detail]
+            )
+            if check.fix and check.status is not Status.OK:
+                rows.append(["", "", f"fix: {check.fix}"])
+        say()
+        print_table(Table(["status", "check", "detail"], rows), title=group)
+    say()
+    print_markdown(f"**Summary:** {report.summary()}")

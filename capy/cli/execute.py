@@ -22,7 +22,8 @@ def execute(
     yes: Annotated[bool, Parameter(name="--yes", negative=())] = False,
     show_secrets: Annotated[bool, Parameter(name="--show-secrets", negative=())] = False,
 ) -> int:
-    """Run code in a sandboxed subprocess and print its (capped) output.
+    """Run code in a sandboxed subprocess and print its output, or for long output what the
+    agent would get: the output indexed, and its errors and the parts you asked for printed.
 
     The exit code is the program's own (128 + N when signal N ended it).
 
@@ -36,8 +37,13 @@ def execute(
     timeout
         Seconds before the run is stopped (default and ceiling come from the executor pack).
     intent
-        What you are looking for in the output. Recorded only for now: searching long output
-        for the intent arrives with the MCP server.
+        What you are looking for in the output. Output over the executor pack's
+        intent_threshold_bytes is indexed in the knowledge base and searched for it, as the
+        capy_execute tool does: the errors it reports and the matching sections are printed,
+        with the `capy search` command that finds more. Without an intent, output over
+        index_threshold_bytes is indexed too and printed as its start, end and errors.
+        --json carries the output itself (cut in the middle past max_returned_bytes) and,
+        as indexed_answer, what would be printed instead.
     background
         Keep the program running past the timeout and return its partial output and pid.
         A background job lives as long as the capy process that started it, so this command
@@ -53,6 +59,8 @@ def execute(
     show_secrets
         Print secrets in the output as found instead of redacted (stderr says so); for the
         rare value you need to see. The setting redaction.replies = false does this always.
+        Long output is then printed itself (cut in the middle), not indexed: the knowledge
+        base only ever stores it redacted.
     """
     from capy.cli.output import error_line, redacted
     from capy.executor import ExecutorError
@@ -80,7 +88,7 @@ def execute(
         error_line(str(exc))
         return 2
     with _secrets_shown_if(show_secrets):
-        _print(result, intent, as_json)
+        _print(result, code, intent, as_json, indexed=not show_secrets)
         if result.background:
             return _wait_for_job(result.pid)
     return result.exit_code if result.exit_code is not None else 1
@@ -127,9 +135,12 @@ def _read_stdin() -> str | None:
         return None
 
 
-def _print(result, intent: str | None, as_json: bool) -> None:
+def _print(result, code: str, intent: str | None, as_json: bool, *, indexed: bool) -> None:
     from capy.cli.output import error_line, print_json, say
 
+    # The knowledge base stores output redacted: a person who asked to see the secrets gets
+    # the output itself.
+    answer = _indexed_answer(result, code, intent) if indexed else None
     if as_json:
         data = {
             name: getattr(result, name)
@@ -137,16 +148,41 @@ def _print(result, intent: str | None, as_json: bool) -> None:
             if name not in ("stdout", "stderr")
         }
         data["intent"] = intent
+        data["indexed_answer"] = answer  # what a person (and the agent) is shown, or null
         print_json(data)
         return
-    if result.output:
+    if answer is not None:
+        from capy.cli.tables import print_markdown
+
+        print_markdown(answer)
+    elif result.output:
         say(result.output, end="" if result.output.endswith("\n") else "\n")
     sys.stdout.flush()
-    for line in _status_lines(result):
+    for line in _status_lines(result, indexed=answer is not None):
         error_line(line)
 
 
-def _status_lines(result) -> list[str]:
+def _indexed_answer(result, code: str, intent: str | None) -> str | None:
+    """What `capy_execute` answers for long output (indexed, then searched for the intent or
+    shown by head, tail and errors), or None when the output itself is printed. When the
+    knowledge base cannot be opened the output is printed whole, and stderr says why."""
+    from capy.api.execute import indexed_answer, run_label
+    from capy.cli.output import error_line
+    from capy.cli.replies import workspace_for
+    from capy.config import ConfigError
+    from capy.store import StoreError
+
+    label = run_label("execute", result.language, code)
+    try:
+        return indexed_answer(workspace_for(None), result, intent=intent, label=label)
+    except StoreError as error:
+        error_line(f"the output was not indexed ({error.message}); it is printed whole")
+    except ConfigError as error:
+        error_line(f"the output was not indexed ({' '.join(error.lines)}); it is printed whole")
+    return None
+
+
+def _status_lines(result, *, indexed: bool) -> list[str]:
     lines = []
     if result.killed_reason == "timeout":
         lines.append(f"stopped after {result.duration_s:.1f} s: the timeout passed")
@@ -160,7 +196,7 @@ def _status_lines(result) -> list[str]:
         lines.append("stopped: the run was cancelled")
     if result.network == "off":
         lines.append("ran with the network off")
-    if result.truncated_bytes:
+    if result.truncated_bytes and not indexed:  # indexed output was stored whole
         lines.append(f"output shortened: {result.truncated_bytes:,} bytes from the middle cut")
     if result.binary:
         lines.append("the output was not valid UTF-8 text; undecodable bytes show as U+FFFD")

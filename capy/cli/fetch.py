@@ -47,11 +47,13 @@ def fetch(
     """
 
     def run() -> int:
-        from capy.api import ToolInputError, Workspace
+        from capy.api import ToolInputError
         from capy.api.fetch import fetch_report
-        from capy.cli.output import error_line, say
+        from capy.cli.output import error_line
+        from capy.cli.replies import workspace_for
+        from capy.cli.tables import print_markdown
 
-        workspace = Workspace(db_path=db)
+        workspace = workspace_for(db)
         try:
             with progress_bar("fetching", quiet=as_json or len(urls) < 2) as progress:
                 report = fetch_report(
@@ -63,7 +65,7 @@ def fetch(
         if as_json:
             _print_json(report)
         else:
-            say(report.reply.text, end="")
+            print_markdown(report.reply.text)
         failed = any(not outcome.status.succeeded for outcome in report.outcomes)
         return SOME_FAILED if failed else 0
 

@@ -61,6 +61,7 @@ def index(
     """
 
     def run() -> int:
+        from capy.api.hints import PERSON_HINTS
         from capy.store.indexing import index_content
         from capy.store.intake import kept_note
 
@@ -78,7 +79,7 @@ def index(
             else:
                 intake = _read_input(path, label, size)
                 results = [store_one(intake.content, label)]
-                note = kept_note(results[0], intake, size, keep_all=SPLIT_HINT)
+                note = kept_note(results[0], intake, size, keep_all=PERSON_HINTS.split_again())
                 notes = [note] if note else []
         if as_json:
             from capy.cli.output import print_json
@@ -93,9 +94,6 @@ def index(
         return 0
 
     return guarded(run)
-
-
-SPLIT_HINT = "run `capy index` again with --split"
 
 
 def _label(path: str | None, source: str | None) -> str:
@@ -248,10 +246,10 @@ def _print_result(result: Any, *, first: bool) -> None:
 
 
 def _note_with_hint(result: Any) -> str | None:
-    """The core's note on left-out kinds, with the option that includes them here."""
-    if not result.note or not result.excluded_kinds:
-        return result.note
-    return f"{result.note}; pass {' '.join(f'--kind {k}' for k in result.excluded_kinds)}"
+    from capy.api.hints import PERSON_HINTS
+    from capy.api.knowledge import note_with_hint
+
+    return note_with_hint(result, PERSON_HINTS)
 
 
 def reindex(
@@ -375,18 +373,19 @@ def _print_cleanup(plan: Any, report: Any, applied: bool, as_json: bool) -> None
 
 
 def _print_plan_table(plan: Any) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from capy.cli.tables import Table, print_table
 
-    from capy.cli.output import console, shown
-
-    table = Table(title_justify="left")
-    for column in ("source", "kind", "reason", "size", "score", "tier"):
-        table.add_column(column, justify="right" if column in ("size", "score") else "left")
-    for item in plan.items:
-        score = "" if item.score is None else f"{item.score:.3f}"
-        label = Text(shown(item.label))  # stored text: redacted, and no console markup
-        table.add_row(
-            label, item.kind, item.reason, human_bytes(item.raw_size), score, item.tier or ""
-        )
-    console().print(table)
+    rows = [
+        [
+            item.label,
+            item.kind,
+            item.reason,
+            human_bytes(item.raw_size),
+            "" if item.score is None else f"{item.score:.3f}",
+            item.tier or "",
+        ]
+        for item in plan.items
+    ]
+    print_table(
+        Table(("source", "kind", "reason", "size", "score", "tier"), rows, frozenset({3, 4}))
+    )

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from capy.cli.output import say
-
 if TYPE_CHECKING:
     from capy.api import ToolReply, Workspace
 
@@ -17,24 +15,27 @@ def print_reply(
     work: Callable[..., ToolReply], /, *, db: Path | None = None, **arguments: Any
 ) -> int:
     """Run `work(workspace, **arguments)` and print its markdown; exit 2 when it is an error."""
-    from capy.api import ToolInputError, Workspace
+    from capy.api import ToolInputError
     from capy.cli.output import error_line
     from capy.cli.store import guarded
+    from capy.cli.tables import print_markdown
 
     def run() -> int:
         try:
-            reply = work(Workspace(db_path=db), **arguments)
+            reply = work(workspace_for(db), **arguments)
         except ToolInputError as error:
             error_line(str(error))
             return 2
         stream = sys.stderr if reply.is_error else sys.stdout
-        say(reply.text, file=stream)
+        print_markdown(reply.text, file=stream)
         return 2 if reply.is_error else 0
 
     return guarded(run)
 
 
 def workspace_for(db: Path | None) -> Workspace:
+    """The workspace of one command: its replies suggest commands, not tool calls."""
     from capy.api import Workspace
+    from capy.api.hints import Audience
 
-    return Workspace(db_path=db)
+    return Workspace(db_path=db, audience=Audience.PERSON)

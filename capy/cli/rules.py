@@ -103,8 +103,7 @@ def _loaded():
 def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
     """List the packs in force with their version, rule count and overlays, and the project
     overlays and config keys ignored because they would loosen security."""
-    from rich.table import Table
-
+    from capy.cli.tables import Table, print_table
     from capy.rules.overlays import iter_rules
 
     ruleset = _loaded()
@@ -134,20 +133,21 @@ def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False
             }
         )
         return 0
-    table = Table(title=f"rule packs (index_version {ruleset.index_version})")
-    for column in ("pack", "version", "rules", "shapes index", "overlays"):
-        table.add_column(column)
-    for row in rows:
-        table.add_row(
+    cells = [
+        [
             row["pack"],
             str(row["version"]),
             str(row["rules"]),
             "yes" if row["shapes_index"] else "",
             ", ".join(row["overlays"]),
-        )
-    console().print(table)
+        ]
+        for row in rows
+    ]
+    columns = ("pack", "version", "rules", "shapes index", "overlays")
+    title = f"rule packs (index_version {ruleset.index_version})"
+    print_table(Table(columns, cells, frozenset({2})), title=title, redact=False)
     for item in ignored:
-        console().print(item.line(), markup=False, soft_wrap=True)
+        say(item.line(), redact=False)
     return 0
 
 

@@ -6,7 +6,6 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from capy.cli.output import say
 from capy.cli.store import DbOption, JsonFlag, guarded
 
 
@@ -36,6 +35,7 @@ def stats(
         from capy.api.stats import load_session_stats
         from capy.cli.output import error_line, print_json
         from capy.cli.replies import workspace_for
+        from capy.cli.tables import print_markdown
 
         workspace = workspace_for(db)
         recorded = load_session_stats(workspace, session)
@@ -46,7 +46,7 @@ def stats(
         if as_json:
             print_json(report)
         else:
-            say(render_stats(report))
+            print_markdown(render_stats(report))
         return 0
 
     return guarded(run)

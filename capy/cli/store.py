@@ -135,25 +135,18 @@ def dbsize(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
 
 
 def _print_sizes(report: Any) -> None:
-    from rich.table import Table
+    from capy.cli.output import say
+    from capy.cli.tables import Table, print_table
 
-    from capy.cli.output import console
-
-    console().print(f"{report.path}", markup=False)
-    console().print(
+    say(report.path)
+    say(
         f"file {human_bytes(report.file_bytes)}, WAL {human_bytes(report.wal_bytes)}, "
         f"SHM {human_bytes(report.shm_bytes)}; "
-        f"{report.page_count} pages of {report.page_size} bytes, {report.freelist_pages} free",
-        markup=False,
+        f"{report.page_count} pages of {report.page_size} bytes, {report.freelist_pages} free"
     )
     what = "pages used" if report.method == "dbstat" else "stored data (no dbstat in this build)"
-    table = Table(title_justify="left")
-    table.add_column("table")
-    table.add_column("rows", justify="right")
-    table.add_column(what, justify="right")
-    for entry in report.tables:
-        table.add_row(entry.name, str(entry.rows), human_bytes(entry.bytes))
-    console().print(table)
+    rows = [[entry.name, str(entry.rows), human_bytes(entry.bytes)] for entry in report.tables]
+    print_table(Table(("table", "rows", what), rows, frozenset({1, 2})))
 
 
 def encrypt(

@@ -71,7 +71,9 @@ def sweep(
 
 
 def _print(report, as_json: bool) -> None:
+    from capy.cli.outcomes import print_reasons
     from capy.cli.output import print_json
+    from capy.sessions.sweep import FAILED, INDEXED
 
     if as_json:
         print_json(report.as_dict())
@@ -83,13 +85,13 @@ def _print(report, as_json: bool) -> None:
         f"{totals['messages']:,} messages, {totals['tool_calls']:,} tool calls, "
         f"{totals['chunks']:,} chunks into {totals['databases']} knowledge base(s)"
     )
-    skipped = [f"{counts[name]} {name}" for name in counts if name != "indexed" and counts[name]]
+    skipped = [name for name in counts if name not in (INDEXED, FAILED) and counts[name]]
     if skipped:
-        say("skipped: " + ", ".join(skipped))
+        say("skipped: " + ", ".join(f"{counts[name]} {name}" for name in skipped))
+    if counts[FAILED]:
+        say(f"failed: {counts[FAILED]}")
+    print_reasons(report.sessions, skipped, failed=FAILED)
     if totals["malformed_lines"]:
         say(f"malformed lines skipped: {totals['malformed_lines']}")
     if totals["redactions"]:
         say(f"secrets redacted: {totals['redactions']}")
-    for item in report.sessions:
-        if item.outcome == "failed":
-            say(f"  {item.outcome}: {item.path}: {item.reason}")

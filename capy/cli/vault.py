@@ -107,8 +107,10 @@ def import_(
 
 
 def _print_import(report: Any, as_json: bool) -> None:
+    from capy.cli.outcomes import print_reasons
     from capy.cli.output import print_json
     from capy.units import human_bytes
+    from capy.vault.importer import FAILED, KEPT, UNCHANGED
 
     if as_json:
         print_json(report.as_dict())
@@ -121,16 +123,14 @@ def _print_import(report: Any, as_json: bool) -> None:
         f"{verb} {written} of {totals['sessions']} sessions{replaced}: {totals['files']} files, "
         f"{human_bytes(totals['bytes'])}, {totals['messages']:,} messages indexed"
     )
-    skipped = [f"{counts[name]} {name}" for name in ("unchanged", "kept") if counts[name]]
+    skipped = [name for name in (UNCHANGED, KEPT) if counts[name]]
     if skipped:
-        say("skipped: " + ", ".join(skipped))
-    if counts["failed"]:
-        say(f"failed: {counts['failed']}")
+        say("skipped: " + ", ".join(f"{counts[name]} {name}" for name in skipped))
+    if counts[FAILED]:
+        say(f"failed: {counts[FAILED]}")
+    print_reasons(report.sessions, skipped, failed=FAILED)
     if totals["malformed_lines"]:
         say(f"malformed lines archived but not indexed: {totals['malformed_lines']}")
-    for item in report.sessions:
-        if item.outcome == "failed":
-            say(f"  failed: {item.path}: {item.reason}")
 
 
 @app.command(name="list")

@@ -16,6 +16,11 @@ class Status(StrEnum):
 _LABELS = {Status.OK: "ok", Status.WARN: "warn", Status.FAIL: "FAIL"}
 
 
+def status_label(status: Status) -> str:
+    """How a status is written in the report: a failure stands out even without colour."""
+    return _LABELS[status]
+
+
 @dataclass(frozen=True)
 class Check:
     group: str  # the section it is shown under: Environment, Configuration...
@@ -49,12 +54,16 @@ class DoctorReport:
             "checks": [{**asdict(check), "status": check.status.value} for check in self.checks],
         }
 
-    def to_markdown(self) -> str:
-        lines = ["# capy doctor", ""]
+    def groups(self) -> dict[str, list[Check]]:
+        """The checks by section, in the order they ran."""
         groups: dict[str, list[Check]] = {}
         for check in self.checks:
             groups.setdefault(check.group, []).append(check)
-        for group, checks in groups.items():
+        return groups
+
+    def to_markdown(self) -> str:
+        lines = ["# capy doctor", ""]
+        for group, checks in self.groups().items():
             lines += [f"## {group}", ""]
             for check in checks:
                 lines.append(f"- **{_LABELS[check.status]}** {check.name}: {check.detail}")

@@ -3,12 +3,15 @@ preview and the exact search call to use next. Never the page itself."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from capy.fetch.outcome import Status, UrlOutcome
 from capy.units import human_bytes
+
+if TYPE_CHECKING:
+    from capy.api.hints import Hints
 
 _SUMMARY_WORDS = {
     Status.INDEXED: "indexed",
@@ -25,31 +28,32 @@ def render_reply(
     kind: str,
     searched_by_default: bool,
     shared_source: str | None,
+    hints: Hints,
 ) -> str:
     """`kind` is the kind sources were stored as; unless searched by default, every search
-    call shown includes it."""
+    call shown includes it. `hints` words the calls for the reply's reader."""
     include = None if searched_by_default else kind
     counts = Counter(outcome.status for outcome in outcomes)
     parts = [f"{counts[status]} {_SUMMARY_WORDS[status]}" for status in Status if counts[status]]
     noun = "URL" if len(outcomes) == 1 else "URLs"
     lines = [f"# Fetch: {len(outcomes)} {noun} ({', '.join(parts)})"]
     for outcome in outcomes:
-        lines += ["", f"## {outcome.url}", *_section(outcome, include)]
+        lines += ["", f"## {outcome.url}", *_section(outcome, include, hints)]
     stored = [o for o in outcomes if o.label and o.status in _STORED]
     if shared_source and len(stored) > 1:
-        lines += ["", "Search them all: " + _search_call(f"{shared_source} *", include)]
+        lines += ["", "Search them all: " + _search_call(f"{shared_source} *", include, hints)]
     return "\n".join(lines) + "\n"
 
 
 _STORED = (Status.INDEXED, Status.UNCHANGED, Status.CACHED)
 
 
-def _section(outcome: UrlOutcome, include: str | None) -> list[str]:
+def _section(outcome: UrlOutcome, include: str | None, hints: Hints) -> list[str]:
     if outcome.status is Status.FAILED:
         return [f"Not fetched: {outcome.message.rstrip('.')}."]
     if outcome.status is Status.ROUTED:
         return [f"Not fetched: {outcome.message}"]
-    lines = [_stored_line(outcome)]
+    lines = [_stored_line(outcome, hints)]
     if outcome.title and f"# {outcome.title}" not in outcome.preview:
         lines.append(f"Title: {outcome.title}")
     if outcome.redirected_to:
@@ -63,11 +67,11 @@ def _section(outcome: UrlOutcome, include: str | None) -> list[str]:
         lines.append(f"Secrets masked before storing: {outcome.redactions}")
     if outcome.preview:
         lines += ["Preview:", "```text", *outcome.preview, "```"]
-    lines.append("Search: " + _search_call(outcome.label or outcome.url, include))
+    lines.append("Search: " + _search_call(outcome.label or outcome.url, include, hints))
     return lines
 
 
-def _stored_line(outcome: UrlOutcome) -> str:
+def _stored_line(outcome: UrlOutcome, hints: Hints) -> str:
     what = outcome.content_type + (" from HTML" if outcome.converted_from_html else "")
     chunks = f"{outcome.chunk_count} chunk{'' if outcome.chunk_count == 1 else 's'}"
     stored = f"source `{outcome.label}` ({outcome.kind}, {what}): {chunks}, "
@@ -76,7 +80,7 @@ def _stored_line(outcome: UrlOutcome) -> str:
         age = human_duration(outcome.cache_age_seconds or 0)
         ttl = human_duration(outcome.cache_ttl_seconds or 0)
         return (
-            f"From the cache (fetched {age} ago; this URL is kept {ttl}; force=true "
+            f"From the cache (fetched {age} ago; this URL is kept {ttl}; {hints.refetch()} "
             f"refetches): {stored}."
         )
     fetched = f" from {human_bytes(outcome.fetched_bytes)} fetched"
@@ -85,11 +89,9 @@ def _stored_line(outcome: UrlOutcome) -> str:
     return f"Indexed as {stored}{fetched}."
 
 
-def _search_call(source: str, include: str | None) -> str:
-    call = f'capy_search(queries=["<what you need>"], source={json.dumps(source)}'
-    if include:
-        call += f", include_kinds={json.dumps([include])}"
-    return f"`{call})`"
+def _search_call(source: str, include: str | None, hints: Hints) -> str:
+    call = hints.search(["<what you need>"], source=source, kinds=[include] if include else [])
+    return f"`{call}`"
 
 
 def human_duration(seconds: float) -> str:

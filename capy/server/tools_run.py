@@ -37,8 +37,11 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "anything that prints a lot: test suites, builds, logs, git log, API calls, data "
             "processing. Pass `intent` so long output is indexed and searched for you: only "
             "the matching sections, the searchable terms and how to search further come back. "
-            "Short output comes back whole. Do not use it to read a file you want to edit (use "
-            "your editor tools), nor for commands the user must watch interactively. "
+            "Without an intent, output over 12 KB (the executor pack's index_threshold_bytes) "
+            "is indexed too, and its start, its end, the errors it reports, its source label "
+            "and how to search it come back; shorter output comes back whole. Do not use it to "
+            "read a file you want to edit (use your editor tools), nor for commands the user "
+            "must watch interactively. "
             "Secrets in the output are redacted (a reply says so when the user turned that "
             "off); the user's permission rules apply. The code and everything it starts are "
             "killed when the call ends, times out or is cancelled (a process cap and a memory "
@@ -83,9 +86,10 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "content is in FILE_CONTENT (a variable of the language) and its path in "
             "FILE_CONTENT_PATH; only what your code prints comes back. Use it to summarise, "
             "count, filter or extract from large files (logs, CSV, JSON dumps). Read-deny "
-            "permission rules apply to the path. Pass `intent` when the output may be long, "
-            "and network='off' to run the code with no network (the status line says which "
-            "mode ran). Secrets in the output are redacted."
+            "permission rules apply to the path. Pass `intent` when the output may be long "
+            "(without one, output over 12 KB comes back as its start, end and errors, indexed "
+            "for capy_search), and network='off' to run the code with no network (the status "
+            "line says which mode ran). Secrets in the output are redacted."
         ),
     )
     async def capy_execute_file(

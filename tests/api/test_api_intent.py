@@ -176,4 +176,4 @@ def test_batch_without_queries_lists_what_was_indexed(workspace: Workspace) -> N
     reply = batch_reply(workspace, sections, queries=[], label="batch:shell:empty")
     assert "- `ls`: " in reply and "- `true`: 0 B" in reply
     assert "No queries were given" in reply
-    assert 'capy_search(queries=["..."], source="batch:shell:empty"' in reply
+    assert 'capy_search(queries=["<what you need>"], source="batch:shell:empty"' in reply

@@ -20,8 +20,10 @@ SECRET = "sk-db-EXAMPLE-0123456789abcdef"
 
 
 def collapse_table(text: str) -> str:
-    """Rich pads columns to the longest cell; collapse padding so path length does not matter."""
+    """Columns are padded to the longest cell, and the plain table's rule under the header is
+    as wide: collapse both so path length does not matter."""
     text = re.sub(r"([━─])\1+", r"\1", text)
+    text = re.sub(r"(?m)^[- ]+$", lambda rule: re.sub(r"-+", "-", rule.group()), text)
     return "\n".join(re.sub(r" {2,}", " ", line).rstrip() for line in text.splitlines())
 
 

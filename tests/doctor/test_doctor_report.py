@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -47,7 +48,14 @@ def test_broken_key_permissions_and_overlay_fail(doctor_home, capsys, snapshot) 
     assert checks["db key"].status is Status.FAIL
     assert checks["rule packs"].status is Status.FAIL
     assert checks["runtime python"].status is Status.OK  # later checks still ran
-    assert doctor_home.normalise(out) == snapshot
+    assert doctor_home.normalise(report.to_markdown()) == snapshot
+    # Off a terminal the command prints plain tables: one row a check, its fix below it.
+    lines = out.splitlines()
+    assert lines[0] == "# capy doctor" and "Environment" in lines
+    failing = next(index for index, line in enumerate(lines) if re.match(r"FAIL +db key +", line))
+    assert re.match(r" +fix: ", lines[failing + 1])
+    assert not any(character in out for character in "│┃━─")  # no box drawing in a pipe
+    assert lines[-1].startswith("**Summary:** ") and lines[-1].endswith(" 2 failures")
 
 
 def test_a_healthy_knowledge_base_and_registration(doctor_home) -> None:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capy.executor.output import decode, returned_text, split_head_tail
-from capy.rules.views.executor import IntentReply, Output
+from capy.rules.views.executor import IntentReply, LongOutputReply, Output
 
 LIMITS = Output(
     max_returned_bytes=100,
@@ -15,6 +15,8 @@ LIMITS = Output(
     truncation_marker="\n... [{omitted_bytes} bytes, {omitted_lines} lines omitted] ...\n",
     hard_cap_bytes=10_000,
     intent_threshold_bytes=50,
+    index_threshold_bytes=80,
+    long_output_reply=LongOutputReply(head_bytes=20, tail_bytes=30),
     intent_reply=IntentReply(
         max_reply_bytes=4096,
         max_sections=6,

@@ -26,7 +26,9 @@ def test_capy_fetch_prints_the_tool_reply(site, allow_loopback, project_dir):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# Fetch: 1 URL (1 indexed)\n")
     assert f"## {url}\n" in done.stdout
-    assert 'source="guide"' in done.stdout
+    # Worded for a person: the command that searches it, not the agent's tool call.
+    assert "Search: `capy search '<what you need>' --source guide`" in done.stdout
+    assert "capy_search" not in done.stdout
     assert done.stderr == ""
 
 
@@ -51,6 +53,7 @@ def test_fetch_force_refetches(site, allow_loopback, capsys):
     assert fetch(url, force=True) == 0
     forced = capsys.readouterr().out
     assert "From the cache" in cached
+    assert "--force refetches" in cached and "force=true" not in cached
     assert "Fetched again, content unchanged" in forced
     assert site.hits["/notes.txt"] == 2
 

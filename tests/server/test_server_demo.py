@@ -23,6 +23,8 @@ def test_demo_runs_a_real_session_and_reports_savings(project_dir):
     assert "test_invoice_rounding" in out and "assert 2000 == 1999" in out
     assert "test_case_0300 PASSED" not in out
     assert "retry_backoff_ms" in out  # found in the fetched page
+    # `capy stats` afterwards shows this project, not the demo: the demo says so.
+    assert "throwaway project" in " ".join(out.split()) and "capy stats" in out
     share = float(re.search(r"capy kept ([\d.]+)% of", out).group(1))
     assert share > 80.0
     # It used a throwaway project and key: nothing landed in the user's data or key files.

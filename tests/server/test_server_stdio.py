@@ -79,7 +79,7 @@ async def test_execute_short_and_long_output(project_dir, server_home):
     # Indexed and searched instead of returned: far smaller than the output itself.
     assert len(answer) < 160_000 // 10
     assert "capy_search" in answer
-    # Without an intent the output comes back, cut in the middle with a marker.
+    # Without an intent long output is indexed; its errors and its end still come back.
     assert "FATAL: disk quota exceeded" in text_of(plain)
 
 

@@ -215,6 +215,11 @@ class IntentReply(Section):
     max_terms: int
 
 
+class LongOutputReply(Section):
+    head_bytes: int
+    tail_bytes: int
+
+
 class Output(Section):
     max_returned_bytes: int
     head_ratio: float
@@ -223,6 +228,8 @@ class Output(Section):
     hard_cap_bytes: int
     intent_threshold_bytes: int
     intent_reply: IntentReply
+    index_threshold_bytes: int
+    long_output_reply: LongOutputReply
 
     @property
     def head_bytes(self) -> int:
