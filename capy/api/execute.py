@@ -128,7 +128,7 @@ def execute_batch(
     sections = [(result.label or "", _full_output(result)) for result in results]
     processed = sum(len(text.encode("utf-8")) for _, text in sections)
     label = run_label("batch", "shell", "\0".join(command.command for command in commands))
-    statuses = "\n".join(f"- {result.label}: {_status(result)}" for result in results)
+    statuses = "\n".join(f"- {result.label}: {_status(result, indexed=True)}" for result in results)
     body = batch_reply(workspace, sections, queries=list(queries), label=label)
     return ToolReply(f"{statuses}\n\n{body}", processed_bytes=processed)
 
@@ -196,9 +196,8 @@ def _reply(
     body = indexed_answer(workspace, result, intent=intent, label=label)
     # A program that failed is still a result the agent asked for; only a call capy could not
     # make is a tool error.
-    return ToolReply(
-        f"{_status(result)}\n\n{body or fenced(result.output)}", processed_bytes=processed
-    )
+    status = _status(result, indexed=body is not None)
+    return ToolReply(f"{status}\n\n{body or fenced(result.output)}", processed_bytes=processed)
 
 
 def indexed_answer(
@@ -235,7 +234,7 @@ def _full_output(result: ExecutionResult) -> str:
     return result.stdout
 
 
-def _status(result: ExecutionResult) -> str:
+def _status(result: ExecutionResult, *, indexed: bool = False) -> str:
     parts = [f"exit {result.exit_code}" if result.exit_code is not None else "running"]
     if result.soft_failure:
         parts.append("soft failure: printed a result with exit 1")
@@ -250,7 +249,7 @@ def _status(result: ExecutionResult) -> str:
         parts.append(reasons.get(result.killed_reason, f"stopped: {result.killed_reason}"))
     if result.background:
         parts.append(f"still running in the background as pid {result.pid}")
-    if result.truncated_bytes:
+    if result.truncated_bytes and not indexed:  # indexed output was stored whole
         parts.append(f"{result.truncated_bytes:,} bytes cut from the middle")
     if result.binary:
         parts.append("binary output: undecodable bytes shown as U+FFFD")

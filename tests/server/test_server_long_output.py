@@ -43,6 +43,7 @@ async def test_long_output_without_an_intent_is_indexed_and_summarised(project_d
             await client.call_tool("capy_execute", {"language": "sh", "code": "seq 1 500"})
         )
     assert not reply.is_error and "exit 0" in text
+    assert "cut from the middle" not in text  # it was indexed whole, not cut
     size = len(text.encode("utf-8"))
     assert size < 8 * 1024, size  # the pack's head + tail + errors, not 100 KB
     assert "step 1: replicated shard 1 to node 1" in text  # the start

@@ -201,6 +201,7 @@ async def test_a_middle_cut_inside_a_private_key_leaves_no_key_line(project_dir,
                 ),
             ):
                 reply = everything_in(await client.call_tool(tool, arguments))
-                assert "bytes cut from the middle" in reply, (tool, side, place)
+                # Long output comes back indexed (head, tail, how to search) or, over a raised
+                # threshold, cut in the middle: neither may show a line of the key.
                 shown = [line for line in key_body_lines(key) if line in reply]
                 assert shown == [], (tool, side, place, len(shown))
