@@ -194,26 +194,35 @@ class CallProcesses:
             os.killpg(self.leader, signum)
 
     def sweep(self) -> int:
-        """Stop, then kill, everything of this call until nothing is left; reap adopted ones.
+        """Stop, then kill, everything of this call until a pass finds nothing; reap adopted ones.
 
         Stopping first freezes a fork bomb: a stopped process cannot fork between the scan
-        that found it and the SIGKILL. Returns how many processes were killed.
+        that found it and the SIGKILL. A scan is not one atomic read: a process that exits
+        between the read of capy's children and the read of its own state hands its children
+        to capy (the kernel does both at once) after capy's list was read, and shows up as a
+        zombie with no children. So a pass that saw a process exit is always followed by one
+        more, and the sweep ends only after a pass that found nothing alive and no new zombie.
+        Returns how many processes were killed.
         """
         self.signal_group(signal.SIGKILL)
         if self.group is not None:
             self.group.kill()
         killed: set[int] = set()
+        zombies_seen: set[int] = set()
         with spawn_lock:
             for _ in range(_SWEEP_ROUNDS):
                 adopted = self._adopted()
-                found = self._sweep_targets(adopted)
-                if found:
-                    _send(found, signal.SIGSTOP)
-                    _send(found, signal.SIGKILL)
-                    killed |= found
+                present = self._sweep_targets(adopted)
+                # Zombies too: a zombie leader of a process whose other threads still run.
+                _send(set(present), signal.SIGSTOP)
+                _send(set(present), signal.SIGKILL)
+                alive = {pid for pid, state in present.items() if state != "Z"}
+                killed |= alive
                 for pid in adopted:
                     _reap(pid)  # collect exit statuses so no stray lingers as a zombie
-                if not found:
+                new_zombies = present.keys() - alive - zombies_seen
+                zombies_seen |= new_zombies
+                if not alive and not new_zombies:
                     break
         return len(killed)
 
@@ -226,12 +235,13 @@ class CallProcesses:
 
             run_later(self.group.remove)
 
-    def _sweep_targets(self, adopted: list[int]) -> set[int]:
+    def _sweep_targets(self, adopted: list[int]) -> dict[int, str]:
+        """This call's processes found by one scan, zombies included, with their states."""
         found = self.members(adopted)
         if self.leader not in _live_leaders:
             found.discard(self.leader)  # already reaped by Popen; the pid may be reused
         # A leader that is still alive is killed, but Popen reaps it, not us.
-        return {pid for pid in found if (info := proc_info(pid)) and info.state != "Z"}
+        return {pid: info.state for pid in found if (info := proc_info(pid)) is not None}
 
 
 def _live_markers() -> set[str]:

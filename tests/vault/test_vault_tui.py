@@ -103,10 +103,6 @@ async def test_search_finds_a_phrase_and_opens_the_session_at_that_message(vault
         assert not isinstance(app.screen, SessionScreen)
 
 
-# The last assertion (the reader's place after unfolding every result) has failed twice on a
-# loaded machine (a full run and a single one): the re-anchoring scroll can run before the
-# unfolded bodies' layout. A known race in the TUI, open in issue #15; visible here, not hidden.
-@pytest.mark.xfail(reason="unfold-all re-anchors before layout settles (issue #15)", strict=False)
 async def test_a_tool_result_expands_and_a_write_diff_is_coloured(vault):
     app = VaultBrowser(vault, TuiStart(session="subagent"))
     async with app.run_test(size=SIZE) as pilot:
@@ -138,6 +134,27 @@ async def test_a_tool_result_expands_and_a_write_diff_is_coloured(vault):
         assert not any(fold.collapsed for fold in screen.query(Collapsible))
         assert scroller.scroll_y < scroller.max_scroll_y
         assert 0 <= write.virtual_region.y - scroller.scroll_y < 3
+
+
+async def test_unfolding_every_result_keeps_the_message_on_screen_at_the_top(vault):
+    """A scroll that starts during a scroll animation can stop between two rows (scroll_y
+    has a fraction); the top row on screen is the rounded one, and that message stays there,
+    not the one above with a fraction of a row in view."""
+    app = VaultBrowser(vault, TuiStart(session="subagent"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        write = next(fold for fold in screen.query(FoldView) if fold.has_class("diff"))
+        scroller = screen.query_one("#messages")
+        top = write.virtual_region_with_margin.y
+        scroller.scroll_to(y=top - 0.4, animate=False, immediate=True)
+        await pilot.pause()
+        assert scroller.scroll_offset.y == top  # the row the reader sees at the top
+        await pilot.press("r")
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        assert not any(fold.collapsed for fold in screen.query(FoldView))
+        assert write.virtual_region_with_margin.y == scroller.scroll_y  # at the top, a whole row
 
 
 async def test_a_long_session_is_shown_a_window_at_a_time(vault, tmp_path, session_writer):

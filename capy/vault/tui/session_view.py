@@ -344,10 +344,11 @@ class SessionScreen(Screen):
         scroller = self.query_one("#messages", VerticalScroll)
         # The reader stays at the message at the top of the view: every body is mounted before
         # any fold changes, no fold scrolls itself, and one scroll after the next layout puts
-        # that message back at the top.
-        anchor = next(
-            (w for w in scroller.children if w.virtual_region.bottom > scroller.scroll_y), None
-        )
+        # that message back at the top. The top is the row on screen (scroll_offset, rounded):
+        # scroll_y can hold a fraction (a scroll that started during an animation), and the
+        # message above, with a fraction of a row in view, is not what the reader sees.
+        top_row = scroller.scroll_offset.y
+        anchor = next((w for w in scroller.children if w.virtual_region.bottom > top_row), None)
         folds = list(self.query(FoldView))
         unfold = any(fold.collapsed for fold in folds)
         if unfold:
@@ -356,4 +357,10 @@ class SessionScreen(Screen):
         for fold in folds:
             fold.set_collapsed_in_place(not unfold)
         if anchor is not None:
-            self.call_after_refresh(scroller.scroll_to_widget, anchor, animate=False, top=True)
+            self.call_after_refresh(self._put_at_top, anchor)
+
+    def _put_at_top(self, widget: Widget) -> None:
+        """Scroll `widget` to the top now, to a whole row: the layout is the one just made."""
+        scroller = self.query_one("#messages", VerticalScroll)
+        top = widget.virtual_region_with_margin.y
+        scroller.scroll_to(y=top, animate=False, immediate=True)
