@@ -57,7 +57,8 @@ def execute_code(
         network=network,
         prepare_output=text_redactor(workspace),
     )
-    return _reply(workspace, result, intent=intent, label=_label("execute", canonical, code))
+    label = _label("execute", canonical, code)
+    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
 
 
 def execute_file(
@@ -92,7 +93,7 @@ def execute_file(
         prepare_output=text_redactor(workspace),
     )
     label = _label("file", canonical, f"{target}\0{code}")
-    return _reply(workspace, result, intent=intent, label=label)
+    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
 
 
 def execute_batch(
@@ -202,6 +203,31 @@ def _reply(
     # A program that failed is still a result the agent asked for; only a call capy could not
     # make is a tool error.
     return ToolReply(f"{status}\n\n{fenced(result.output)}", processed_bytes=processed)
+
+
+def with_run_facts(reply: ToolReply, result: ExecutionResult, label: str) -> ToolReply:
+    """`reply` with the run's outcome as structured content, for clients that script runs.
+
+    `source` is the label the output was indexed under, or None when it came back whole. The
+    reply names that label exactly when it indexed the output (the agent needs it to search
+    further), so the text decides, whichever branch of `_reply` wrote it.
+    """
+    from dataclasses import replace
+
+    outcome = result.killed_reason or ("running" if result.exit_code is None else "exited")
+    facts = {
+        "language": result.language,
+        "exit_code": result.exit_code,
+        "outcome": outcome,
+        "soft_failure": result.soft_failure,
+        "status": _status(result).replace("**", ""),
+        "network": result.network,
+        "duration_s": round(result.duration_s, 3),
+        "truncated_bytes": result.truncated_bytes,
+        "pid": result.pid if result.background else None,
+        "source": label if f"`{label}`" in reply.text else None,
+    }
+    return replace(reply, data=facts)
 
 
 def _full_output(result: ExecutionResult) -> str:

@@ -12,12 +12,15 @@ from capy.server.calls import progress_reporter, run_tool
 from capy.server.fields import (
     RUNS_CODE,
     BatchCommandInput,
+    BatchConcurrency,
+    BatchTimeout,
     Intent,
     Language,
     Network,
     Queries,
     Timeout,
 )
+from capy.server.outputs import RunOutput
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -61,7 +64,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ] = False,
         intent: Intent = None,
         network: Network = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, RunOutput]:
         return await run_tool(
             workspace,
             "capy_execute",
@@ -95,7 +98,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         timeout: Timeout = None,
         intent: Intent = None,
         network: Network = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, RunOutput]:
         return await run_tool(
             workspace,
             "capy_execute_file",
@@ -128,12 +131,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             list[BatchCommandInput], Field(description="The commands, each with a label.")
         ],
         queries: Queries,
-        timeout: Annotated[
-            float | None, Field(description="Seconds for the whole batch (shared).")
-        ] = None,
-        concurrency: Annotated[
-            int | None, Field(description="Commands run at once, 1 to 8 (default 1).", ge=1, le=8)
-        ] = None,
+        timeout: BatchTimeout = None,
+        concurrency: BatchConcurrency = None,
         network: Network = None,
     ) -> CallToolResult:
         from capy.api.execute import BatchCommand

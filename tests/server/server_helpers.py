@@ -48,5 +48,20 @@ async def capy_session(
             yield client
 
 
+def import_vault(project: Path, home: Path, vault: str, transcripts: Path) -> None:
+    """`capy vault import` of `transcripts` into the vault file `vault`, as a user runs it."""
+    import subprocess
+
+    imported = subprocess.run(
+        [sys.executable, "-m", "capy", "vault", "import", "--source", str(transcripts)],
+        cwd=project,
+        env={**server_env(home, CAPY_VAULT_PATH=vault), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert imported.returncode == 0, imported.stderr
+
+
 def text_of(result) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
