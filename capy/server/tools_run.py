@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from capy.server.calls import progress_reporter, run_tool
+from capy.server.calls import progress_reporter, run_tool, run_tool_reporting_output
 from capy.server.fields import (
     RUNS_CODE,
     BatchCommandInput,
@@ -50,6 +50,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ),
     )
     async def capy_execute(
+        ctx: Context,
         language: Language,
         code: Annotated[str, Field(description="The code to run.")],
         timeout: Timeout = None,
@@ -65,7 +66,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         intent: Intent = None,
         network: Network = None,
     ) -> Annotated[CallToolResult, RunOutput]:
-        return await run_tool(
+        return await run_tool_reporting_output(
+            ctx.report_progress,
             workspace,
             "capy_execute",
             "capy.api.execute:execute_code",
@@ -92,6 +94,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ),
     )
     async def capy_execute_file(
+        ctx: Context,
         path: Annotated[str, Field(description="The file, relative to the project or absolute.")],
         language: Language,
         code: Annotated[str, Field(description="Code that reads FILE_CONTENT and prints.")],
@@ -99,7 +102,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         intent: Intent = None,
         network: Network = None,
     ) -> Annotated[CallToolResult, RunOutput]:
-        return await run_tool(
+        return await run_tool_reporting_output(
+            ctx.report_progress,
             workspace,
             "capy_execute_file",
             "capy.api.execute:execute_file",
