@@ -67,7 +67,7 @@ async def run_tool(
         cancel.set()  # the abandoned thread's sandboxed processes die now, not at the end
         raise
     except Exception as error:  # every failure must reach the agent as text
-        reply = ToolReply(_explain(name, error), is_error=True)
+        reply = ToolReply(explain_error(name, error), is_error=True)
     reply = await anyio.to_thread.run_sync(_outbound, workspace, reply, limiter=_threads())
     workspace.stats.record(name, reply)
     content = [TextContent(type="text", text=reply.text)]
@@ -96,7 +96,7 @@ def _resolve(target: str) -> Callable[..., ToolReply]:
     return getattr(importlib.import_module(module), attribute)
 
 
-def _explain(name: str, error: Exception) -> str:
+def explain_error(name: str, error: Exception) -> str:
     """One sentence for the agent; a traceback only in the server's log, for the unforeseen."""
     from capy.config import ConfigError
     from capy.executor import ExecutorError
