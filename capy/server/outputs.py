@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from capy.api.stats import BYTES_PER_TOKEN
+
 
 def _without_titles(schema: dict[str, Any]) -> None:
     """Pydantic's generated titles ("Exit Code") repeat the field names; every listing of the
@@ -71,9 +73,9 @@ class SearchHitOutput(_Closed):
 
 
 class _QueryResult(_Closed):
-    query: str
+    query: str = Field(description="The query as given.")
     searched_as: str | None = Field(description="The query after fuzzy correction, if changed.")
-    note: str | None = Field(description="What the text says under the query (kinds left out).")
+    note: str | None = Field(description="The note the text shows under the query, if any.")
 
 
 class SearchQueryOutput(_QueryResult):
@@ -91,7 +93,7 @@ class SearchOutput(_Closed):
 
 class VaultHitOutput(_Closed):
     rank: int = Field(description="1 for the best hit of its query.")
-    session: str = Field(description="The session's label, <platform>:<session id>.")
+    session: str = Field(description="The session's label (platform:session-id).")
     title: str | None = Field(description="The session's title.")
     date: str | None = Field(description="The day the session began, YYYY-MM-DD.")
     project: str | None = Field(description="The session's working directory.")
@@ -114,43 +116,45 @@ class VaultSearchOutput(_Closed):
 
 
 class ToolTotalsOutput(_Closed):
-    calls: int
-    errors: int
+    calls: int = Field(description="Calls made.")
+    errors: int = Field(description="Calls that ended in a tool error.")
     processed_bytes: int = Field(description="Raw data the calls handled.")
     returned_bytes: int = Field(description="Text the calls returned to the context.")
-    cache_hits: int
+    cache_hits: int = Field(description="URLs served from the fetch cache.")
 
 
 class SessionTotalsOutput(ToolTotalsOutput):
     kept_out_bytes: int = Field(description="processed_bytes - returned_bytes, at least 0.")
-    estimated_tokens_saved: int = Field(description="kept_out_bytes / 4: an estimate.")
+    estimated_tokens_saved: int = Field(
+        description=f"kept_out_bytes / {BYTES_PER_TOKEN}: an estimate."
+    )
 
 
 class SessionOutput(_Closed):
-    session_id: str
+    session_id: str = Field(description="The server session's id.")
     started_at: float = Field(description="Unix time the server's session began.")
     tools: dict[str, ToolTotalsOutput] = Field(description="Per tool name.")
-    total: SessionTotalsOutput
+    total: SessionTotalsOutput = Field(description="All tools together.")
 
 
 class KindOutput(_Closed):
     kind: str = Field(description="durable, ephemeral or session.")
-    sources: int
-    raw_bytes: int
+    sources: int = Field(description="Sources of this kind.")
+    raw_bytes: int = Field(description="Their stored content, in bytes.")
     tiers: dict[str, int] = Field(description="Sources per retention tier.")
 
 
 class KnowledgeBaseOutput(_Closed):
     path: str = Field(description="The knowledge base file.")
-    file_bytes: int
-    wal_bytes: int
-    chunks: int
-    kinds: list[KindOutput]
+    file_bytes: int = Field(description="Its size on disk.")
+    wal_bytes: int = Field(description="Its write-ahead log's size.")
+    chunks: int = Field(description="Searchable sections, all sources together.")
+    kinds: list[KindOutput] = Field(description="Per source kind.")
 
 
 class StatsOutput(_Closed):
     session: SessionOutput | None = Field(description="Null before the first tool call.")
-    knowledge_base: KnowledgeBaseOutput
+    knowledge_base: KnowledgeBaseOutput = Field(description="What the project's store holds.")
 
 
 # --- capy_doctor -------------------------------------------------------------------------------
@@ -158,19 +162,19 @@ class StatsOutput(_Closed):
 
 class CheckOutput(_Closed):
     group: str = Field(description="The section it is shown under (Environment, ...).")
-    name: str
-    status: Literal["ok", "warn", "fail"]
-    detail: str
+    name: str = Field(description="What was checked.")
+    status: Literal["ok", "warn", "fail"] = Field(description="The check's verdict.")
+    detail: str = Field(description="What was found.")
     fix: str | None = Field(description="What to do, for warn and fail.")
 
 
 class DoctorSummaryOutput(_Closed):
-    ok: int
-    warn: int
-    fail: int
+    ok: int = Field(description="Checks that passed.")
+    warn: int = Field(description="Checks with a warning.")
+    fail: int = Field(description="Checks that failed.")
 
 
 class DoctorOutput(_Closed):
     ok: bool = Field(description="False when any check failed.")
-    summary: DoctorSummaryOutput
-    checks: list[CheckOutput]
+    summary: DoctorSummaryOutput = Field(description="Checks per status.")
+    checks: list[CheckOutput] = Field(description="Every check, in the text's order.")
