@@ -39,7 +39,8 @@ PARENT_POLL_S = 2.0
 
 def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
     from capy.api.knowledge import SearchThrottle
-    from capy.server.catalog import CapyServer, register_catalog
+    from capy.server.catalog import register_catalog
+    from capy.server.mcp_server import CapyServer
     from capy.server.tools import register_tools
 
     @asynccontextmanager

@@ -5,25 +5,25 @@ runs in a way a client could subscribe to, so no `subscribe` and no `listChanged
 Resources are `capy://sources/<id>`: listed newest first (the kinds a search finds by default),
 read as their stored, redacted text. A client shows them to its user, who attaches one; the
 model does not pull them on its own, which is why whole texts are fine here and not in tools.
+`CapyServer` (capy.server.mcp_server) serves them with the functions here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, Resource
-from pydantic import AnyUrl
 
 from capy.units import human_bytes
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from capy.api.sources import SourceEntry
     from capy.api.workspace import Workspace
 
@@ -32,46 +32,36 @@ _SOURCE_URI = re.compile(r"capy://sources/(\d+)")
 ROUTING_PROMPT = "capy_routing"
 
 
-class CapyServer(MCPServer):
-    """MCPServer whose resource list is the knowledge base's sources, read on each request."""
+async def source_resources(workspace: Workspace) -> list[Resource]:
+    """resources/list: the sources, or one sentence (an MCP error) when the store fails."""
+    from capy.api.sources import list_sources
 
-    def __init__(self, workspace: Workspace, **options: Any) -> None:
-        # subscriptions=False: no `subscriptions/listen`, so neither `listChanged` nor
-        # `resources.subscribe` is advertised: capy sends no such notifications.
-        super().__init__(subscriptions=False, **options)
-        self._workspace = workspace
+    try:
+        entries = await anyio.to_thread.run_sync(list_sources, workspace)
+    except Exception as error:  # one sentence for the client, never a traceback
+        raise MCPError(code=INTERNAL_ERROR, message=_store_problem(error)) from None
+    return [_resource(entry) for entry in entries]
 
-    async def list_resources(self) -> list[Resource]:
-        from capy.api.sources import list_sources
 
-        try:
-            entries = await anyio.to_thread.run_sync(list_sources, self._workspace)
-        except Exception as error:  # one sentence for the client, never a traceback
-            raise MCPError(code=INTERNAL_ERROR, message=_store_problem(error)) from None
-        return [_resource(entry) for entry in entries]
+async def read_source_resource(workspace: Workspace, uri: str) -> list[ReadResourceContents]:
+    """resources/read of `capy://sources/<id>`: its stored text, redacted."""
+    from capy.api.sources import SourceNotFound, read_source
 
-    async def read_resource(
-        self, uri: AnyUrl | str, context: Any = None
-    ) -> Iterable[ReadResourceContents]:
-        from capy.api.sources import SourceNotFound, read_source
-
-        match = _SOURCE_URI.fullmatch(str(uri))
-        if match is None:
-            raise ResourceNotFoundError(
-                f"{uri} is not a capy resource; capy's are {SOURCE_URI}, listed by resources/list."
-            )
-        try:
-            entry, text = await anyio.to_thread.run_sync(
-                read_source, self._workspace, int(match.group(1))
-            )
-        except SourceNotFound:
-            raise ResourceNotFoundError(
-                f"No source {match.group(1)} in the knowledge base (it expired, was removed or "
-                "re-indexed under a new id); list them again with resources/list."
-            ) from None
-        except Exception as error:
-            raise ResourceError(_store_problem(error)) from None
-        return [ReadResourceContents(content=text, mime_type=entry.media_type)]
+    match = _SOURCE_URI.fullmatch(uri)
+    if match is None:
+        raise ResourceNotFoundError(
+            f"{uri} is not a capy resource; capy's are {SOURCE_URI}, listed by resources/list."
+        )
+    try:
+        entry, text = await anyio.to_thread.run_sync(read_source, workspace, int(match.group(1)))
+    except SourceNotFound:
+        raise ResourceNotFoundError(
+            f"No source {match.group(1)} in the knowledge base (it expired, was removed or "
+            "re-indexed under a new id); list them again with resources/list."
+        ) from None
+    except Exception as error:
+        raise ResourceError(_store_problem(error)) from None
+    return [ReadResourceContents(content=text, mime_type=entry.media_type)]
 
 
 def register_catalog(server: MCPServer, workspace: Workspace) -> None:

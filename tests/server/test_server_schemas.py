@@ -87,3 +87,29 @@ def test_the_search_limit_is_bounded_as_its_text_says():
         schema = tools[name].input_schema["properties"]
         assert _constraints(schema["limit"]) == ({fields.MAX_RESULTS}, {1})
         assert schema["queries"]["maxItems"] == fields.MAX_QUERIES
+
+
+@pytest.mark.anyio
+async def test_arguments_out_of_bounds_get_one_sentence_without_their_values(
+    project_dir, server_home
+):
+    from server_helpers import capy_session, text_of
+
+    from tests.planted_secrets import random_token
+
+    token = "ghp_" + random_token(36)
+    async with capy_session(project_dir, server_home) as client:
+        limit = await client.call_tool("capy_search", {"queries": ["a"], "limit": 50})
+        many = await client.call_tool("capy_search", {"queries": [token] * 11})
+        bad = await client.call_tool(
+            "capy_execute", {"language": "sh", "code": "true", "timeout": token, "network": "x"}
+        )
+    assert limit.is_error and text_of(limit) == (
+        "capy_search got invalid arguments: `limit`: Input should be less than or equal to 20. "
+        "Its input schema (tools/list) says what each parameter takes."
+    )
+    assert many.is_error and "`queries`: List should have at most 10 items" in text_of(many)
+    assert bad.is_error and "`timeout`" in text_of(bad) and "`network`" in text_of(bad)
+    for result in (limit, many, bad):
+        assert token not in text_of(result) and "\n" not in text_of(result)
+        assert "pydantic" not in text_of(result)
