@@ -15,6 +15,18 @@ from pathlib import Path
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+# The tools a client may script: each declares an outputSchema and returns structured content.
+STRUCTURED_TOOLS = frozenset(
+    {
+        "capy_execute",
+        "capy_execute_file",
+        "capy_search",
+        "capy_vault_search",
+        "capy_stats",
+        "capy_doctor",
+    }
+)
+
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
     env = {

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from server_helpers import STRUCTURED_TOOLS as STRUCTURED
 from server_helpers import server_env
 
 INSPECTOR_VERSION = "0.15.0"
@@ -67,14 +68,6 @@ CALLS = {
     "capy_cleanup": ["dry_run=true"],
     "capy_vault_search": ['queries=["migration error"]'],
     "capy_hook": ["event=PreToolUse", "tool_name=Read", "file_path=notes.md"],
-}
-STRUCTURED = {
-    "capy_execute",
-    "capy_execute_file",
-    "capy_search",
-    "capy_vault_search",
-    "capy_stats",
-    "capy_doctor",
 }
 
 

@@ -8,20 +8,13 @@ import json
 
 import jsonschema
 import pytest
+from server_helpers import STRUCTURED_TOOLS as STRUCTURED
 from server_helpers import capy_session, import_vault, text_of
 
 from tests.planted_secrets import fresh_secrets, planted_text, raw_in
 
 pytestmark = pytest.mark.anyio
 
-STRUCTURED = {
-    "capy_execute",
-    "capy_execute_file",
-    "capy_search",
-    "capy_vault_search",
-    "capy_stats",
-    "capy_doctor",
-}
 LONG_LOG = (
     "for i in range(3000):\n"
     "    print(f'worker {i} finished batch in {i % 97} ms')\n"
