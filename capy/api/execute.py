@@ -210,7 +210,8 @@ def with_run_facts(reply: ToolReply, result: ExecutionResult, label: str) -> Too
 
     `source` is the label the output was indexed under, or None when it came back whole. The
     reply names that label exactly when it indexed the output (the agent needs it to search
-    further), so the text decides, whichever branch of `_reply` wrote it.
+    further; it holds a hash of the code, so output cannot print it by chance), so the text
+    decides, whichever branch of `_reply` wrote it.
     """
     from dataclasses import replace
 
@@ -225,7 +226,7 @@ def with_run_facts(reply: ToolReply, result: ExecutionResult, label: str) -> Too
         "duration_s": round(result.duration_s, 3),
         "truncated_bytes": result.truncated_bytes,
         "pid": result.pid if result.background else None,
-        "source": label if f"`{label}`" in reply.text else None,
+        "source": label if label in reply.text else None,
     }
     return replace(reply, data=facts)
 
