@@ -2,8 +2,9 @@
 
 A client shows resources to its user, who picks one to attach (the model never pulls them on
 its own), so the list is the sources a search finds by default (the retention pack's
-`default_search` kinds: what was indexed to be kept), newest first, and reading one gives its
-stored text. Labels and text leave through the same redaction as every tool reply.
+`default_search` kinds: what was indexed to be kept), newest first and at most the pack's
+`listing.max_sources`, and reading one gives its stored text. Labels and text leave through
+the same redaction as every tool reply.
 """
 
 from __future__ import annotations
@@ -44,13 +45,15 @@ def list_sources(workspace: Workspace) -> list[SourceEntry]:
     from capy.api.outbound import text_redactor
     from capy.security.controls import neutralise_controls
 
-    kinds = [str(kind) for kind in workspace.rules.view("retention").kinds.default_search]
+    retention = workspace.rules.view("retention")
+    kinds = [str(kind) for kind in retention.kinds.default_search]
     marks = ", ".join("?" * len(kinds))
     with workspace.store() as store:
         rows = store.conn.execute(
             "SELECT id, label, kind, content_type, raw_size, indexed_at FROM sources "
-            f"WHERE kind IN ({marks}) ORDER BY coalesce(indexed_at, created_at) DESC, id DESC",
-            kinds,
+            f"WHERE kind IN ({marks}) ORDER BY coalesce(indexed_at, created_at) DESC, id DESC "
+            "LIMIT ?",
+            [*kinds, retention.listing.max_sources],
         ).fetchall()
     redact = text_redactor(workspace) or (lambda text: text)
     return [SourceEntry(row[0], neutralise_controls(redact(row[1])), *row[2:]) for row in rows]

@@ -28,9 +28,10 @@ runs (seconds elapsed, output so far), and from `capy_batch_execute` and
 CATALOG = """## Resources and prompts
 
 - **Resources**: the knowledge base's sources that a search finds by default (durable and
-  session kinds, newest first), as `capy://sources/<id>`. Reading one gives its stored text,
-  redacted. capy sends no change notifications, so it advertises neither `subscribe` nor
-  `listChanged`: list again to see new sources.
+  session kinds), newest first, as `capy://sources/<id>`: at most {max_sources} (the retention
+  pack's `listing.max_sources`). Reading one gives its stored text, redacted. capy sends no
+  change notifications, so it advertises neither `subscribe` nor `listChanged`: list again to
+  see new sources.
 - **Prompt `capy_routing`**: the routing block capy's hooks give an agent at session start
   (which capy tool to use for what), for agents that run without capy's hooks.
 """
@@ -54,8 +55,14 @@ def render_tools_markdown() -> str:
     parts = [HEADER]
     for tool in tools:
         parts.append(_tool_section(tool))
-    parts.append(CATALOG)
+    parts.append(CATALOG.format(max_sources=_shipped_listing_cap()))
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _shipped_listing_cap() -> int:
+    from capy.rules import build_ruleset
+
+    return build_ruleset().view("retention").listing.max_sources
 
 
 def _tool_section(tool: Any) -> str:

@@ -68,3 +68,23 @@ async def test_the_routing_block_is_a_prompt(project_dir, server_home):
     assert prompts[0].description and prompts[0].arguments in (None, [])
     (message,) = got.messages
     assert message.role == "user" and message.content.text == block
+
+
+async def test_the_listing_stops_at_the_packs_cap(project_dir, tmp_path):
+    home = tmp_path / "home"
+    rules = home / ".config" / "capy" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "short-list.yaml").write_text(
+        "pack: short-list\nschema: overlay.v1\nversion: 1.0.0\n"
+        "description: Lists two sources at most.\n"
+        'requires: ">=0.1"\nextends: retention\npatch:\n  listing:\n    max_sources: 2\n'
+    )
+    async with capy_session(project_dir, home) as client:
+        for number in range(3):
+            await client.call_tool(
+                "capy_index", {"content": f"note number {number}", "source": f"note-{number}"}
+            )
+        listed = (await client.list_resources()).resources
+        oldest = await client.call_tool("capy_search", {"queries": ["note number 0"]})
+    assert [resource.name for resource in listed] == ["note-2", "note-1"]
+    assert oldest.structured_content["results"][0]["hits"][0]["source"] == "note-0"
