@@ -58,7 +58,8 @@ def execute_code(
         network=network,
         prepare_output=text_redactor(workspace),
     )
-    return _reply(workspace, result, intent=intent, label=run_label("execute", canonical, code))
+    label = run_label("execute", canonical, code)
+    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
 
 
 def execute_file(
@@ -93,7 +94,7 @@ def execute_file(
         prepare_output=text_redactor(workspace),
     )
     label = run_label("file", canonical, f"{target}\0{code}")
-    return _reply(workspace, result, intent=intent, label=label)
+    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
 
 
 def execute_batch(
@@ -219,6 +220,33 @@ def indexed_answer(
     if size > limits.index_threshold_bytes:
         return long_output_reply(workspace, full, label=label)
     return None
+
+
+def with_run_facts(reply: ToolReply, result: ExecutionResult, label: str) -> ToolReply:
+    """`reply` with the run's outcome as structured content, for clients that script runs.
+
+    `source` is the label the output was indexed under, or None when it came back whole. The
+    reply names that label exactly when it indexed the output (the agent needs it to search
+    further; it holds a hash of the code, so output cannot print it by chance), so the text
+    decides, whichever branch of `_reply` wrote it.
+    """
+    from dataclasses import replace
+
+    outcome = result.killed_reason or ("running" if result.exit_code is None else "exited")
+    source = label if label in reply.text else None
+    facts = {
+        "language": result.language,
+        "exit_code": result.exit_code,
+        "outcome": outcome,
+        "soft_failure": result.soft_failure,
+        "status": _status(result, indexed=source is not None).replace("**", ""),
+        "network": result.network,
+        "duration_s": round(result.duration_s, 3),
+        "truncated_bytes": result.truncated_bytes,
+        "pid": result.pid if result.background else None,
+        "source": source,
+    }
+    return replace(reply, data=facts)
 
 
 def _full_output(result: ExecutionResult) -> str:

@@ -13,4 +13,5 @@ if TYPE_CHECKING:
 def doctor_reply(workspace: Workspace) -> ToolReply:
     from capy.doctor import run_doctor
 
-    return ToolReply(run_doctor(workspace.project_dir).to_markdown())
+    report = run_doctor(workspace.project_dir)
+    return ToolReply(report.to_markdown(), data=report.to_dict())

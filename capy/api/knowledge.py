@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from capy.api.reply import ToolInputError, ToolReply
 
@@ -186,10 +186,12 @@ def search_knowledge(
     if include_vault:
         results, vault_notice = _with_vault(results, limit=limit, rrf_k=search.fusion.rrf_k)
         notice = " ".join(part for part in (notice, vault_notice) if part)
-    text = render_results(results, budget=search.limits.max_response_bytes, hints=workspace.hints)
+    text, data = render_results(
+        results, budget=search.limits.max_response_bytes, hints=workspace.hints
+    )
     if notice:
         text = f"> {notice}\n\n{text}"
-    return ToolReply(text)
+    return ToolReply(text, data={**data, "notice": notice or None})
 
 
 def _with_vault(
@@ -223,14 +225,22 @@ def _kinds(workspace: Workspace, include_kinds: Sequence[str] | None) -> list[st
     return list(dict.fromkeys([*defaults, *include_kinds]))
 
 
-def render_results(results: Sequence[SearchResult], *, budget: int, hints: Hints) -> str:
-    from capy.api.rendering import render_grouped
+def render_results(
+    results: Sequence[SearchResult], *, budget: int, hints: Hints
+) -> tuple[str, dict[str, Any]]:
+    """The markdown the reader sees and the same hits as structured content."""
+    from capy.api.rendering import grouped_reply
 
     def note(result: SearchResult) -> str | None:
         return note_with_hint(result, hints)
 
-    return render_grouped(
-        results, budget=budget, render_hit=_render_hit, note=note, empty="No matches."
+    return grouped_reply(
+        results,
+        budget=budget,
+        render_hit=_render_hit,
+        hit_data=_hit_data,
+        note=note,
+        empty="No matches.",
     )
 
 
@@ -239,6 +249,17 @@ def note_with_hint(result: SearchResult, hints: Hints) -> str | None:
     if not result.note or not result.excluded_kinds:
         return result.note
     return f"{result.note}; {hints.include_kinds(result.excluded_kinds)} to search them"
+
+
+def _hit_data(rank: int, hit: SearchHit) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "source": hit.source_label,
+        "title": hit.title,
+        "kind": hit.kind,
+        "layer": hit.layer,
+        "snippet": hit.snippet,
+    }
 
 
 def _render_hit(rank: int, hit: SearchHit) -> str:

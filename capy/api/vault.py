@@ -8,7 +8,7 @@ the answer says how to create one; that is not an error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from capy.api.reply import ToolInputError, ToolReply
 
@@ -49,7 +49,8 @@ def vault_search_reply(
         return ToolReply(
             "No session vault yet: nothing has been archived on this machine. Run "
             "`capy vault import` in a terminal to archive past Claude Code and Codex sessions, "
-            "then search again."
+            "then search again.",
+            data={"vault": False, "results": [], "left_out": 0},
         )
     scope = VaultScope(project=project, after=after, before=before)
     try:
@@ -65,22 +66,38 @@ def vault_search_reply(
         raise ToolInputError(str(error)) from None
     except StoreError as error:
         return ToolReply(error.message, is_error=True)
-    return ToolReply(render_vault_results(results, sessions, budget=limits.max_response_bytes))
+    text, data = render_vault_results(results, sessions, budget=limits.max_response_bytes)
+    return ToolReply(text, data={"vault": True, **data})
 
 
 def render_vault_results(
     results: Sequence[SearchResult], sessions: dict[int, HitSession], *, budget: int
-) -> str:
-    """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used."""
-    from capy.api.rendering import render_grouped
+) -> tuple[str, dict[str, Any]]:
+    """Markdown per query, best hit first, cut at whole hits once `budget` bytes are used; and
+    the hits shown, as structured content."""
+    from capy.api.rendering import grouped_reply
 
-    return render_grouped(
+    return grouped_reply(
         results,
         budget=budget,
         render_hit=lambda rank, hit: _render_hit(rank, hit, sessions.get(hit.chunk_id)),
+        hit_data=lambda rank, hit: _hit_data(rank, hit, sessions.get(hit.chunk_id)),
         note=lambda result: result.note,
         empty="No matches in the archived sessions.",
     )
+
+
+def _hit_data(rank: int, hit: SearchHit, where: HitSession | None) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "session": hit.source_label,
+        "title": (where.title if where else None) or None,
+        "date": (_day(where.started_at or where.timestamp) if where else "") or None,
+        "project": where.project if where else None,
+        "role": hit.kind,
+        "call": hit.title or None,
+        "snippet": hit.snippet,
+    }
 
 
 def _render_hit(rank: int, hit: SearchHit, where: HitSession | None) -> str:

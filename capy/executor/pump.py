@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from enum import StrEnum
 
+from capy.executor.meter import current_meter
+
 _READ_SIZE = 65536
 _POLL_WITHOUT_PIDFD = 0.01
 # How often a running call's process tree is counted against the process limit.
@@ -48,6 +50,7 @@ class Pump:
         self.cap_bytes = cap_bytes
         self.over_process_limit = over_process_limit
         self.cancel = cancel
+        self.meter = current_meter()
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.combined = bytearray()
@@ -116,6 +119,8 @@ class Pump:
             self._open -= 1
             return False
         self.total_bytes += len(chunk)
+        if self.meter is not None:
+            self.meter.add(len(chunk))
         for buffer in (sink, self.combined):
             buffer += chunk
             if self.keep_tail is not None and len(buffer) > self.keep_tail:

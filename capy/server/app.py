@@ -38,9 +38,9 @@ PARENT_POLL_S = 2.0
 
 
 def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
-    from mcp.server.mcpserver import MCPServer
-
     from capy.api.knowledge import SearchThrottle
+    from capy.server.catalog import register_catalog
+    from capy.server.mcp_server import CapyServer
     from capy.server.tools import register_tools
 
     @asynccontextmanager
@@ -50,7 +50,8 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
         finally:
             await anyio.to_thread.run_sync(shutdown, workspace)
 
-    server = MCPServer(
+    server = CapyServer(
+        workspace,
         name="capy",
         title="capy",
         version=__version__,
@@ -59,6 +60,7 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
         log_level="WARNING",
     )
     register_tools(server, workspace, SearchThrottle(), mcp_hooks=mcp_hooks)
+    register_catalog(server, workspace)
     return server
 
 

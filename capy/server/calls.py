@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -32,6 +32,8 @@ logger = logging.getLogger("capy.server")
 # A tool call's work is mostly waiting (subprocesses, network, SQLite locks): more threads than
 # cores is right, and the executor pack's batch limit bounds what one call starts on its own.
 WORKER_THREADS = 16
+# How often a long single run reports progress to a client that asked for it.
+PROGRESS_INTERVAL_S = 1.0
 _limiter: anyio.CapacityLimiter | None = None
 
 
@@ -65,7 +67,7 @@ async def run_tool(
         cancel.set()  # the abandoned thread's sandboxed processes die now, not at the end
         raise
     except Exception as error:  # every failure must reach the agent as text
-        reply = ToolReply(_explain(name, error), is_error=True)
+        reply = ToolReply(explain_error(name, error), is_error=True)
     reply = await anyio.to_thread.run_sync(_outbound, workspace, reply, limiter=_threads())
     workspace.stats.record(name, reply)
     content = [TextContent(type="text", text=reply.text)]
@@ -94,7 +96,7 @@ def _resolve(target: str) -> Callable[..., ToolReply]:
     return getattr(importlib.import_module(module), attribute)
 
 
-def _explain(name: str, error: Exception) -> str:
+def explain_error(name: str, error: Exception) -> str:
     """One sentence for the agent; a traceback only in the server's log, for the unforeseen."""
     from capy.config import ConfigError
     from capy.executor import ExecutorError
@@ -122,6 +124,41 @@ def _explain(name: str, error: Exception) -> str:
         f"{name} failed unexpectedly ({type(error).__name__}: {error}). The server's log has "
         "the details; the server keeps running."
     )
+
+
+async def run_tool_reporting_output(
+    report: Callable[..., Awaitable[Any]],
+    workspace: Workspace,
+    name: str,
+    work: str | Callable[..., ToolReply],
+    /,
+    **arguments: Any,
+) -> CallToolResult:
+    """`run_tool` for one long run: every PROGRESS_INTERVAL_S while it runs, `report` (the
+    call's `report_progress`, a no-op without the client's progress token) gets the seconds
+    elapsed as progress, with the output seen so far in its message. There is no total: how
+    long a program runs is not known before it ends."""
+    from capy.executor.meter import OutputMeter, metered
+    from capy.units import human_bytes
+
+    meter = OutputMeter()
+
+    async def tick() -> None:
+        while True:
+            await anyio.sleep(PROGRESS_INTERVAL_S)
+            elapsed = meter.elapsed_s
+            message = f"running for {elapsed:.0f} s, {human_bytes(meter.bytes_seen)} of output"
+            try:
+                await report(round(elapsed, 1), None, message)
+            except Exception:  # progress is a courtesy; losing one must not fail the work
+                logger.debug("a progress notification could not be sent", exc_info=True)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(tick)
+        with metered(meter):  # the worker thread, and the run's output pump, inherit it
+            result = await run_tool(workspace, name, work, **arguments)
+        group.cancel_scope.cancel()
+    return result
 
 
 def progress_reporter(report: Callable[..., Any]) -> Callable[[int, int], None]:

@@ -11,8 +11,11 @@ from capy.server.calls import run_tool
 from capy.server.fields import (
     READ_ONLY,
     WRITES_STORE,
+    HitsPerQuery,
     Queries,
+    ResultsPerQuery,
 )
+from capy.server.outputs import SearchOutput, VaultSearchOutput
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -74,9 +77,7 @@ def register_knowledge_tools(
     )
     async def capy_search(
         queries: Queries,
-        limit: Annotated[
-            int | None, Field(description="Results per query (default 3, at most 20).", ge=1)
-        ] = None,
+        limit: ResultsPerQuery = None,
         source: Annotated[
             str | None,
             Field(description="Only this source label, or labels starting with a prefix*."),
@@ -89,7 +90,7 @@ def register_knowledge_tools(
             bool,
             Field(description="Also search past sessions in the vault, fused into one ranking."),
         ] = False,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, SearchOutput]:
         return await run_tool(
             workspace,
             "capy_search",
@@ -118,7 +119,7 @@ def register_knowledge_tools(
     )
     async def capy_vault_search(
         queries: Queries,
-        limit: Annotated[int | None, Field(description="Hits per query.", ge=1)] = None,
+        limit: HitsPerQuery = None,
         project: Annotated[
             str | None, Field(description="Only sessions of this project (its path).")
         ] = None,
@@ -128,7 +129,7 @@ def register_knowledge_tools(
         before: Annotated[
             str | None, Field(description="Only sessions before this date (YYYY-MM-DD).")
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, VaultSearchOutput]:
         return await run_tool(
             workspace,
             "capy_vault_search",

@@ -8,16 +8,19 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from capy.server.calls import progress_reporter, run_tool
+from capy.server.calls import progress_reporter, run_tool, run_tool_reporting_output
 from capy.server.fields import (
     RUNS_CODE,
     BatchCommandInput,
+    BatchConcurrency,
+    BatchTimeout,
     Intent,
     Language,
     Network,
     Queries,
     Timeout,
 )
+from capy.server.outputs import RunOutput
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -50,6 +53,7 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ),
     )
     async def capy_execute(
+        ctx: Context,
         language: Language,
         code: Annotated[str, Field(description="The code to run.")],
         timeout: Timeout = None,
@@ -64,8 +68,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ] = False,
         intent: Intent = None,
         network: Network = None,
-    ) -> CallToolResult:
-        return await run_tool(
+    ) -> Annotated[CallToolResult, RunOutput]:
+        return await run_tool_reporting_output(
+            ctx.report_progress,
             workspace,
             "capy_execute",
             "capy.api.execute:execute_code",
@@ -93,14 +98,16 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
         ),
     )
     async def capy_execute_file(
+        ctx: Context,
         path: Annotated[str, Field(description="The file, relative to the project or absolute.")],
         language: Language,
         code: Annotated[str, Field(description="Code that reads FILE_CONTENT and prints.")],
         timeout: Timeout = None,
         intent: Intent = None,
         network: Network = None,
-    ) -> CallToolResult:
-        return await run_tool(
+    ) -> Annotated[CallToolResult, RunOutput]:
+        return await run_tool_reporting_output(
+            ctx.report_progress,
             workspace,
             "capy_execute_file",
             "capy.api.execute:execute_file",
@@ -132,12 +139,8 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             list[BatchCommandInput], Field(description="The commands, each with a label.")
         ],
         queries: Queries,
-        timeout: Annotated[
-            float | None, Field(description="Seconds for the whole batch (shared).")
-        ] = None,
-        concurrency: Annotated[
-            int | None, Field(description="Commands run at once, 1 to 8 (default 1).", ge=1, le=8)
-        ] = None,
+        timeout: BatchTimeout = None,
+        concurrency: BatchConcurrency = None,
         network: Network = None,
     ) -> CallToolResult:
         from capy.api.execute import BatchCommand

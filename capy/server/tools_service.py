@@ -11,8 +11,10 @@ from pydantic import Field
 from capy.server.calls import progress_reporter, run_tool
 from capy.server.fields import (
     READ_ONLY,
+    FetchConcurrency,
     FetchRequestInput,
 )
+from capy.server.outputs import DoctorOutput, StatsOutput
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -51,9 +53,7 @@ def register_service_tools(
             Literal["durable", "ephemeral"] | None,
             Field(description="durable (kept) or ephemeral (expires); default from capy's rules."),
         ] = None,
-        concurrency: Annotated[
-            int | None, Field(description="Fetches at once, 1 to 8.", ge=1, le=8)
-        ] = None,
+        concurrency: FetchConcurrency = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -78,7 +78,7 @@ def register_service_tools(
             "tier. Cheap; use it when the user asks what capy did."
         ),
     )
-    async def capy_stats() -> CallToolResult:
+    async def capy_stats() -> Annotated[CallToolResult, StatsOutput]:
         return await run_tool(workspace, "capy_stats", "capy.api.savings:stats_reply")
 
     @server.tool(
@@ -92,7 +92,7 @@ def register_service_tools(
             "tool fails in a way its message does not explain."
         ),
     )
-    async def capy_doctor() -> CallToolResult:
+    async def capy_doctor() -> Annotated[CallToolResult, DoctorOutput]:
         return await run_tool(workspace, "capy_doctor", "capy.api.health:doctor_reply")
 
 

@@ -15,6 +15,18 @@ from pathlib import Path
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+# The tools a client may script: each declares an outputSchema and returns structured content.
+STRUCTURED_TOOLS = frozenset(
+    {
+        "capy_execute",
+        "capy_execute_file",
+        "capy_search",
+        "capy_vault_search",
+        "capy_stats",
+        "capy_doctor",
+    }
+)
+
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
     env = {
@@ -46,6 +58,21 @@ async def capy_session(
     with log_path.open("w", encoding="utf-8") as errlog:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
             yield client
+
+
+def import_vault(project: Path, home: Path, vault: str, transcripts: Path) -> None:
+    """`capy vault import` of `transcripts` into the vault file `vault`, as a user runs it."""
+    import subprocess
+
+    imported = subprocess.run(
+        [sys.executable, "-m", "capy", "vault", "import", "--source", str(transcripts)],
+        cwd=project,
+        env={**server_env(home, CAPY_VAULT_PATH=vault), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert imported.returncode == 0, imported.stderr
 
 
 def text_of(result) -> str:

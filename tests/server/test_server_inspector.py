@@ -1,6 +1,10 @@
 """The server driven by the MCP Inspector CLI, the reference client outside the Python SDK.
 
-The Inspector exits 0 even when a tool fails, so each check reads the JSON it prints.
+The Inspector is a pinned local install (`npm install --prefix DIR
+@modelcontextprotocol/inspector@0.15.0`, the last release that runs on Node 20) named by
+MCP_INSPECTOR_DIR; `.ci/run` installs it and sets that. The test never fetches it itself: with
+no install it skips and says how to get one. The Inspector exits 0 even when a tool fails, so
+each check reads the JSON it prints.
 """
 
 from __future__ import annotations
@@ -13,16 +17,40 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import jsonschema
 import pytest
+from server_helpers import STRUCTURED_TOOLS as STRUCTURED
 from server_helpers import server_env
 
-INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
-# Read before the tests isolate HOME, so npx reuses the machine's package cache.
-NPM_CACHE = os.environ.get("NPM_CONFIG_CACHE") or str(Path.home() / ".npm")
-
-pytestmark = pytest.mark.skipif(
-    shutil.which("npx") is None, reason="Node.js (npx) is not installed; the Inspector needs it"
+INSPECTOR_VERSION = "0.15.0"
+INSPECTOR_DIR = os.environ.get("MCP_INSPECTOR_DIR", "")
+INSTALL_HINT = (
+    f"install it with `npm install --prefix DIR @modelcontextprotocol/inspector@"
+    f"{INSPECTOR_VERSION}` and set MCP_INSPECTOR_DIR=DIR (.ci/run does both)"
 )
+
+
+def _installed() -> tuple[Path | None, str]:
+    """The Inspector's CLI entry point, or None and why not."""
+    if shutil.which("node") is None:
+        return None, "Node.js is not installed; the MCP Inspector needs it"
+    if not INSPECTOR_DIR:
+        return None, f"MCP_INSPECTOR_DIR is not set: {INSTALL_HINT}"
+    package = Path(INSPECTOR_DIR) / "node_modules" / "@modelcontextprotocol" / "inspector"
+    try:
+        manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None, f"no MCP Inspector under MCP_INSPECTOR_DIR={INSPECTOR_DIR}: {INSTALL_HINT}"
+    if manifest.get("version") != INSPECTOR_VERSION:
+        return None, (
+            f"MCP_INSPECTOR_DIR holds Inspector {manifest.get('version')}, not the pinned "
+            f"{INSPECTOR_VERSION}: {INSTALL_HINT}"
+        )
+    return package / manifest["bin"]["mcp-inspector"], ""
+
+
+CLI, WHY_NOT = _installed()
+pytestmark = pytest.mark.skipif(CLI is None, reason=WHY_NOT)
 
 # Every tool, called once with arguments that work in an empty project.
 CALLS = {
@@ -44,18 +72,13 @@ CALLS = {
 
 
 def _inspector(project: Path, home: Path, *method: str) -> dict:
-    command = ["npx", "-y", INSPECTOR, "--cli"]
+    command = ["node", str(CLI), "--cli"]
     for name, value in server_env(home).items():
         command += ["-e", f"{name}={value}"]
     # --mcp-hooks: the hook tool is listed too, so every tool is called.
     serve = ["-m", "capy", "serve", "--project", str(project), "--mcp-hooks"]
     command += [sys.executable, *serve, *method]
-    env = {**os.environ, "NPM_CONFIG_CACHE": NPM_CACHE, "NPM_CONFIG_UPDATE_NOTIFIER": "false"}
-    completed = subprocess.run(
-        command, cwd=project, env=env, capture_output=True, text=True, timeout=600
-    )
-    if completed.returncode != 0 and "ENOTFOUND" in completed.stderr + completed.stdout:
-        pytest.skip("the npm registry is unreachable, so the Inspector could not be installed")
+    completed = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600)
     assert completed.returncode == 0, completed.stderr[-2000:]
     return json.loads(completed.stdout)
 
@@ -63,11 +86,12 @@ def _inspector(project: Path, home: Path, *method: str) -> dict:
 def test_inspector_lists_and_calls_every_tool(project_dir, server_home):
     (project_dir / "notes.md").write_text("# Notes\n\nThe inspector reads these notes.\n")
     listed = _inspector(project_dir, server_home, "--method", "tools/list")
-    names = {tool["name"] for tool in listed["tools"]}
-    assert names == set(CALLS)
-    for tool in listed["tools"]:
+    tools = {tool["name"]: tool for tool in listed["tools"]}
+    assert set(tools) == set(CALLS)
+    for tool in tools.values():
         assert tool["annotations"], tool["name"]
         assert tool["inputSchema"]["type"] == "object"
+    assert {name for name, tool in tools.items() if "outputSchema" in tool} == STRUCTURED
 
     def call(name: str) -> tuple[str, dict]:
         arguments = [part for argument in CALLS[name] for part in ("--tool-arg", argument)]
@@ -78,11 +102,24 @@ def test_inspector_lists_and_calls_every_tool(project_dir, server_home):
     results = dict([call("capy_index")])
     with ThreadPoolExecutor(max_workers=3) as pool:
         results.update(pool.map(call, [name for name in CALLS if name != "capy_index"]))
+        catalog = pool.map(
+            lambda method: _inspector(project_dir, server_home, "--method", method),
+            ["resources/list", "prompts/list"],
+        )
     for name, result in results.items():
         assert result.get("isError") is not True, (name, result)
         # An empty answer is a hook's "no decision"; every other tool says something.
         assert name == "capy_hook" or result["content"][0]["text"].strip(), name
+        if name in STRUCTURED:
+            schema = tools[name]["outputSchema"]
+            jsonschema.validate(result["structuredContent"], schema)
     assert "inspector-ok" in results["capy_execute"]["content"][0]["text"]
+    assert results["capy_execute"]["structuredContent"]["exit_code"] == 0
     assert "batch-ok" in results["capy_batch_execute"]["content"][0]["text"]
     assert "gh issue view" in results["capy_fetch_and_index"]["content"][0]["text"]
     assert "inspector reads" in results["capy_search"]["content"][0]["text"]
+    hits = results["capy_search"]["structuredContent"]["results"][0]["hits"]
+    assert hits[0]["source"] == "notes"
+    resources, prompts = catalog
+    assert [resource["name"] for resource in resources["resources"]] == ["notes"]
+    assert [prompt["name"] for prompt in prompts["prompts"]] == ["capy_routing"]

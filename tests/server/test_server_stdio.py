@@ -40,6 +40,7 @@ async def test_lists_every_tool_with_schema_and_annotations(project_dir, server_
         name: {
             "annotations": tool.annotations.model_dump(exclude_none=True),
             "input_schema": tool.input_schema,
+            "output_schema": tool.output_schema,
         }
         for name, tool in sorted(tools.items())
     }
@@ -268,10 +269,7 @@ async def test_hook_tool_answers_like_the_hook_command(project_dir, server_home)
 async def test_vault_search_before_and_after_an_import(
     project_dir, server_home, shared_testdata, tmp_path
 ):
-    import subprocess
-    import sys
-
-    from server_helpers import server_env
+    from server_helpers import import_vault
 
     transcripts = shared_testdata("claude-transcripts")
     vault = str(tmp_path / "vault.db")
@@ -279,15 +277,7 @@ async def test_vault_search_before_and_after_an_import(
         empty = await client.call_tool("capy_vault_search", {"queries": ["migration"]})
     assert not empty.is_error
     assert "capy vault import" in text_of(empty)
-    imported = subprocess.run(
-        [sys.executable, "-m", "capy", "vault", "import", "--source", str(transcripts)],
-        cwd=project_dir,
-        env={**server_env(server_home, CAPY_VAULT_PATH=vault), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert imported.returncode == 0, imported.stderr
+    import_vault(project_dir, server_home, vault, transcripts)
     async with capy_session(project_dir, server_home, CAPY_VAULT_PATH=vault) as client:
         found = await client.call_tool("capy_vault_search", {"queries": ["test", "edit"]})
         await client.call_tool(

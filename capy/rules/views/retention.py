@@ -184,6 +184,10 @@ class FetchCache(Section):
         return timedelta(hours=rule.ttl_hours if rule else self.default_ttl_hours)
 
 
+class Listing(Section):
+    max_sources: int
+
+
 class RetentionPack(PackView):
     kinds: Kinds
     scoring: Scoring
@@ -192,6 +196,7 @@ class RetentionPack(PackView):
     size: Size
     cleanup: Cleanup
     fetch_cache: FetchCache
+    listing: Listing
 
 
 VIEW = RetentionPack
