@@ -40,6 +40,7 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
             indexed = _index(store, output, label, rules)
         except ContentError as error:  # binary output, or over a rejecting size cap
             return _not_indexed(output, error.message)
+        workspace.remember_session_source(indexed.source_id)
         result = _search(store, [intent], label, rules)[0]
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
@@ -66,6 +67,7 @@ def batch_reply(
             indexed = _index(store, document, label, rules)
         except ContentError as error:
             return _not_indexed(document, error.message)
+        workspace.remember_session_source(indexed.source_id)
         results = _search(store, list(queries), label, rules) if queries else []
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown = [_redacted(query, rules) for query in queries]
