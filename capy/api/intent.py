@@ -7,8 +7,8 @@ the errors and failures the output reports (found by the chunking pack's log rul
 the question: they are what an agent most often runs a command to learn), the matching sections
 cut down to the lines that hold the query's words, the output's distinctive terms, and the exact
 call that searches further. An intent whose words the best section barely holds (below the
-executor pack's relevance floor, `capy.api.intent_relevance`) gets one line instead: nothing
-matched, and the output's distinctive terms. Everything shown is read back from the store, so
+executor pack's relevance floor, `capy.api.intent_relevance`) on an output that reports no
+errors gets one line instead: nothing matched, and the output's distinctive terms. Everything shown is read back from the store, so
 it is redacted.
 Sizes come from the executor pack (`limits.output.intent_reply`).
 """
@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from capy.api.intent_relevance import intent_relevance, source_chunks
-from capy.api.output_excerpts import answer_sections, one_line, reply_budget, utf8_size
+from capy.api.output_excerpts import (
+    answer_sections,
+    one_line,
+    reply_budget,
+    reports_problems,
+    utf8_size,
+)
 from capy.api.output_terms import distinctive_terms
 from capy.units import human_bytes
 
@@ -50,8 +56,11 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
+    # An output that reports errors or failures always answers with them (the reason most
+    # commands are run), so the floor only speaks for outputs that report none.
     hits = [hit.content for hit in result.hits]
-    if intent_relevance(chunks, hits, intent, rules) < reply_budget(rules).relevance_floor:
+    weak = intent_relevance(chunks, hits, intent, rules) < reply_budget(rules).relevance_floor
+    if weak and not reports_problems(stored, rules):
         return _nothing_matched(indexed, shown_intent, terms, reply_budget(rules))
     lines = [_header(indexed, stored)]
     lines += answer_sections(stored, [(shown_intent, result)], rules)

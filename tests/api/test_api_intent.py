@@ -75,9 +75,10 @@ def test_a_second_output_under_the_same_label_replaces_the_first(workspace: Work
     second = pytest_output({"test_second_run_only": "assert 3 == 4"})
     intent_reply(workspace, first, intent="failures", label=LABEL)
     reply = intent_reply(workspace, second, intent="test_first_run_only", label=LABEL)
-    # The first run's test is not in the output in force: only the question echoes it.
+    # Only in the "nothing matched" line and the follow-up call: no section, no term.
     assert 'Nothing in the output matched "test_first_run_only".' in reply
-    assert reply.count("test_first_run_only") == 1
+    assert reply.count("test_first_run_only") == 2
+    assert "test_second_run_only" in reply  # the errors of the output in force are listed
     assert source_rows(workspace, LABEL) == [("ephemeral", len(second.encode()))]
 
 

@@ -39,7 +39,7 @@ def _ask(project_dir: Path, intent_id: str, kind: str):
 
 @pytest.mark.parametrize(
     "intent_id",
-    ["mypy-strict-tabulate-06", "eslint-semver-all-06", "http-server-access-04"],
+    ["tar-list-click-04", "eslint-semver-all-06", "http-server-access-04"],
 )
 def test_an_answer_that_is_not_there_gets_a_short_nothing_matched(project_dir, intent_id):
     text, intent = _ask(project_dir, intent_id, "negative")
@@ -58,3 +58,10 @@ def test_an_answer_that_is_there_but_loosely_worded_still_comes_back(project_dir
     text, intent = _ask(project_dir, intent_id, "positive")
     assert "Nothing in the output matched" not in text
     assert all(needle in text for needle in intent.needles), text
+
+
+def test_an_output_that_reports_failures_still_lists_them_below_the_floor(project_dir):
+    # A failing run answers any question with its failures, the reason it was run.
+    text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")
+    assert "Nothing in the output matched" not in text
+    assert "### Errors and failures in the output" in text
