@@ -8,8 +8,8 @@ the question: they are what an agent most often runs a command to learn), the ma
 cut down to the lines that hold the query's words, the output's distinctive terms, and the exact
 call that searches further. An intent whose words the best section barely holds (below the
 executor pack's relevance floor, `capy.api.intent_relevance`) on an output that reports no
-errors gets one line instead: nothing matched, and the output's distinctive terms. Everything shown is read back from the store, so
-it is redacted.
+errors gets one line instead: nothing matched, and the output's distinctive terms. Everything
+shown is read back from the store, so it is redacted.
 Sizes come from the executor pack (`limits.output.intent_reply`).
 """
 
