@@ -6,7 +6,10 @@ label) and searched with the agent's own words through the retrieval core. The r
 the errors and failures the output reports (found by the chunking pack's log rules, whatever
 the question: they are what an agent most often runs a command to learn), the matching sections
 cut down to the lines that hold the query's words, the output's distinctive terms, and the exact
-call that searches further. Everything shown is read back from the store, so it is redacted.
+call that searches further. An intent whose words the best section barely holds (below the
+executor pack's relevance floor, `capy.api.intent_relevance`) on an output that reports no
+errors gets one line instead: nothing matched, and the output's distinctive terms. Everything
+shown is read back from the store, so it is redacted.
 Sizes come from the executor pack (`limits.output.intent_reply`).
 """
 
@@ -15,7 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from capy.api.output_excerpts import GAP, answer_sections, one_line, reply_budget, utf8_size
+from capy.api.intent_relevance import intent_relevance, source_chunks
+from capy.api.output_excerpts import (
+    GAP,
+    answer_sections,
+    one_line,
+    reply_budget,
+    reports_problems,
+    utf8_size,
+)
 from capy.api.output_terms import distinctive_terms
 from capy.units import human_bytes
 
@@ -24,6 +35,7 @@ if TYPE_CHECKING:
     from capy.api.workspace import Workspace
     from capy.retrieval import SearchResult
     from capy.rules import RuleSet
+    from capy.rules.views.executor import IntentReply
     from capy.store import Store
     from capy.store.indexing import IndexResult
 
@@ -40,9 +52,17 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
             indexed = _index(store, output, label, rules)
         except ContentError as error:  # binary output, or over a rejecting size cap
             return _not_indexed(output, error.message, workspace.hints)
+        workspace.remember_session_source(indexed.source_id)
         result = _search(store, [intent], label, rules)[0]
+        chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
+    # An output that reports errors or failures always answers with them (the reason most
+    # commands are run), so the floor only speaks for outputs that report none.
+    hits = [hit.content for hit in result.hits]
+    weak = intent_relevance(chunks, hits, intent, rules) < reply_budget(rules).relevance_floor
+    if weak and not reports_problems(stored, rules):
+        return _nothing_matched(indexed, shown_intent, terms, reply_budget(rules))
     lines = [_header(indexed, stored)]
     lines += answer_sections(stored, [(shown_intent, result)], rules)
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
@@ -94,6 +114,7 @@ def batch_reply(
             indexed = _index(store, document, label, rules)
         except ContentError as error:
             return _not_indexed(document, error.message, workspace.hints)
+        workspace.remember_session_source(indexed.source_id)
         results = _search(store, list(queries), label, rules) if queries else []
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown = [_redacted(query, rules) for query in queries]
@@ -159,6 +180,26 @@ def _not_indexed(text: str, reason: str, hints: Hints, *, intent_given: bool = T
         f"The output ({human_bytes(utf8_size(text))}) was not indexed, so it cannot be searched: "
         f"{reason}.{again if intent_given else ''}\n"
     )
+
+
+def _nothing_matched(
+    indexed: IndexResult, intent: str, terms: Sequence[str], budget: IntentReply
+) -> str:
+    """The short reply for an answer that is not in the output: what was asked, that nothing
+    matched, and as many of the output's terms as fit, for a better-worded follow-up."""
+    text = (
+        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}. "
+        f"{human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+    )
+    shown: list[str] = []
+    for term in terms:
+        line = " Terms: " + ", ".join(f"`{t}`" for t in [*shown, term]) + "."
+        if utf8_size(text + line) > budget.nothing_matched_bytes:
+            break
+        shown.append(term)
+    if shown:
+        text += " Terms: " + ", ".join(f"`{t}`" for t in shown) + "."
+    return text + "\n"
 
 
 def _header(

@@ -179,7 +179,13 @@ def search_knowledge(
     with workspace.store() as store:
         try:
             results = search_store(
-                store, queries, limit=limit, kinds=kinds, source=source, rules=workspace.rules
+                store,
+                queries,
+                limit=limit,
+                kinds=kinds,
+                source=source,
+                rules=workspace.rules,
+                session_sources=workspace.session_sources(),
             )
         except ValueError as error:
             raise ToolInputError(str(error)) from None

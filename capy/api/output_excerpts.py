@@ -54,6 +54,11 @@ def answer_sections(
     return lines
 
 
+def reports_problems(stored: str, rules: RuleSet) -> bool:
+    """Whether the output holds lines of the severities the reply lists (errors, failures)."""
+    return bool(_Excerpt(stored, rules).problems)
+
+
 def _ranked_hits(
     result: SearchResult, rules: RuleSet
 ) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:

@@ -38,6 +38,7 @@ class Workspace:
         self._session_id = session_id
         self._fresh_checked = False
         self._lock = threading.Lock()
+        self._own_sources: set[int] = set()
 
     @cached_property
     def project_dir(self) -> Path:
@@ -78,6 +79,17 @@ class Workspace:
 
                 ensure_fresh(store, self.rules, notify=_quiet)
             yield store
+
+    def remember_session_source(self, source_id: int) -> None:
+        """Mark a source this session indexed as ephemeral (a command's output), so that its
+        own searches find it without asking for the kind. A workspace is one session: one MCP
+        server process (stdio serves one client), or one CLI command."""
+        with self._lock:
+            self._own_sources.add(source_id)
+
+    def session_sources(self) -> tuple[int, ...]:
+        with self._lock:
+            return tuple(sorted(self._own_sources))
 
     def store_directory(self) -> Path:
         """The folder holding the knowledge base, where per-session files sit beside it."""

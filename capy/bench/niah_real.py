@@ -4,7 +4,9 @@ Every intent runs the way an agent would: `capy_execute` of `cat FILE` with the 
 step), then, for the second step, `capy_search(queries=[intent])` with nothing else set, exactly
 the plain follow-up call. Both go through the library API the MCP tools are thin shells over
 (`execute_code`, `search_knowledge`), in a throwaway HOME and one throwaway project per output,
-the same in-process path the generated set uses. Recall is measured on the exact reply texts:
+the same in-process path the generated set uses. One workspace per output is one session, as
+one MCP server is, so the follow-up search sees the output that session just indexed and no
+other output's. Recall is measured on the exact reply texts:
 one step on the execute reply, two steps on both replies together. The search throttle is left
 out because each intent stands for a fresh question, not a burst of calls in one session.
 """

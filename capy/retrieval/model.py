@@ -16,6 +16,9 @@ from typing import Protocol
 class SearchFilters:
     kinds: tuple[str, ...] | None = None  # None = the retention pack's default-search kinds
     source: str | None = None  # exact source label, or a label prefix ending in "*"
+    # Sources in scope whatever their kind: the searching session's own ephemeral output, which
+    # the session should find without asking for the kind (other sessions' stays left out).
+    session_sources: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

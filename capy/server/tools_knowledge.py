@@ -71,8 +71,8 @@ def register_knowledge_tools(
             "with several queries at once; each result has its source, section title, the "
             "layer that found it and a snippet. Put all your questions in one call: repeated "
             "calls in a short time get fewer results and then are refused. Output indexed by "
-            "capy_execute with an intent is 'ephemeral': add include_kinds=['ephemeral'] (or "
-            "the source label it gave you) to search it."
+            "capy_execute with an intent is 'ephemeral': this session's own is searched by "
+            "default; add include_kinds=['ephemeral'] to search other sessions' output too."
         ),
     )
     async def capy_search(
@@ -84,7 +84,10 @@ def register_knowledge_tools(
         ] = None,
         include_kinds: Annotated[
             list[Literal["durable", "ephemeral", "session"]] | None,
-            Field(description="Also search these kinds (default: durable and session)."),
+            Field(
+                description="Also search these kinds (default: durable and session, plus "
+                "this session's own ephemeral output)."
+            ),
         ] = None,
         include_vault: Annotated[
             bool,

@@ -164,12 +164,22 @@ class StoreCorpus:
         if not kinds:
             return None
         label_sql, label_params = _label_filter(filters.source)
-        allowed = (f"kind IN ({_marks(kinds)}){label_sql}", [*kinds, *label_params])
+        own_sql, own = _session_filter(filters)
+        allowed = (
+            f"(kind IN ({_marks(kinds)}){own_sql}){label_sql}",
+            [*kinds, *own, *label_params],
+        )
         if filters.source is not None:
             return _Scope(allowed, (f"NOT ({allowed[0]})", allowed[1]))
-        # Kinds alone: the sources outside are those of the other kinds, one index seek each.
+        # Kinds alone: the sources outside are those of the other kinds (one index seek each)
+        # that are not the session's own.
         excluded = self._excluded_kinds(filters)
-        return _Scope(allowed, (f"kind IN ({_marks(excluded)})", excluded) if excluded else None)
+        if not excluded:
+            return _Scope(allowed, None)
+        outside = f"kind IN ({_marks(excluded)})" + (
+            f" AND id NOT IN ({_marks(own)})" if own else ""
+        )
+        return _Scope(allowed, (outside, [*excluded, *own]))
 
     def _kinds(self, filters: SearchFilters) -> tuple[str, ...]:
         return self.default_kinds if filters.kinds is None else tuple(filters.kinds)
@@ -263,10 +273,12 @@ class StoreCorpus:
         if not excluded:
             return {}
         label_sql, label_params = _label_filter(filters.source)
+        own = filters.session_sources
+        own_sql = f" AND id NOT IN ({_marks(own)})" if own else ""
         rows = self.store.conn.execute(
-            f"SELECT kind, count(*) FROM sources WHERE kind IN ({_marks(excluded)}){label_sql} "
-            "GROUP BY kind ORDER BY kind",
-            (*excluded, *label_params),
+            f"SELECT kind, count(*) FROM sources WHERE kind IN ({_marks(excluded)}){label_sql}"
+            f"{own_sql} GROUP BY kind ORDER BY kind",
+            (*excluded, *label_params, *own),
         )
         return {kind: count for kind, count in rows}
 
@@ -321,6 +333,12 @@ def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
+def _session_filter(filters: SearchFilters) -> tuple[str, list[object]]:
+    """The session's own sources as an alternative to the kinds in scope ("" when none)."""
+    own = list(filters.session_sources)
+    return (f" OR id IN ({_marks(own)})", own) if own else ("", [])
+
+
 def _label_filter(source: str | None) -> tuple[str, list[object]]:
     """Exact label, or a prefix when it ends in "*" (compared with substr, so `%`, `_` and
     glob characters in labels are literal)."""
@@ -342,8 +360,10 @@ def search_store(
     kinds: Sequence[str] | None = None,
     source: str | None = None,
     rules: RuleSet | None = None,
+    session_sources: Sequence[int] = (),
 ) -> list[SearchResult]:
-    """Search the knowledge base once per query, with the packs in force (or `rules`).
+    """Search the knowledge base once per query, with the packs in force (or `rules`);
+    `session_sources` (source ids) are searched whatever their kind.
 
     Raises ValueError for a kind that does not exist (naming the ones that do).
     """
@@ -354,7 +374,11 @@ def search_store(
         from capy.store.indexing import stored_label
 
         source, _ = stored_label(source, rules)  # labels are stored redacted
-    filters = SearchFilters(kinds=_checked_kinds(kinds), source=source or None)
+    filters = SearchFilters(
+        kinds=_checked_kinds(kinds),
+        source=source or None,
+        session_sources=tuple(sorted(set(session_sources))),
+    )
     corpus = StoreCorpus(store, default_kinds=default_kinds, bm25=search_rules.bm25)
     return [
         search(corpus, query, rules=search_rules, limit=limit, filters=filters) for query in queries

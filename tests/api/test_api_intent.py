@@ -82,13 +82,15 @@ def test_a_second_output_under_the_same_label_replaces_the_first(workspace: Work
     assert source_rows(workspace, LABEL) == [("ephemeral", len(second.encode()))]
 
 
-def test_nothing_matched_says_so_and_how_to_search(workspace: Workspace) -> None:
+def test_nothing_matched_says_so_in_one_line_with_the_terms(workspace: Workspace) -> None:
     output = "\n".join(f"GET /static/asset_{n}.css 200 {n * 7} bytes" for n in range(4000))
     reply = intent_reply(workspace, output, intent="zeppelin quartz lemonade", label="access")
-    assert 'Nothing in the output matched "zeppelin quartz lemonade".' in reply
-    assert "Errors and failures" not in reply  # an access log of 200s reports none
-    assert 'capy_search(queries=["zeppelin quartz lemonade"], source="access"' in reply
-    assert len(reply.encode()) < 2_000
+    # Below the relevance floor: said in one line with the output's terms, and nothing else.
+    assert reply.startswith('Nothing in the output matched "zeppelin quartz lemonade". ')
+    assert "Terms: `" in reply and "Errors and failures" not in reply
+    assert reply.count("\n") == 1
+    budget = workspace.rules.view("executor").limits.output.intent_reply
+    assert len(reply.encode()) <= budget.nothing_matched_bytes
 
 
 def test_unicode_output_and_intent(workspace: Workspace) -> None:

@@ -213,6 +213,8 @@ class IntentReply(Section):
     context_lines_after: int
     max_line_bytes: int
     max_terms: int
+    relevance_floor: float
+    nothing_matched_bytes: int
 
 
 class LongOutputReply(Section):

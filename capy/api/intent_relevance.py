@@ -1,0 +1,59 @@
+"""How well an intent's words meet the output it asks about: the relevance floor's measure.
+
+Search always ranks something first, so rank alone cannot say that nothing matched. The
+measure here is the share of the query's weight that the best hit holds, each query term
+weighted by its rarity across the output's own chunks (an inverse document frequency): a
+term the output never holds weighs most, so "did any test time out" on a run without a
+timeout scores low even though `test` is on every line, while a question whose rare words sit
+together in one section scores near 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
+    from capy.store import Store
+
+
+def intent_relevance(
+    chunks: Sequence[str], hits: Sequence[str], query: str, rules: RuleSet
+) -> float:
+    """In [0, 1]: the rarity-weighted share of the query's terms the best of `hits` holds,
+    rarity counted over `chunks` (every chunk of the output). A query with no searchable term
+    counts as relevant (there is nothing to judge it by)."""
+    from capy.retrieval.matching import compile_terms, term_spans
+    from capy.retrieval.query import parse_query
+
+    patterns = compile_terms(parse_query(query, rules.view("search")).terms)
+    if not patterns:
+        return 1.0
+    holding = [0] * len(patterns)
+    for chunk in chunks:
+        for term, spans in enumerate(term_spans(chunk, patterns)):
+            holding[term] += bool(spans)
+    weights = [math.log((len(chunks) + 1) / (count + 0.5)) for count in holding]
+    total = sum(weights)
+    if total <= 0:
+        return 1.0
+    best = 0.0
+    for hit in hits:
+        held = sum(w for w, spans in zip(weights, term_spans(hit, patterns), strict=True) if spans)
+        best = max(best, held / total)
+    return best
+
+
+def source_chunks(store: Store, source_id: int) -> list[str]:
+    """The content of every chunk of a source, in order. Titles are left out: a command
+    output's titles are capy's own label (`execute:shell:...`), and a query word inside it
+    ("exec", "shell") would look common to every chunk and weigh nothing."""
+    from capy.store.migrations import chunk_rowid_range
+
+    first, last = chunk_rowid_range(source_id)
+    rows = store.conn.execute(
+        "SELECT content FROM chunks WHERE rowid BETWEEN ? AND ? ORDER BY rowid", (first, last)
+    ).fetchall()
+    return [content or "" for (content,) in rows]

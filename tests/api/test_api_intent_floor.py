@@ -1,0 +1,67 @@
+"""The relevance floor of intent replies, on real captured outputs of the niah-real set.
+
+A question whose answer is not in the output gets a short reply that says so and lists the
+output's distinctive terms; one whose answer is there (even only weakly worded like the
+output) still gets its answer. Everything runs for real: `capy_execute`'s library call on
+`cat` of the captured file, a real encrypted store, the reply as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from capy.api.execute import execute_code
+from capy.api.workspace import Workspace
+from capy.bench.niah_real_set import load_real_set
+
+SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
+NEGATIVE_REPLY_BYTES = 300
+
+
+def _intent(intent_id: str):
+    for output in load_real_set(SET).outputs:
+        for intent in output.intents:
+            if intent.intent_id == intent_id:
+                return output, intent
+    raise AssertionError(f"no intent {intent_id} in the set")
+
+
+def _ask(project_dir: Path, intent_id: str, kind: str):
+    output, intent = _intent(intent_id)
+    assert intent.kind == kind, f"{intent_id} is not a {kind} intent"
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent.intent)
+    return reply.text, intent
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    ["tar-list-click-04", "eslint-semver-all-06", "http-server-access-04"],
+)
+def test_an_answer_that_is_not_there_gets_a_short_nothing_matched(project_dir, intent_id):
+    text, intent = _ask(project_dir, intent_id, "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "Nothing in the output matched" in text
+    assert "Terms: `" in text  # the distinctive terms, for a better-worded follow-up
+    shown = text.replace(intent.intent, "")  # the question is echoed; nothing beyond it
+    assert not any(needle in shown for needle in intent.needles)
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    ["pip-install-build-fail-02", "ruff-boltons-concise-03", "tsc-build-verbose-react-02"],
+)
+def test_an_answer_that_is_there_but_loosely_worded_still_comes_back(project_dir, intent_id):
+    text, intent = _ask(project_dir, intent_id, "positive")
+    assert "Nothing in the output matched" not in text
+    assert all(needle in text for needle in intent.needles), text
+
+
+def test_an_output_that_reports_failures_still_lists_them_below_the_floor(project_dir):
+    # A failing run answers any question with its failures, the reason it was run.
+    text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")
+    assert "Nothing in the output matched" not in text
+    assert "### Errors and failures in the output" in text
