@@ -62,7 +62,7 @@ def open_knowledge(db: Path | None) -> Iterator[tuple[Store, RuleSet]]:
     from capy.cli.output import error_line
     from capy.rules import load_rules
     from capy.store import open_store
-    from capy.store.indexing import ensure_fresh
+    from capy.store.reindexing import ensure_fresh  # not .indexing: no chunking view
 
     with open_store(db_path=db) as store:
         rules = load_rules(store.location.project_root)
