@@ -4,7 +4,8 @@ A hook is a fresh process on every tool call of the agent. The cyclopts app (and
 it brings) costs several times a bare Python start, so `capy hook [--platform P] EVENT` is
 parsed here by hand and handled without importing it; anything else, including a hook
 invocation this parser does not understand (`--help`), goes to the full CLI, unless
-`capy.cli.quick` answers it first (`--version`, `--help`, `which`, `rules hash`).
+`capy.cli.quick` answers it first (`--version`, `--help`, `which`, `rules hash`, and a plain
+`search QUERY...` or `stats`).
 """
 
 from __future__ import annotations

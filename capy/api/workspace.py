@@ -75,7 +75,9 @@ class Workspace:
             with self._lock:
                 first, self._fresh_checked = not self._fresh_checked, True
             if first:
-                from capy.store.indexing import ensure_fresh
+                # Not capy.store.indexing: that one builds the chunking view, which a store
+                # with nothing stale never needs.
+                from capy.store.reindexing import ensure_fresh
 
                 ensure_fresh(store, self.rules, notify=_quiet)
             yield store

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from cyclopts import Parameter
 
+from capy.cli.knowledge_search import open_knowledge as _open
+from capy.cli.knowledge_search import plural as _plural
 from capy.cli.output import progress_bar, say
 from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
 
 if TYPE_CHECKING:
-    from capy.rules import RuleSet
     from capy.rules.views.retention import Size
-    from capy.store import Store
     from capy.store.intake import Intake
 
 STDIN = "-"
@@ -126,20 +123,6 @@ def _index_parts(path: str | None, label: str, size: Size, store_one) -> list:
     return [store_one(part, part_label(label, number)) for number, part in enumerate(parts, 1)]
 
 
-@contextmanager
-def _open(db: Path | None) -> Iterator[tuple[Store, RuleSet]]:
-    """Open the store and the rules in force, re-chunking a small stale backlog first."""
-    from capy.cli.output import error_line
-    from capy.rules import load_rules
-    from capy.store import open_store
-    from capy.store.indexing import ensure_fresh
-
-    with open_store(db_path=db) as store:
-        rules = load_rules(store.location.project_root)
-        ensure_fresh(store, rules, notify=error_line)
-        yield store, rules
-
-
 def _print_indexed(result: Any) -> None:
     size = human_bytes(result.bytes)
     chunks = _plural(result.chunk_count, "chunk")
@@ -151,10 +134,6 @@ def _print_indexed(result: Any) -> None:
             for rule, count in sorted(result.redactions.items())
         )
         say(f"redacted {_plural(total, 'secret')} ({detail})")
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def search(
@@ -183,73 +162,9 @@ def search(
         Print JSON: per query, its hits with label, kind, title, content, snippet, layer, score.
     """
 
-    def run() -> int:
-        from capy.store.content import ContentError
-        from capy.store.corpus import search_store
+    from capy.cli.knowledge_search import run_search
 
-        if not queries:
-            raise ContentError("give at least one QUERY to search for")
-        if limit is not None and limit < 1:
-            raise ContentError(f"--limit must be at least 1, not {limit}")
-        kinds = _check_kinds(kind)
-        with _open(db) as (store, rules):
-            results = search_store(
-                store, list(queries), limit=limit, kinds=kinds, source=source, rules=rules
-            )
-        if as_json:
-            from capy.cli.output import print_json
-
-            print_json({"queries": [_result_json(result) for result in results]})
-        else:
-            for number, result in enumerate(results):
-                _print_result(result, first=number == 0)
-        return 0
-
-    return guarded(run)
-
-
-def _check_kinds(kinds: list[str] | None) -> list[str] | None:
-    from capy.rules.views.retention import SourceKind
-    from capy.store.content import ContentError
-
-    known = [item.value for item in SourceKind]
-    for kind in kinds or []:
-        if kind not in known:
-            raise ContentError(f"unknown source kind {kind!r}; use one of {', '.join(known)}")
-    return kinds or None
-
-
-def _result_json(result: Any) -> dict[str, Any]:
-    fields = ("source_label", "kind", "title", "content", "snippet", "layer", "score")
-    return {
-        "query": result.query,
-        "corrected_query": result.corrected_query,
-        "note": _note_with_hint(result),
-        "hits": [{name: getattr(hit, name) for name in fields} for hit in result.hits],
-    }
-
-
-def _print_result(result: Any, *, first: bool) -> None:
-    if not first:
-        say()
-    count = len(result.hits)
-    header = f"{result.query!r}: {_plural(count, 'hit')}"
-    if result.corrected_query:
-        header += f" (searched as {result.corrected_query!r})"
-    say(header)
-    for rank, hit in enumerate(result.hits, start=1):
-        say(f"{rank:>3}. {hit.source_label} › {hit.title}  [{hit.layer} {hit.score:.4f}]")
-        for line in hit.snippet.splitlines() or [""]:
-            say(f"     {line}")
-    if result.note:
-        say(f"note: {_note_with_hint(result)}")
-
-
-def _note_with_hint(result: Any) -> str | None:
-    from capy.api.hints import PERSON_HINTS
-    from capy.api.knowledge import note_with_hint
-
-    return note_with_hint(result, PERSON_HINTS)
+    return run_search(queries, limit=limit, kinds=kind, source=source, db=db, as_json=as_json)
 
 
 def reindex(

@@ -1,12 +1,15 @@
 """Answers the console script gives without the cyclopts app: `--version`, `--help`, `which`,
-`rules hash`.
+`rules hash`, and a plain `search QUERY...` or `stats`.
 
 cyclopts with rich costs many times a bare Python start, and pydantic-settings and a rule-set
 validation more again, to print one line. So the exact invocations below are answered here:
 the version and the top-level help from constants, `which` and `rules hash` from an answer
 kept on disk while every file it came from is unchanged (capy.watched). Anything else (another
 option, a broken config, a rule pack with errors) goes to the full CLI, which says what is
-wrong. `capy.cli.main` never comes here: what it runs is always the cyclopts app.
+wrong. A `search` whose every argument is a query (none starts with `-`) and a bare `stats` run
+the very function their cyclopts command calls, with the errors `capy.cli.main` reports said the
+same way; any option goes to the cyclopts app. `capy.cli.main` never comes here: what it runs is
+always the cyclopts app.
 """
 
 from __future__ import annotations
@@ -53,7 +56,48 @@ def answer(arguments: list[str]) -> int | None:
         return _cached_line("which", _which_line)
     if arguments == ["rules", "hash"]:
         return _cached_line("rules-hash", _hash_line)
+    if len(arguments) > 1 and arguments[0] == "search" and _all_positional(arguments[1:]):
+        return _as_main(_plain_search(arguments[1:]))
+    if arguments == ["stats"]:
+        return _as_main(_plain_stats)
     return None
+
+
+# --- commands run without cyclopts ------------------------------------------------------------
+
+
+def _all_positional(arguments: list[str]) -> bool:
+    return not any(argument.startswith("-") for argument in arguments)
+
+
+def _plain_search(queries: list[str]) -> Callable[[], int]:
+    def run() -> int:
+        from capy.cli.knowledge_search import run_search
+
+        return run_search(queries)
+
+    return run
+
+
+def _plain_stats() -> int:
+    from capy.cli.stats_report import show_stats
+
+    return show_stats()
+
+
+def _as_main(command: Callable[[], int]) -> int:
+    """Run `command` as `capy.cli.main` runs a command: what escapes it is one line, not a
+    traceback."""
+    from capy.cli import _report
+    from capy.cli.output import error_line
+
+    try:
+        return command()
+    except KeyboardInterrupt:
+        error_line("interrupted")
+        return 130
+    except Exception as exc:
+        return _report(exc, error_line)
 
 
 # --- help -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from capy.cli.store import DbOption, JsonFlag, guarded
+from capy.cli.store import DbOption, JsonFlag
 
 
 def stats(
@@ -30,23 +30,6 @@ def stats(
         Print the report as JSON.
     """
 
-    def run() -> int:
-        from capy.api.savings import render_stats, stats_report
-        from capy.api.stats import load_session_stats
-        from capy.cli.output import error_line, print_json
-        from capy.cli.replies import workspace_for
-        from capy.cli.tables import print_markdown
+    from capy.cli.stats_report import show_stats
 
-        workspace = workspace_for(db)
-        recorded = load_session_stats(workspace, session)
-        if session is not None and recorded is None:
-            error_line(f"no session {session!r} recorded for this project; omit --session")
-            return 2
-        report = stats_report(workspace, recorded)
-        if as_json:
-            print_json(report)
-        else:
-            print_markdown(render_stats(report))
-        return 0
-
-    return guarded(run)
+    return show_stats(session, db=db, as_json=as_json)

@@ -63,9 +63,50 @@ def load_settings(
     loosen is left out, listed in `ignored` and warned about once, unless the project is trusted.
 
     Raises `ConfigError` naming the file (or variable) and key of every problem found.
+
+    The last answer is kept for the process while its inputs read the same (see `_inputs`):
+    one command asks from the store, the rule loader and the redactor, and each load validates
+    every layer again.
     """
     environ = dict(os.environ if environ is None else environ)
     root = paths.project_root(project_dir if project_dir is not None else Path.cwd())
+    inputs = _inputs(root, environ)
+    if _last and _last[0] == inputs:
+        warn_ignored(_last[1].ignored)
+        return _last[1]
+    resolved = _resolve(root, environ)
+    _last[:] = [inputs, resolved]
+    return resolved
+
+
+# [inputs, ResolvedSettings] of the last load in this process.
+_last: list[Any] = []
+
+
+def _inputs(root: Path, environ: dict[str, str]) -> tuple[Any, ...]:
+    """Everything a load reads: the root, the environment, the bytes of every config file and
+    the trust store, and the project's fingerprint (trust holds only while it matches)."""
+    from capy.trust.store import fingerprint
+
+    files = [*considered_files(root, environ), paths.trusted_projects_file(environ)]
+    return (
+        str(root),
+        tuple(sorted(environ.items())),
+        tuple(map(_bytes_or_none, files)),
+        fingerprint(root),
+    )
+
+
+def _bytes_or_none(path: Path) -> bytes | str | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # unreadable: the load says so, and a later fix is a new input
+        return f"<{error.errno}>"
+
+
+def _resolve(root: Path, environ: dict[str, str]) -> ResolvedSettings:
     home = paths.home_dir(environ)
     try:
         layers = build_layers(Settings, root, environ)

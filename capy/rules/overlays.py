@@ -19,6 +19,7 @@ from typing import Any
 
 from capy.rules.diagnostics import Diagnostic, Locatable
 from capy.rules.packfile import PackFile
+from capy.rules.positions import Position
 from capy.rules.project_limits import (
     LIMITS_PACK,
     TRUSTED_PROJECT,
@@ -27,7 +28,6 @@ from capy.rules.project_limits import (
     loosened,
     read_limits,
 )
-from capy.rules.yamlload import Position
 from capy.trust.ignored import IgnoredItem
 
 # Deep chains make "where did this value come from?" unanswerable for a person; four is plenty

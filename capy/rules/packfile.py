@@ -6,20 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
-
 from capy import __version__
 from capy.rules.diagnostics import Diagnostic, Locatable, with_frame
-from capy.rules.yamlload import (
-    MAX_PACK_BYTES,
-    Loaded,
-    Position,
-    YamlLoadError,
-    load_yaml,
-    too_large_error,
-)
+from capy.rules.positions import Loaded, Position
 from capy.userfiles import FileTooLargeError, UserFileError, read_user_file
+
+# ruamel.yaml (through capy.rules.yamlload) and packaging are imported where a file is parsed
+# or a header checked: a rule set read back from the compiled-rules cache needs neither.
 
 OVERLAY_SCHEMA = "overlay.v1"
 
@@ -82,6 +75,8 @@ def read_pack_file(text: str, file: str, origin: str) -> tuple[PackFile | None, 
                 hint="rule packs are UTF-8 YAML text files",
             )
         ]
+    from capy.rules.yamlload import YamlLoadError, load_yaml
+
     try:
         loaded = load_yaml(text)
     except YamlLoadError as exc:
@@ -104,6 +99,8 @@ def read_pack_file(text: str, file: str, origin: str) -> tuple[PackFile | None, 
 
 
 def read_path(path: Path, origin: str) -> tuple[PackFile | None, list[Diagnostic]]:
+    from capy.rules.yamlload import MAX_PACK_BYTES, too_large_error
+
     file = display_path(path, origin)
     try:
         raw = read_user_file(path, limit=MAX_PACK_BYTES, purpose="read").head
@@ -154,6 +151,9 @@ def header_diagnostics(pack: PackFile, known_schemas: list[str]) -> list[Diagnos
 
 
 def _requires_diagnostics(pack: PackFile, requires: str) -> list[Diagnostic]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
     try:
         spec = SpecifierSet(requires)
     except InvalidSpecifier:

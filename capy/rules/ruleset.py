@@ -19,9 +19,9 @@ from capy.rules.packfile import (
     read_pack_file,
     read_path,
 )
+from capy.rules.positions import Loaded, Position
 from capy.rules.project_limits import TRUSTED_PROJECT, UNTRUSTED_PROJECT
 from capy.rules.resources import shipped_pack_files
-from capy.rules.yamlload import Loaded, Position
 from capy.trust.ignored import IgnoredItem, warn_ignored
 
 

@@ -15,8 +15,8 @@ from jsonschema.exceptions import ValidationError, relevance
 from referencing import Registry, Resource
 
 from capy.rules.diagnostics import Diagnostic
+from capy.rules.positions import Position
 from capy.rules.resources import shipped_schema_files
-from capy.rules.yamlload import Position
 
 
 @cache

@@ -8,7 +8,6 @@ result is plain Python data (dicts, lists, scalars) plus a map from JSON path to
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -17,7 +16,7 @@ from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
 
-PathKey = tuple[str | int, ...]
+from capy.rules.positions import Loaded, PathKey, Position
 
 # Bounds that keep one hostile file from stalling every command (the hooks included). Each sits
 # far above what a real pack needs: the largest shipped pack is under 100 KB, nests 8 deep and
@@ -27,31 +26,6 @@ MAX_PACK_DEPTH = 32
 # Values once aliases are expanded: `*anchor` repeats its node, so a 1 KB "billion laughs" file
 # of nested aliases would otherwise expand to a billion values.
 MAX_PACK_NODES = 100_000
-
-
-@dataclass(frozen=True)
-class Position:
-    line: int  # 1-based
-    column: int  # 1-based
-
-
-@dataclass(frozen=True)
-class Loaded:
-    data: Any
-    positions: dict[PathKey, Position]
-    key_positions: dict[PathKey, Position]
-
-    def position_of(self, path: PathKey, *, key: bool = False) -> Position:
-        """Closest known position for a path: the value (or its key), else its nearest parent."""
-        table = self.key_positions if key else self.positions
-        probe = tuple(path)
-        while probe:
-            if probe in table:
-                return table[probe]
-            if probe in self.positions:
-                return self.positions[probe]
-            probe = probe[:-1]
-        return self.positions.get((), Position(1, 1))
 
 
 class YamlLoadError(Exception):

@@ -180,3 +180,23 @@ def test_replies_are_redacted_unless_the_user_turns_it_off(sandbox: Sandbox) -> 
     assert load_settings(sandbox.project, sandbox.environ()).settings.redaction.replies is True
     sandbox.write(sandbox.user_config, "[redaction]\nreplies = false\n")
     assert load_settings(sandbox.project, sandbox.environ()).settings.redaction.replies is False
+
+
+def test_one_process_loads_the_same_inputs_once(sandbox: Sandbox) -> None:
+    """The store, the rule loader and the redactor each ask; each ask once validated again."""
+    first = load_settings(sandbox.project, sandbox.environ())
+    assert load_settings(sandbox.project, sandbox.environ()) is first
+    changed = load_settings(sandbox.project, sandbox.environ(CAPY_LOG_LEVEL="debug"))
+    assert changed is not first and changed.settings.log_level is LogLevel.DEBUG
+    sandbox.write(sandbox.project_file, 'log_level = "error"\n')
+    assert load_settings(sandbox.project, sandbox.environ()).settings.log_level is LogLevel.ERROR
+
+
+def test_trusting_the_project_is_seen_by_the_next_load(sandbox: Sandbox) -> None:
+    from capy.trust.store import trust
+
+    environ = sandbox.environ()
+    sandbox.write(sandbox.project_file, "[fetch]\ntimeout = 600\n")
+    assert load_settings(sandbox.project, environ).settings.fetch.timeout == 30.0
+    trust(sandbox.project, environ)
+    assert load_settings(sandbox.project, environ).settings.fetch.timeout == 600.0
