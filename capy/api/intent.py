@@ -15,6 +15,7 @@ Sizes come from the executor pack (`limits.output.intent_reply`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
