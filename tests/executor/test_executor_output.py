@@ -6,29 +6,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capy.executor.output import decode, returned_text, split_head_tail
-from capy.rules.views.executor import IntentReply, LongOutputReply, Output
+from capy.rules import build_ruleset
 
-LIMITS = Output(
-    max_returned_bytes=100,
-    head_ratio=0.6,
-    cut_at_line_boundary=True,
-    truncation_marker="\n... [{omitted_bytes} bytes, {omitted_lines} lines omitted] ...\n",
-    hard_cap_bytes=10_000,
-    intent_threshold_bytes=50,
-    index_threshold_bytes=80,
-    long_output_reply=LongOutputReply(head_bytes=20, tail_bytes=30),
-    intent_reply=IntentReply(
-        max_reply_bytes=4096,
-        max_sections=6,
-        max_section_bytes=1200,
-        problem_severities=("error",),
-        max_problem_lines=8,
-        max_problem_bytes=1500,
-        context_lines_before=4,
-        context_lines_after=6,
-        max_line_bytes=400,
-        max_terms=16,
-    ),
+MARKER = "\n... [{omitted_bytes} bytes, {omitted_lines} lines omitted] ...\n"
+# The shipped pack's output limits with small sizes, so a few lines are "long"; every other
+# field (the intent reply's shape, the relevance floor...) stays the pack's own.
+LIMITS = (
+    build_ruleset()
+    .view("executor")
+    .limits.output.model_copy(
+        update={
+            "max_returned_bytes": 100,
+            "head_ratio": 0.6,
+            "cut_at_line_boundary": True,
+            "truncation_marker": MARKER,
+            "hard_cap_bytes": 10_000,
+            "intent_threshold_bytes": 50,
+            "index_threshold_bytes": 80,
+        }
+    )
 )
 
 
