@@ -73,6 +73,13 @@ def test_salient_content_scores_higher(rules) -> None:
     assert tier_of(salient, pack) in (Tier.WARM, Tier.HOT)
 
 
+def test_plain_content_just_indexed_is_warm_for_days_not_a_second(rules) -> None:
+    pack = rules.view("retention")
+    for age in (0, 1, 60, 3 * DAY):
+        fresh = facts(indexed_at=NOW - age)
+        assert tier_of(retention_score(fresh, PLAIN, pack=pack, now=NOW), pack) is Tier.WARM, age
+
+
 def test_recent_access_counts_from_the_last_use(rules) -> None:
     pack = rules.view("retention")
     idle = facts(indexed_at=NOW - 90 * DAY)
