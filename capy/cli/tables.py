@@ -157,8 +157,20 @@ def _cells(line: str) -> list[str]:
 # --- plain -----------------------------------------------------------------------------------
 
 
+def _cell_len(text: str) -> int:
+    """Terminal columns of `text`: wide East Asian characters take two, combining marks none.
+    rich.cells says the same, but importing it costs about a bare interpreter start, and a plain
+    `capy stats | less` should not pay that for column widths."""
+    import unicodedata
+
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
 def _plain_table(table: Table) -> str:
-    from rich.cells import cell_len
+    cell_len = _cell_len
 
     def text(cell: str | Cell) -> str:
         return _unmarked(cell.text if isinstance(cell, Cell) else cell)
