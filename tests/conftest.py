@@ -41,24 +41,37 @@ def rules_cache_file(tmp_path_factory) -> Path:
         from capy.rules import ruleset
 
         ruleset._load_cached.cache_clear()
+        ruleset._shipped_files_cached.cache_clear()  # parsed again, so its disk cache is written
         ruleset.load_rules(home)
         ruleset._load_cached.cache_clear()
     [cached] = (home / "data" / "capy" / "cache" / "rules").glob("*.json")
     return cached
 
 
-@pytest.fixture
-def warm_project(isolated_environment, rules_cache_file) -> Path:
-    """A project (a `.git` folder marks its root) whose shipped packs were validated once, as
-    after any earlier command."""
+def _copy_validated_packs(rules_cache_file: Path) -> Path:
+    """Both caches an earlier command leaves: the compiled rules and the shipped packs parsed
+    (which a process reads back when an overlay makes the compiled rules miss)."""
     import shutil
 
     from capy.config.paths import data_dir
 
+    target = data_dir() / "cache"
+    for source in (
+        rules_cache_file,
+        *(rules_cache_file.parent.parent / "rules-shipped").glob("*.json"),
+    ):
+        folder = target / source.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, folder / source.name)
+    return target / "rules"
+
+
+@pytest.fixture
+def warm_project(isolated_environment, rules_cache_file) -> Path:
+    """A project (a `.git` folder marks its root) whose shipped packs were validated once, as
+    after any earlier command."""
     (isolated_environment / ".git").mkdir()
-    target = data_dir() / "cache" / "rules"
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(rules_cache_file, target / rules_cache_file.name)
+    _copy_validated_packs(rules_cache_file)
     return isolated_environment
 
 
@@ -102,11 +115,4 @@ def shared_testdata():
 @pytest.fixture
 def warm_rules(isolated_environment, rules_cache_file) -> Path:
     """The validated-packs cache in this test's data dir, so a capy subprocess starts warm."""
-    import shutil
-
-    from capy.config.paths import data_dir
-
-    target = data_dir() / "cache" / "rules"
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(rules_cache_file, target / rules_cache_file.name)
-    return target
+    return _copy_validated_packs(rules_cache_file)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import lru_cache
 from re import _parser
 
 # A repeat counts as unbounded from this many repetitions on: `{1,2000}` nested in another
@@ -34,8 +35,13 @@ _CATEGORY_TESTS = {
     _parser.CATEGORY_WORD: lambda char: char.isalnum() or char == "_",
     _parser.CATEGORY_NOT_WORD: lambda char: not (char.isalnum() or char == "_"),
 }
+# Computed once: a class like `[\w.-]` is met in hundreds of pack patterns.
+_CATEGORY_CHARS = {
+    category: frozenset(filter(test, _PROBE)) for category, test in _CATEGORY_TESTS.items()
+}
 
 
+@lru_cache(maxsize=4096)  # pure in the pattern, and every rule-set build lints the same ones
 def risky_shape(pattern: str) -> str | None:
     """What makes `pattern` able to backtrack catastrophically, or None when nothing does."""
     try:
@@ -232,9 +238,9 @@ def _class_chars(items) -> set[str]:
             chars.add(chr(argument))
         elif op is _parser.RANGE:
             low, high = argument
-            chars.update(char for char in _PROBE if low <= ord(char) <= high)
-        elif op is _parser.CATEGORY and argument in _CATEGORY_TESTS:
-            chars.update(filter(_CATEGORY_TESTS[argument], _PROBE))
+            chars.update(map(chr, range(low, min(high, len(_PROBE) - 1) + 1)))
+        elif op is _parser.CATEGORY and argument in _CATEGORY_CHARS:
+            chars |= _CATEGORY_CHARS[argument]
     return set(_ALL - chars) if negate else chars
 
 

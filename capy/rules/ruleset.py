@@ -88,21 +88,36 @@ def active_only(node: Any) -> Any:
     return node
 
 
-def shipped_files() -> list[PackFile]:
-    return list(_shipped_files_cached())
+def shipped_files(use_disk: bool = True) -> list[PackFile]:
+    return list(_shipped_files_cached(use_disk))
 
 
 @cache
-def _shipped_files_cached() -> tuple[PackFile, ...]:
-    files = []
-    for entry in shipped_pack_files():
-        pack, problems = read_pack_file(
-            entry.read_text(encoding="utf-8"), f"rules/{entry.name}", "shipped"
-        )
+def _shipped_files_cached(use_disk: bool = True) -> tuple[PackFile, ...]:
+    """The shipped packs, parsed. With `use_disk`, read back from the shipped-packs cache when
+    an earlier process parsed and schema-checked the same files (capy.rules.shipped_cache)."""
+    from capy.rules.resources import shipped_schema_files
+    from capy.rules.shipped_cache import read_shipped, shipped_key, write_shipped
+
+    texts = {
+        f"rules/{entry.name}": entry.read_text(encoding="utf-8") for entry in shipped_pack_files()
+    }
+    key = shipped_key(texts, [(entry.name, entry.read_bytes()) for entry in shipped_schema_files()])
+    cached = read_shipped(key, list(texts)) if use_disk else None
+    if cached is not None:
+        files = tuple(PackFile(file, text, cached[file], "shipped") for file, text in texts.items())
+        for pack in files:
+            _remember_schema_clean(pack)
+        return files
+    parsed = []
+    for file, text in texts.items():
+        pack, problems = read_pack_file(text, file, "shipped")
         if problems:
             raise RulesError(problems)
-        files.append(pack)
-    return tuple(files)
+        parsed.append(pack)
+    if use_disk and not any(_file_schema_diagnostics(pack, _schema_of(pack)) for pack in parsed):
+        write_shipped(key, {pack.file: pack.loaded for pack in parsed})
+    return tuple(parsed)
 
 
 def overlay_dirs(project_dir: Path | None) -> list[tuple[Path, str]]:
@@ -136,6 +151,7 @@ def build_ruleset(
     *,
     examples: bool = False,
     include_shipped: bool = True,
+    shipped_cache: bool = True,
 ) -> RuleSet:
     """Validate and merge the shipped packs plus the given files (full packs or overlays).
 
@@ -156,7 +172,7 @@ def build_ruleset(
             parsed.append(pack)
     explicit_names = {pack.name for pack in parsed if not pack.is_overlay}
     shipped = (
-        [pack for pack in shipped_files() if pack.name not in explicit_names]
+        [pack for pack in shipped_files(shipped_cache) if pack.name not in explicit_names]
         if include_shipped
         else []
     )
@@ -165,9 +181,9 @@ def build_ruleset(
     known = schema_names()
     for pack in files:
         diagnostics.extend(header_diagnostics(pack, known))
-        schema = OVERLAY_SCHEMA if pack.is_overlay else pack.schema
+        schema = _schema_of(pack)
         if schema in known:
-            diagnostics.extend(schema_diagnostics(pack.data, schema, _file_locator(pack)))
+            diagnostics.extend(_file_schema_diagnostics(pack, schema))
 
     bases, overlays, seen = [], [], {}
     for pack in files:
@@ -207,6 +223,34 @@ def build_ruleset(
     texts = {pack.file: pack.text for pack in files}
     framed = [with_frame(item, texts.get(item.file)) for item in _dedupe(diagnostics)]
     return RuleSet(merged, files, framed, report, ignored)
+
+
+# A file's schema diagnostics depend only on its name, its text and the schema, and the
+# shipped packs are the same on every build: validating them again costs about half a build.
+_SCHEMA_MEMO: dict[tuple[str, str, str], tuple[Diagnostic, ...]] = {}
+_SCHEMA_MEMO_SIZE = 64
+
+
+def _schema_of(pack: PackFile) -> str:
+    return OVERLAY_SCHEMA if pack.is_overlay else pack.schema
+
+
+def _remember_schema_clean(pack: PackFile) -> None:
+    """A pack read back from the shipped-packs cache passed its schema when it was written."""
+    _SCHEMA_MEMO[(pack.file, pack.text, _schema_of(pack))] = ()
+
+
+def _file_schema_diagnostics(pack: PackFile, schema: str) -> tuple[Diagnostic, ...]:
+    from capy.rules.schemas import schema_diagnostics
+
+    key = (pack.file, pack.text, schema)
+    found = _SCHEMA_MEMO.get(key)
+    if found is None:
+        found = tuple(schema_diagnostics(pack.data, schema, _file_locator(pack)))
+        if len(_SCHEMA_MEMO) >= _SCHEMA_MEMO_SIZE:
+            _SCHEMA_MEMO.pop(next(iter(_SCHEMA_MEMO)))
+        _SCHEMA_MEMO[key] = found
+    return found
 
 
 def _file_locator(pack: PackFile):
