@@ -34,6 +34,8 @@ class Workspace:
         audience: Audience = Audience.AGENT,
         keep_store_open: bool = False,
     ) -> None:
+        # keep_store_open: a long-lived process (the server) keeps its store connections open
+        # and saves its session stats off the calls' path.
         self._given_project = project_dir
         # Who reads the replies: an agent is told tool calls, a person commands.
         self.hints = Hints(audience)
@@ -69,7 +71,9 @@ class Workspace:
     def stats(self) -> SessionStats:
         from capy.api.stats import SessionStats
 
-        return SessionStats.start(self, session_id=self._session_id)
+        return SessionStats.start(
+            self, session_id=self._session_id, background=self._keep_store_open
+        )
 
     @contextmanager
     def store(self) -> Iterator[Store]:

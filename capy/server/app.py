@@ -86,6 +86,8 @@ def shutdown(workspace: Workspace) -> None:
     except Exception:  # a missing or locked store is not worth a crash at exit
         logger.debug("the exit checkpoint was skipped", exc_info=True)
     workspace.close_store()  # after the checkpoint, which reuses one of its connections
+    if "stats" in workspace.__dict__:  # only a session that recorded calls has any to save
+        workspace.stats.flush()
 
 
 async def serve_stdio(
