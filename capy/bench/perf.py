@@ -57,7 +57,7 @@ def run_perf(
     rules: Any = None,
     progress: Progress | None = None,
     calls: int = 0,
-    calls_megabytes: float = 12.0,
+    calls_megabytes: float = 5.0,
 ) -> dict:
     from capy.rules import load_rules
 

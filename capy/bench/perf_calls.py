@@ -73,7 +73,7 @@ Progress = Callable[[str, int, int], None]
 
 
 def run_calls(
-    *, calls: int = 60, megabytes: float = 12.0, seed: int = 1, progress: Progress | None = None
+    *, calls: int = 60, megabytes: float = 5.0, seed: int = 1, progress: Progress | None = None
 ) -> dict:
     """Build the store, time the three tools through MCP and their floors; the report dict."""
     import anyio
@@ -339,8 +339,13 @@ def _goals(result: dict) -> list[dict]:
             "met": search_ratio <= SEARCH_GOAL_RATIO,
         },
         {
-            "goal": f"capy_stats per call p50 < {STATS_GOAL_MS:g} ms "
+            "goal": f"capy_stats report in process < {STATS_GOAL_MS:g} ms "
             f"({result['store_bytes'] / 1e6:.0f} MB store)",
+            "value": result["stats"]["after_ms"],
+            "met": result["stats"]["after_ms"] < STATS_GOAL_MS,
+        },
+        {
+            "goal": f"capy_stats per call p50 < {STATS_GOAL_MS:g} ms, through MCP",
             "value": result["stats_ms"]["p50"],
             "met": result["stats_ms"]["p50"] < STATS_GOAL_MS,
         },

@@ -203,7 +203,7 @@ def perf(
     markdown: Path | None = None,
     check: Flag = False,
     calls: int = 60,
-    calls_megabytes: float = 12.0,
+    calls_megabytes: float = 5.0,
 ) -> int:
     """Index throughput per content type against bare FTS5 inserts, search latency by size, and
     search, execute and stats through the tool call (MCP over stdio) against their floors.

@@ -155,11 +155,16 @@ def fill_salience(conn: sqlcipher3.Connection, pack: RetentionPack) -> dict[int,
 def _missing_salience(
     conn: sqlcipher3.Connection, pack: RetentionPack, limit: int | None
 ) -> dict[int, float]:
-    rows = conn.execute(
-        "SELECT id, raw FROM sources WHERE salience IS NULL LIMIT ?",
+    missing = conn.execute(
+        "SELECT id FROM sources INDEXED BY sources_without_salience WHERE salience IS NULL LIMIT ?",
         (-1 if limit is None else limit,),
-    )
-    return {source_id: pack.salience.of(decompress_text(raw)) for source_id, raw in rows}
+    ).fetchall()
+    scored = {}
+    for (source_id,) in missing:
+        row = conn.execute("SELECT raw FROM sources WHERE id = ?", (source_id,)).fetchone()
+        if row is not None:
+            scored[source_id] = pack.salience.of(decompress_text(row[0]))
+    return scored
 
 
 def salience_version(pack: RetentionPack) -> str:

@@ -210,9 +210,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE TRIGGER sources_salience_stale AFTER UPDATE OF raw ON sources BEGIN
             UPDATE sources SET salience = NULL WHERE id = new.id;
         END;
-        -- What the tiers are scored from, so a report never reads the raw content's pages.
+        -- What the tiers are scored from, and which saliences are missing, so a report never
+        -- reads the raw content's pages (columns added here sit after `raw` in each row).
         CREATE INDEX sources_by_retention ON sources
             (kind, created_at, indexed_at, accessed_at, access_count, salience);
+        CREATE INDEX sources_without_salience ON sources (id) WHERE salience IS NULL;
         """,
         then=backfill_counters,
     ),

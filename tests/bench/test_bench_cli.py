@@ -157,4 +157,4 @@ def test_perf_through_the_tool_call(capsys) -> None:
         assert 0 < calls[name]["p50"] <= calls[name]["p95"], name
     assert calls["stats"]["before_ms"] > 0 and calls["stats"]["after_ms"] > 0
     goals = [goal["goal"] for goal in calls["goals"]]
-    assert goals[0].startswith("search per call p50 <= 2x") and "capy_stats" in goals[1]
+    assert goals[0].startswith("search per call p50 <= 2x") and "capy_stats" in goals[2]

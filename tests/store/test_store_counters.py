@@ -64,6 +64,7 @@ def test_migration_backfills_counters_from_existing_rows(project_dir) -> None:
         conn.execute(f"DROP TRIGGER {name}")
     conn.execute("DROP TRIGGER sources_salience_stale")
     conn.execute("DROP INDEX sources_by_retention")
+    conn.execute("DROP INDEX sources_without_salience")
     conn.execute("DROP TABLE kind_counters")
     conn.execute("ALTER TABLE sources DROP COLUMN salience")
     conn.execute("ALTER TABLE sources DROP COLUMN chunk_count")
