@@ -41,7 +41,7 @@ SHARED_TESTDATA = REPO_ROOT.parent / "shared" / "testdata"
 REPO_TEXT = ("capy", "docs", "rules", "schemas", "tests", "fixtures")
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".json", ".jsonl", ".txt", ".trec", ".tsv", ".toml"}
 # Sources the size of a long command output or a docs page, so the store holds many of them.
-PIECE_BYTES = 200_000
+PIECE_BYTES = 64_000
 SEARCH_GOAL_RATIO = 2.0
 STATS_GOAL_MS = 20.0
 WARMUP_CALLS = 5
