@@ -53,8 +53,8 @@ class StorePool:
         self._notify = notify
         self._lock = threading.Lock()
         self._idle: list[Store] = []
-        self._busy: set[int] = set()
-        self._open: dict[int, Store] = {}  # every connection opened and not yet closed
+        # Every connection opened and not yet closed, with the identity of the files it opened.
+        self._open: dict[int, tuple[Store, tuple[Any, ...]]] = {}
         self._located: _Located | None = None
         self._identity: tuple[Any, ...] | None = None  # of the files the open stores use
         self._closed = False
@@ -76,7 +76,8 @@ class StorePool:
         """Close every connection, idle or not; later checkouts open nothing."""
         with self._lock:
             self._closed = True
-            stores, self._open, self._idle = list(self._open.values()), {}, []
+            stores = [store for store, _ in self._open.values()]
+            self._open, self._idle = {}, []
         for store in stores:
             with contextlib.suppress(Exception):  # closing must reach every connection
                 store.close()
@@ -94,16 +95,14 @@ class StorePool:
                 raise StoreError("the knowledge base is closed: the server is shutting down")
         self._drop_stale(_identity(located.location))
         with self._lock:
-            store = self._idle.pop() if self._idle else None
-            if store is not None:
-                self._busy.add(id(store))
-                return store
+            if self._idle:
+                return self._idle.pop()
         store = self._open_store(located.location)
         # Opening may have created the file or its key: what it opened is the identity now.
-        self._drop_stale(_identity(located.location))
+        identity = _identity(located.location)
+        self._drop_stale(identity)
         with self._lock:
-            self._open[id(store)] = store
-            self._busy.add(id(store))
+            self._open[id(store)] = (store, identity)
         return store
 
     def _drop_stale(self, identity: tuple[Any, ...]) -> None:
@@ -124,9 +123,9 @@ class StorePool:
         except Exception:
             healthy = False
         with self._lock:
-            self._busy.discard(id(store))
-            keep = healthy and not self._closed and id(store) in self._open
-            current = keep and self._identity == _identity(store.location)
+            opened = self._open.get(id(store))
+            # A connection opened on files since replaced is closed, even if no call noticed.
+            current = healthy and opened is not None and opened[1] == self._identity
             if current:
                 self._idle.append(store)
         if not current:

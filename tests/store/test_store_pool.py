@@ -129,16 +129,22 @@ def test_a_file_replaced_underneath_is_followed(env) -> None:
     with open_store(env.project) as store:
         store.conn.execute("VACUUM INTO ?", (str(backup),))
     pool = _pool(env.project)
-    with pool.checkout() as store:
-        store.conn.execute(
+    with pool.checkout() as in_flight:
+        in_flight.conn.execute(
             "INSERT INTO sources (label, kind, content_hash, content_type, raw, raw_size) "
             "VALUES ('later', 'durable', 'h', 'plaintext', x'00', 1)"
         )
-    # A restore from a backup, done as a careful person does it: the old file's WAL goes too.
-    for suffix in ("-wal", "-shm"):
-        Path(f"{env.db_path}{suffix}").unlink(missing_ok=True)
-    os.replace(backup, env.db_path)
+        # A restore from a backup while a call runs, done as a careful person does it: the
+        # old file's WAL goes too.
+        for suffix in ("-wal", "-shm"):
+            Path(f"{env.db_path}{suffix}").unlink(missing_ok=True)
+        os.replace(backup, env.db_path)
+        with pool.checkout() as store:
+            assert [row[0] for row in store.conn.execute("SELECT label FROM sources")] == ["kept"]
+    # The call that ran on the old file gave back a connection to it: closed, never reused.
+    assert pool.idle_stores() == 1
     with pool.checkout() as store:
+        assert store.conn is not in_flight.conn
         assert [row[0] for row in store.conn.execute("SELECT label FROM sources")] == ["kept"]
     pool.close()
 
