@@ -22,11 +22,12 @@ def stats_report(workspace: Workspace, stats: SessionStats | None) -> dict[str, 
 
 
 def knowledge_summary(workspace: Workspace) -> dict[str, Any]:
+    from capy.store.counters import total_chunks
     from capy.store.retention import summarize_sources
 
     with workspace.store() as store:
         kinds = summarize_sources(store, rules=workspace.rules)
-        chunks = store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        chunks = total_chunks(store.conn)
         path = store.path
     return {
         "path": str(path),

@@ -2,7 +2,9 @@
 
 The server records every call and rewrites a small JSON file beside the knowledge base after
 each one, so `capy stats` in another process shows the same report, and a crash loses at most
-the call in flight.
+the call in flight. In the server the file is written by a thread of its own right after the
+call (an atomic rename costs milliseconds the agent would otherwise wait for), and once more
+at exit (`flush`).
 """
 
 from __future__ import annotations
@@ -52,21 +54,46 @@ class SessionStats:
     started_at: float
     path: Path | None = None
     tools: dict[str, ToolTotals] = field(default_factory=dict)
+    background: bool = False  # saved by a thread of its own (the server) rather than inline
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _wake: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+    _saver: threading.Thread | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def start(cls, workspace: Workspace, *, session_id: str | None = None) -> SessionStats:
+    def start(
+        cls, workspace: Workspace, *, session_id: str | None = None, background: bool = False
+    ) -> SessionStats:
         session_id = session_id or new_session_id()
         try:
             path = sessions_dir(workspace) / f"{_safe_name(session_id)}.json"
         except Exception:  # no usable store location: keep the stats in memory only
             path = None
-        return cls(session_id=session_id, started_at=time.time(), path=path)
+        return cls(session_id=session_id, started_at=time.time(), path=path, background=background)
 
     def record(self, tool: str, reply: ToolReply) -> None:
         with self._lock:
             self.tools.setdefault(tool, ToolTotals()).add(reply)
+            if not self.background:
+                self._save()
+                return
+            if self._saver is None:
+                self._saver = threading.Thread(
+                    target=self._save_when_woken, name="capy-stats", daemon=True
+                )
+                self._saver.start()
+        self._wake.set()
+
+    def flush(self) -> None:
+        """Write the file now (the server's exit), whatever the saver thread is doing."""
+        with self._lock:
             self._save()
+
+    def _save_when_woken(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()  # calls recorded while saving wake it once more
+            with self._lock:
+                self._save()
 
     def totals(self) -> ToolTotals:
         total = ToolTotals()

@@ -1,8 +1,9 @@
 """The context every tool call runs in: the project, its rules, its knowledge base, its stats.
 
 The MCP server keeps one Workspace for its life; a CLI twin makes one per command. Tool calls
-run on worker threads, so the store is opened per call (about 5 ms with a raw key) rather than
-sharing one SQLite connection between threads.
+run on worker threads: a CLI workspace opens the store per call, while the server's keeps a
+small pool of open connections (`capy.store.pool`), one per call in flight, reused by the next
+call and closed when the server exits.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from capy.api.stats import SessionStats
     from capy.rules import RuleSet
     from capy.store import Store
+    from capy.store.pool import StorePool
 
 
 class Workspace:
@@ -30,7 +32,10 @@ class Workspace:
         db_path: Path | None = None,
         session_id: str | None = None,
         audience: Audience = Audience.AGENT,
+        keep_store_open: bool = False,
     ) -> None:
+        # keep_store_open: a long-lived process (the server) keeps its store connections open
+        # and saves its session stats off the calls' path.
         self._given_project = project_dir
         # Who reads the replies: an agent is told tool calls, a person commands.
         self.hints = Hints(audience)
@@ -39,6 +44,8 @@ class Workspace:
         self._fresh_checked = False
         self._lock = threading.Lock()
         self._own_sources: set[int] = set()
+        self._keep_store_open = keep_store_open
+        self._pool: StorePool | None = None
 
     @cached_property
     def project_dir(self) -> Path:
@@ -64,14 +71,20 @@ class Workspace:
     def stats(self) -> SessionStats:
         from capy.api.stats import SessionStats
 
-        return SessionStats.start(self, session_id=self._session_id)
+        return SessionStats.start(
+            self, session_id=self._session_id, background=self._keep_store_open
+        )
 
     @contextmanager
     def store(self) -> Iterator[Store]:
         """An open knowledge base; the first one of a workspace re-chunks a small stale backlog."""
-        from capy.store import open_store
+        if self._keep_store_open:
+            opened = self._store_pool.checkout()
+        else:
+            from capy.store import open_store
 
-        with open_store(self.project_dir, db_path=self.db_path, notify=_quiet) as store:
+            opened = open_store(self.project_dir, db_path=self.db_path, notify=_quiet)
+        with opened as store:
             with self._lock:
                 first, self._fresh_checked = not self._fresh_checked, True
             if first:
@@ -81,6 +94,23 @@ class Workspace:
 
                 ensure_fresh(store, self.rules, notify=_quiet)
             yield store
+
+    @property
+    def _store_pool(self) -> StorePool:
+        from capy.store.pool import StorePool
+
+        project_dir = self.project_dir
+        with self._lock:  # calls start on several threads at once; one pool for them all
+            if self._pool is None:
+                self._pool = StorePool(project_dir, self.db_path, notify=_quiet)
+            return self._pool
+
+    def close_store(self) -> None:
+        """Close every connection the workspace keeps open (the server's exit)."""
+        with self._lock:
+            pool = self._pool
+        if pool is not None:
+            pool.close()
 
     def remember_session_source(self, source_id: int) -> None:
         """Mark a source this session indexed as ephemeral (a command's output), so that its

@@ -56,6 +56,8 @@ def run_perf(
     seed: int = 1,
     rules: Any = None,
     progress: Progress | None = None,
+    calls: int = 0,
+    calls_megabytes: float = 5.0,
 ) -> dict:
     from capy.rules import load_rules
 
@@ -66,11 +68,19 @@ def run_perf(
         for kind in CONTENT_TYPES
     ]
     latency = measure_latency(generator, sorted(set(sizes)), queries, ruleset, progress)
+    through_calls = None
+    if calls:  # search, execute and stats through MCP (capy.bench.perf_calls)
+        from capy.bench.perf_calls import run_calls
+
+        through_calls = run_calls(
+            calls=calls, megabytes=calls_megabytes, seed=seed, progress=progress
+        )
     return {
         "benchmark": "perf",
         "indexing": indexing,
         "latency": latency,
-        "goals": _goals(indexing, latency),
+        "calls": through_calls,
+        "goals": _goals(indexing, latency) + (through_calls or {}).get("goals", []),
         "settings": {
             "megabytes_per_type": megabytes,
             "document_bytes": document_bytes,

@@ -254,7 +254,12 @@ def perf_tables(report: dict) -> list[Table]:
             f"{row['chunks']:,} chunks, p95 ms by query shape: {shapes}; first pass alone: "
             f"p95 {row['first_pass_p95_ms']:.1f}, bare p95 {row['bare_first_pass_p95_ms']:.1f}"
         )
-    return [indexing, latency, goals_table("performance goals", report["goals"])]
+    tables = [indexing, latency, goals_table("performance goals", report["goals"])]
+    if report.get("calls"):
+        from capy.bench.perf_calls import calls_tables
+
+        tables[2:2] = calls_tables(report["calls"])[:1]  # its goals are in the goals table
+    return tables
 
 
 def _terminal_table(terminal: dict, summary: Table) -> Table:

@@ -202,8 +202,11 @@ def perf(
     json_output: JsonFlag = False,
     markdown: Path | None = None,
     check: Flag = False,
+    calls: int = 60,
+    calls_megabytes: float = 5.0,
 ) -> int:
-    """Index throughput per content type against bare FTS5 inserts, and search latency by size.
+    """Index throughput per content type against bare FTS5 inserts, search latency by size, and
+    search, execute and stats through the tool call (MCP over stdio) against their floors.
 
     Parameters
     ----------
@@ -219,6 +222,10 @@ def perf(
         Also write the tables as markdown to this file.
     check
         Exit with 1 when a goal is missed.
+    calls
+        Tool calls timed per tool through MCP (0 skips that table).
+    calls_megabytes
+        Real text indexed into the store the tool calls run on.
     """
     from capy.bench.perf import run_perf
     from capy.bench.report import perf_tables
@@ -233,6 +240,9 @@ def perf(
             "--rounds and --queries must be positive"
         )
         return 2
+    if calls < 0 or calls_megabytes <= 0:
+        error_line("--calls takes 0 (skip) or more, and --calls-megabytes must be positive")
+        return 2
     rules = _load_rules()
     with _progress(not json_output) as progress:
         report = run_perf(
@@ -242,6 +252,8 @@ def perf(
             queries=queries,
             rules=rules,
             progress=progress,
+            calls=calls,
+            calls_megabytes=calls_megabytes,
         )
     code = _emit(report, perf_tables(report), json_output, markdown)
     return 1 if check and not all(goal["met"] for goal in report["goals"]) else code

@@ -95,15 +95,23 @@ def redact_text(text: str, *, secrets: SecretsPack | None = None) -> str:
 def redact_value(value: Any, *, secrets: SecretsPack) -> Any:
     """`value` with every string inside it (dict keys and values, list and tuple items)
     redacted; other values unchanged. For structured replies and JSON output."""
+    return _redact_value(value, secrets, {})
+
+
+def _redact_value(value: Any, secrets: SecretsPack, seen: dict[str, str]) -> Any:
+    # `seen`: a structured reply repeats its keys (and often values) in every item; each
+    # distinct string is scanned once.
     if isinstance(value, str):
-        return redact(value, secrets=secrets).text
+        if value not in seen:
+            seen[value] = redact(value, secrets=secrets).text
+        return seen[value]
     if isinstance(value, dict):
         return {
-            redact_value(key, secrets=secrets): redact_value(item, secrets=secrets)
+            _redact_value(key, secrets, seen): _redact_value(item, secrets, seen)
             for key, item in value.items()
         }
     if isinstance(value, list | tuple):
-        return type(value)(redact_value(item, secrets=secrets) for item in value)
+        return type(value)(_redact_value(item, secrets, seen) for item in value)
     return value
 
 

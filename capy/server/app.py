@@ -2,8 +2,9 @@
 
 The server ends when stdin closes (the client went away), when its parent process dies (an
 agent killed without closing the pipe) or on SIGTERM or SIGHUP; each way it kills every
-sandboxed call still running, terminates the background jobs it started and checkpoints the
-knowledge base's WAL, so nothing is left running or half-written.
+sandboxed call still running, terminates the background jobs it started, checkpoints the
+knowledge base's WAL and closes the connections it kept open, so nothing is left running or
+half-written. While it runs, the WAL is checkpointed on a schedule (capy.server.upkeep).
 """
 
 from __future__ import annotations
@@ -84,18 +85,23 @@ def shutdown(workspace: Workspace) -> None:
             checkpoint(store.conn)
     except Exception:  # a missing or locked store is not worth a crash at exit
         logger.debug("the exit checkpoint was skipped", exc_info=True)
+    workspace.close_store()  # after the checkpoint, which reuses one of its connections
+    if "stats" in workspace.__dict__:  # only a session that recorded calls has any to save
+        workspace.stats.flush()
 
 
 async def serve_stdio(
     project_dir: Path | None = None, db_path: Path | None = None, mcp_hooks: bool = False
 ) -> None:
     from capy.api.workspace import Workspace
+    from capy.server.upkeep import checkpoint_periodically
 
-    workspace = Workspace(project_dir, db_path=db_path)
+    workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
     async with anyio.create_task_group() as group:
         group.start_soon(_watch_parent, workspace, os.getppid())
         group.start_soon(_watch_signals, workspace)
+        group.start_soon(checkpoint_periodically, workspace)
         await server.run_stdio_async()
         group.cancel_scope.cancel()
 

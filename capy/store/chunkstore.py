@@ -1,6 +1,7 @@
 """Writing and removing one source's chunks in both FTS tables, with its vocabulary counts.
 
-Shared by indexing, re-indexing and cleanup; callers hold the write transaction.
+Shared by indexing, re-indexing and cleanup; callers hold the write transaction. Every write
+here moves the source's chunk count (capy.store.counters) in that same transaction.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 import sqlcipher3
 
 from capy.store.content import ContentError
+from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
 from capy.store.vocabulary import term_counts
 
@@ -56,6 +58,7 @@ def drop_chunks(conn: sqlcipher3.Connection, source_id: int) -> Counter[str]:
     ).fetchall()
     conn.execute("DELETE FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last))
     conn.execute("DELETE FROM chunks_trigram WHERE rowid BETWEEN ? AND ?", (first, last))
+    add_chunk_count(conn, source_id, -len(rows))
     return term_counts(text for row in rows for text in row)
 
 
@@ -73,6 +76,7 @@ def insert_chunks(
             "VALUES (?, ?, ?, ?, ?)",
             rows,
         )
+    add_chunk_count(conn, source_id, len(rows))
     return term_counts(text for chunk in chunks for text in (chunk.title, chunk.content))
 
 

@@ -62,9 +62,13 @@ class _Damaged(Exception):
 def connect(path: Path, key: DatabaseKey | None) -> sqlcipher3.Connection:
     """A bare connection with the key applied (None: plaintext), nothing read yet.
 
-    Autocommit mode: capy issues BEGIN itself, so writers can take the lock up front.
+    Autocommit mode: capy issues BEGIN itself, so writers can take the lock up front. A
+    connection is used by one thread at a time, but a long-lived process's pool may hand it to
+    another worker thread later, and closes it at exit from whichever thread runs the exit.
     """
-    conn = sqlcipher3.connect(str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn = sqlcipher3.connect(
+        str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+    )
     # SQLCipher logs every failed HMAC to stderr; capy reports such failures itself.
     conn.execute("PRAGMA cipher_log_level = NONE")
     if key is not None:

@@ -54,6 +54,12 @@ def recount_vocabulary(conn: sqlcipher3.Connection) -> None:
     apply_term_delta(conn, term_counts(text or "" for row in rows for text in row), Counter())
 
 
+def backfill_counters(conn: sqlcipher3.Connection) -> None:
+    from capy.store.counters import backfill_counters as backfill
+
+    backfill(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         "0001-meta",
@@ -161,6 +167,56 @@ MIGRATIONS: tuple[Migration, ...] = (
         -- every source (1 ms a statement at 5,000 sources).
         CREATE INDEX sources_by_kind ON sources (kind);
         """,
+    ),
+    Migration(
+        "0007-kind-counters",
+        """
+        -- Statistics kept as the store changes (capy.store.counters), so a stats report reads
+        -- a few rows: per kind, its sources, their raw size and their chunks. Triggers keep
+        -- them in the writer's transaction; a source's chunk count sits on its row, because
+        -- FTS5 tables take no triggers.
+        --   chunk_count  chunks this source has in each FTS table
+        --   salience     the content part of its retention score; NULL = not computed yet
+        ALTER TABLE sources ADD COLUMN chunk_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE sources ADD COLUMN salience REAL;
+        CREATE TABLE kind_counters (
+            kind      TEXT    PRIMARY KEY,
+            sources   INTEGER NOT NULL DEFAULT 0,
+            raw_bytes INTEGER NOT NULL DEFAULT 0,
+            chunks    INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        CREATE TRIGGER sources_count_insert AFTER INSERT ON sources BEGIN
+            INSERT INTO kind_counters (kind, sources, raw_bytes, chunks)
+            VALUES (new.kind, 1, new.raw_size, new.chunk_count)
+            ON CONFLICT (kind) DO UPDATE SET sources = sources + 1,
+                raw_bytes = raw_bytes + excluded.raw_bytes, chunks = chunks + excluded.chunks;
+        END;
+        CREATE TRIGGER sources_count_delete AFTER DELETE ON sources BEGIN
+            UPDATE kind_counters SET sources = sources - 1, raw_bytes = raw_bytes - old.raw_size,
+                chunks = chunks - old.chunk_count
+             WHERE kind = old.kind;
+        END;
+        CREATE TRIGGER sources_count_update AFTER UPDATE OF kind, raw_size, chunk_count
+        ON sources BEGIN
+            UPDATE kind_counters SET sources = sources - 1, raw_bytes = raw_bytes - old.raw_size,
+                chunks = chunks - old.chunk_count
+             WHERE kind = old.kind;
+            INSERT INTO kind_counters (kind, sources, raw_bytes, chunks)
+            VALUES (new.kind, 1, new.raw_size, new.chunk_count)
+            ON CONFLICT (kind) DO UPDATE SET sources = sources + 1,
+                raw_bytes = raw_bytes + excluded.raw_bytes, chunks = chunks + excluded.chunks;
+        END;
+        -- New content, new salience: computed again on the next report.
+        CREATE TRIGGER sources_salience_stale AFTER UPDATE OF raw ON sources BEGIN
+            UPDATE sources SET salience = NULL WHERE id = new.id;
+        END;
+        -- What the tiers are scored from, and which saliences are missing, so a report never
+        -- reads the raw content's pages (columns added here sit after `raw` in each row).
+        CREATE INDEX sources_by_retention ON sources
+            (kind, created_at, indexed_at, accessed_at, access_count, salience);
+        CREATE INDEX sources_without_salience ON sources (id) WHERE salience IS NULL;
+        """,
+        then=backfill_counters,
     ),
 )
 

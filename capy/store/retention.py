@@ -307,18 +307,18 @@ class KindSummary:
 def summarize_sources(
     store: Store, *, rules: RuleSet, now: int | None = None
 ) -> tuple[KindSummary, ...]:
-    """Per kind, the sources and their tiers by the same score a cleanup would use."""
+    """Per kind, the sources and their tiers by the same score a cleanup would use.
+
+    Counts and sizes come from the counters the writes keep (capy.store.counters); tiers move
+    with time, so they are scored per source, from stored saliences.
+    """
+    from capy.store.counters import kind_counts, tier_counts
+
     pack: RetentionPack = rules.view("retention")
-    now = int(time.time()) if now is None else now
-    counts: dict[str, Counter[str]] = {}
-    sizes: Counter[str] = Counter()
-    totals: Counter[str] = Counter()
-    for facts in _all_facts(store.conn):
-        score = retention_score(facts, _sample(store.conn, facts.id, pack), pack=pack, now=now)
-        counts.setdefault(facts.kind, Counter())[str(tier_of(score, pack))] += 1
-        sizes[facts.kind] += facts.raw_size
-        totals[facts.kind] += 1
+    tiers = tier_counts(store.conn, pack, now)
     return tuple(
-        KindSummary(kind, totals[kind], sizes[kind], dict(sorted(counts[kind].items())))
-        for kind in sorted(totals)
+        KindSummary(
+            item.kind, item.sources, item.raw_bytes, dict(sorted(tiers.get(item.kind, {}).items()))
+        )
+        for item in kind_counts(store.conn)
     )

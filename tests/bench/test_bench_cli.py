@@ -96,6 +96,7 @@ def test_missing_default_collection_is_a_note(fixture_dir: Path, tmp_path, capsy
         (["quality", "--trec", "nowhere"], "capy: nowhere is not a TREC collection: missing"),
         (["perf", "--sizes", "10,ten"], "capy: --sizes takes positive chunk counts"),
         (["perf", "--rounds", "0"], "capy: --sizes takes positive chunk counts"),
+        (["perf", "--calls", "-1"], "capy: --calls takes 0 (skip) or more"),
     ],
 )
 def test_bad_arguments_are_one_line(fixture_dir: Path, capsys, argv, message) -> None:
@@ -123,10 +124,11 @@ def test_perf_tiny_run(capsys) -> None:
         capsys,
         "perf",
         *("--sizes", "40,80", "--megabytes", "0.02", "--rounds", "1", "--queries", "10"),
-        "--json",
+        *("--calls", "0", "--json"),
     )
     assert (code, err) == (0, "")
     report = json.loads(out)
+    assert report["calls"] is None
     kinds = [row["content_type"] for row in report["indexing"]]
     assert kinds == ["markdown", "json", "plaintext", "log", "code"]
     for row in report["indexing"]:
@@ -138,3 +140,21 @@ def test_perf_tiny_run(capsys) -> None:
     # Each query's median of three passes, the first pass reported beside it.
     assert all(row["passes"] == 3 and row["first_pass_p95_ms"] > 0 for row in report["latency"])
     assert report["goals"][-1]["value"] is None  # no 100k store in a tiny run: not measured
+
+
+def test_perf_through_the_tool_call(capsys) -> None:
+    """Search, execute and stats through a real stdio session, beside their floors."""
+    code, out, err = run(
+        capsys,
+        "perf",
+        *("--sizes", "40", "--megabytes", "0.02", "--rounds", "1", "--queries", "5"),
+        *("--calls", "4", "--calls-megabytes", "0.3", "--json"),
+    )
+    assert (code, err) == (0, "")
+    calls = json.loads(out)["calls"]
+    assert calls["sources"] >= 1 and calls["store_bytes"] > 0
+    for name in ("search_ms", "execute_ms", "stats_ms", "bare_sdk_ms", "bare_fts_ms"):
+        assert 0 < calls[name]["p50"] <= calls[name]["p95"], name
+    assert calls["stats"]["before_ms"] > 0 and calls["stats"]["after_ms"] > 0
+    goals = [goal["goal"] for goal in calls["goals"]]
+    assert goals[0].startswith("search per call p50 <= 2x") and "capy_stats" in goals[2]

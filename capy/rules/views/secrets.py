@@ -72,8 +72,10 @@ class SecretsPack(PackView):
     global_allowlist: tuple[AllowRule, ...] = ()
     detectors: tuple[Detector, ...]
 
-    @property
+    @cached_property
     def active_detectors(self) -> tuple[Detector, ...]:
+        # Cached: a short text's scan walks this once per text, and a structured reply holds
+        # dozens of short texts (the view is immutable, so the answer never changes).
         return active(self.detectors)
 
     @property
