@@ -142,9 +142,8 @@ def _summary(figures: list[SessionFigures]) -> dict:
     searches = [ms for run in figures for ms in run.search_ms]
     executes = [ms for run in figures for ms in run.execute_ms]
     return {
-        "index_mb_s": round(
-            statistics.median(run.index_bytes / 1e6 / run.index_s for run in figures), 3
-        ),
+        # Unrounded where a tiny run's figure would round to zero; the tables round.
+        "index_mb_s": statistics.median(run.index_bytes / 1e6 / run.index_s for run in figures),
         "search_p50_ms": round(percentile(searches, 0.5), 2),
         "search_p95_ms": round(percentile(searches, 0.95), 2),
         "execute_ms": round(percentile(executes, 0.5), 2),
@@ -164,7 +163,7 @@ def _report(peer, runs, corpus, queries, executes, samples) -> dict:
     capy, other = _summary(samples[CAPY]), _summary(samples[PEER])
     rows, goals = [], []
     for label, key, goal in FIGURES:
-        ratio = round(capy[key] / other[key], 3) if other[key] else None
+        ratio = capy[key] / other[key] if other[key] else None
         rows.append({"figure": label, "capy": capy[key], "peer": other[key], "ratio": ratio})
         if goal is not None:
             comparison, bound = goal

@@ -41,7 +41,13 @@ class PeerMissing(Exception):
     """The peer cannot run here; the message is one sentence saying why and what to do."""
 
 
+# Names the install folder instead of the cache (CI and the test point it at a pre-installed peer).
+FOLDER_VARIABLE = "CAPY_BENCH_PEER_DIR"
+
+
 def cache_folder() -> Path:
+    if os.environ.get(FOLDER_VARIABLE):
+        return Path(os.environ[FOLDER_VARIABLE])
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "capy-bench" / f"{PEER_PACKAGE}-{PEER_VERSION}"
 
