@@ -21,7 +21,7 @@ from pathlib import Path
 
 from capy.bench import peer_corpus, peer_install
 from capy.bench.metrics import percentile
-from capy.bench.peer_session import SessionFigures, ToolShapes, run_session
+from capy.bench.peer_session import ServerFailed, SessionFigures, ToolShapes, run_session
 
 CAPY = "capy"
 PEER = "peer"
@@ -73,24 +73,26 @@ def run(
     queries: int | None = None,
     executes: int = 10,
     install: bool = True,
+    pattern: str = "*",
+    queries_file: Path | None = None,
 ) -> dict:
     """The report dict; `{"skipped": reason}` when Node, npm or the peer is missing."""
     try:
         peer = peer_install.find_peer(install=install)
     except peer_install.PeerMissing as missing:
         return {"skipped": str(missing)}
-    chosen_queries = peer_corpus.load_queries()[:queries]
+    chosen_queries = peer_corpus.load_queries(queries_file or peer_corpus.QUERIES_FILE)[:queries]
     root = corpus_root or peer_corpus.DEFAULT_CORPUS
     scratch = Path(tempfile.mkdtemp(prefix="capy-bench-peer-"))
     try:
         corpus_dir = scratch / "corpus"
         corpus_dir.mkdir()
-        corpus = peer_corpus.build_corpus(root, files, _source_cap(), corpus_dir)
+        corpus = peer_corpus.build_corpus(root, files, _source_cap(), corpus_dir, pattern)
         samples = _rounds(peer, scratch, max(1, runs), corpus, chosen_queries, executes)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report = _report(peer, runs, corpus, chosen_queries, executes, samples)
-    return {**report, "corpus": str(root)}
+    return {**report, "corpus": str(root / pattern)}
 
 
 def _source_cap() -> int:
@@ -106,8 +108,8 @@ def _rounds(peer, scratch, runs, corpus, queries, executes) -> dict[str, list[Se
         for name in order:
             folder = scratch / f"{name}-{index}"
             command, environ, project = _server(name, peer, folder)
-            samples[name].append(
-                run_session(
+            try:
+                figures = run_session(
                     command,
                     environ,
                     project,
@@ -117,9 +119,15 @@ def _rounds(peer, scratch, runs, corpus, queries, executes) -> dict[str, list[Se
                     executes,
                     folder / "server.log",
                 )
-            )
+            except ServerFailed as failed:
+                raise ServerFailed(f"{_label(name, peer)}: {failed}") from None
+            samples[name].append(figures)
             shutil.rmtree(folder, ignore_errors=True)  # each run starts from an empty store
     return samples
+
+
+def _label(name: str, peer) -> str:
+    return "capy" if name == CAPY else f"{peer.name} {peer.version}"
 
 
 def _server(name: str, peer, folder: Path) -> tuple[list[str], dict[str, str], Path]:

@@ -32,12 +32,15 @@ class CorpusFile:
     size: int
 
 
-def build_corpus(root: Path, count: int, max_bytes: int, into: Path) -> list[CorpusFile]:
-    """The `count` largest text files under `root`, each cut to `max_bytes`, copied into `into`."""
+def build_corpus(
+    root: Path, count: int, max_bytes: int, into: Path, pattern: str = "*"
+) -> list[CorpusFile]:
+    """The `count` largest text files under `root` whose names match `pattern`, each cut to
+    `max_bytes`, copied into `into`."""
     if not root.is_dir():
         raise CorpusError(f"no corpus folder at {root}; pass --corpus DIR with text files in it")
     candidates = sorted(
-        (path for path in root.rglob("*") if path.is_file() and not path.is_symlink()),
+        (path for path in root.rglob(pattern) if path.is_file() and not path.is_symlink()),
         key=lambda path: (-path.stat().st_size, str(path)),
     )
     chosen: list[CorpusFile] = []
@@ -52,7 +55,9 @@ def build_corpus(root: Path, count: int, max_bytes: int, into: Path) -> list[Cor
         copy.write_bytes(text)
         chosen.append(CorpusFile(copy, label, len(text)))
     if not chosen:
-        raise CorpusError(f"no text files under {root}; pass --corpus DIR with text files in it")
+        raise CorpusError(
+            f"no text files named {pattern} under {root}; pass --corpus DIR with text files in it"
+        )
     return chosen
 
 

@@ -13,6 +13,8 @@ def peer(
     runs: int = 5,
     corpus: Path | None = None,
     files: int = 36,
+    pattern: str = "*",
+    queries_file: Path | None = None,
     queries: int | None = None,
     executes: int = 10,
     no_install: Flag = False,
@@ -34,8 +36,13 @@ def peer(
         repository).
     files
         How many of its largest text files to index.
+    pattern
+        Only files whose names match this glob, e.g. '*.md'.
+    queries_file
+        One query per line, written from the corpus (default: fixtures/bench/peer/queries.txt,
+        written from ../shared/testdata).
     queries
-        Use only the first N queries of fixtures/bench/peer/queries.txt.
+        Use only the first N queries.
     executes
         `echo hi` calls per run.
     no_install
@@ -53,12 +60,21 @@ def peer(
         error_line("--runs, --files, --executes and --queries must be positive; pick another")
         return 2
     try:
-        report = bench.run(runs, corpus, files, queries, executes, install=not no_install)
+        report = bench.run(
+            runs,
+            corpus,
+            files,
+            queries,
+            executes,
+            install=not no_install,
+            pattern=pattern,
+            queries_file=queries_file,
+        )
     except CorpusError as error:
         error_line(str(error))
         return 2
     except ServerFailed as error:
-        error_line(f"{error}; see the server's stderr by running it by hand")
+        error_line(f"{error}; run that server by hand to see its stderr")
         return 1
     code = _emit(report, bench.tables(report), json_output, markdown)
     goals = report.get("goals", [])
