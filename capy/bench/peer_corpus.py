@@ -4,7 +4,10 @@ The corpus is the largest text files under a folder (by default the shared test 
 the repository: TREC abstracts, agent transcripts, conversations, detector rules, licences),
 each cut at a line boundary to capy's per-source cap, so that neither server is handed text
 the other would not keep whole. The cut files are written once into a scratch folder and both
-servers index the same paths.
+servers index the same paths. Mind what the corpus holds when reading the figures: context-mode
+splits markdown at its headings but stores a file of any other kind as one section, which
+indexes fast and searches slowly; `--corpus DIR --pattern '*.md'` with a queries file of its own
+(fixtures/bench/peer/queries-nodejs-api.txt, for the Node.js API reference) compares docs.
 
 The queries were written from the corpus before either server's answers were seen; both
 servers get the same ones, one per call.
