@@ -29,6 +29,7 @@ bench *args:
     capy bench niah --set real {{args}}
     capy bench hooks {{args}}
     capy bench cli {{args}}
+    capy bench peer {{args}}
     capy bench hostile --quick {{args}}
 
 # Run the MCP server on stdio.

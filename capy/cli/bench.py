@@ -36,6 +36,11 @@ app.command(
     help="CLI command start-up as a ratio to a bare Python start.",
 )
 app.command(
+    "capy.cli.bench_peer:peer",
+    name="peer",
+    help="capy beside context-mode (npm) on the same inputs: index, search, execute, memory.",
+)
+app.command(
     "capy.cli.bench_hostile:hostile",
     name="hostile",
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",

@@ -1,0 +1,81 @@
+"""`capy bench peer` end to end in a tiny mode, so the instrument cannot rot.
+
+The peer (context-mode from npm) is never installed by the test: it uses the bench's cache
+folder as found when the tests start (`.ci/run` pre-installs it there), and skips, saying how
+to get it, where Node.js or the install is missing. Figures are checked for shape and sense,
+never for speed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from capy.bench import peer_install
+from capy.cli import main
+
+# Read before the autouse fixture swaps HOME for a temp folder.
+PEER_FOLDER = peer_install.cache_folder()
+try:
+    peer_install.find_peer(PEER_FOLDER, install=False)
+    WHY_NOT = ""
+except peer_install.PeerMissing as missing:
+    WHY_NOT = str(missing)
+
+DOCS = {
+    "retention.md": "# Retention\n\n## Durable sources\nIndexed docs stay until evicted.\n\n"
+    "## Ephemeral sources\nCommand output expires after its TTL.\n",
+    "sandbox.md": "# Sandbox\n\n## Network\nThe executor can run code with no network at all.\n",
+}
+
+
+def bench(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["bench", "peer", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.skipif(bool(WHY_NOT), reason=WHY_NOT)
+def test_tiny_run_measures_both_servers(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv(peer_install.FOLDER_VARIABLE, str(PEER_FOLDER))
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    for name, text in DOCS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    argv = ["--runs", "1", "--corpus", str(corpus), "--files", "2", "--queries", "2"]
+    code, out, err = bench(capsys, *argv, "--executes", "1", "--no-install", "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["peer"] == f"context-mode {peer_install.PEER_VERSION}"
+    assert (report["files"], report["queries"], report["runs"]) == (2, 2, 1)
+    assert report["corpus_bytes"] == sum(len(text.encode()) for text in DOCS.values())
+    assert report["unset_for_peer"] == "NODE_EXTRA_CA_CERTS"
+    assert {"capy_index", "capy_search", "capy_execute"} <= set(report["tools"]["capy"])
+    assert {"ctx_index", "ctx_search", "ctx_execute"} <= set(report["tools"]["peer"])
+    assert len(report["results"]) == 6
+    for row in report["results"]:
+        assert row["capy"] > 0 and row["peer"] > 0, row
+        assert row["ratio"] == pytest.approx(row["capy"] / row["peer"], rel=0.01)
+    assert len(report["goals"]) == 5 and all(isinstance(g["met"], bool) for g in report["goals"])
+
+
+def test_missing_peer_is_one_clear_sentence(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv(peer_install.FOLDER_VARIABLE, str(tmp_path / "no-peer"))
+    code, out, err = bench(capsys, "--no-install", "--json")
+    assert (code, err) == (0, "")
+    reason = json.loads(out)["skipped"]
+    assert "context-mode" in reason or "Node.js" in reason
+    assert "\n" not in reason
+    code, out, _ = bench(capsys, "--no-install")
+    assert code == 0 and "skipped" in out
+
+
+def test_bad_corpus_is_an_error_that_says_what_to_do(tmp_path: Path, monkeypatch, capsys):
+    if WHY_NOT:
+        pytest.skip(WHY_NOT)
+    monkeypatch.setenv(peer_install.FOLDER_VARIABLE, str(PEER_FOLDER))
+    code, out, err = bench(capsys, "--corpus", str(tmp_path / "absent"), "--no-install")
+    assert code == 2 and out == ""
+    assert "pass --corpus DIR" in err and "Traceback" not in err
