@@ -142,7 +142,7 @@ class _Renderer:
             shown = self.value(items[number], cap)
             trial = {**chosen, number: shown}
             if chosen and _size(_joined(trial, len(items), "[", "]", comma)) > room:
-                continue
+                break  # the room is spent: the rest would be cut to nothing anyway
             chosen = trial
         return _joined(chosen, len(items), "[", "]", comma)
 
