@@ -2,15 +2,17 @@
 
 Errors and failures come first (the chunking pack's log rules find them; those holding the
 query's rarer words lead), then the search hits' best lines, chosen across all hits at once:
-a line scores by the query terms it holds, each weighted by how few hits hold it, so the word
-every hit shares (`test` in a test run, `order_id` in a CSV header) counts for nothing. The
-lines around the chosen ones follow, nearest first, while room is left.
+a line scores by the query terms it holds, each weighted by its rarity among the hits and over
+the output's lines (`capy.api.line_weights`), so the word every hit shares (`test` in a test
+run) counts little yet not nothing, and a word found only inside another counts a share. The
+first-ranked hit always shows its best line. The lines around the chosen ones follow, nearest
+first, while room is left. A long line that is a JSON record or an array of them is shown as
+records (`capy.api.record_lines`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cached_property
@@ -36,8 +38,8 @@ def answer_sections(
     pairs each query as shown (redacted) with what the search found for it."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
-    ranked = [(query, result, _ranked_hits(result, rules)) for query, result in results]
     whole = _Excerpt(stored, rules)
+    ranked = [(query, result, _ranked_hits(result, whole, rules)) for query, result in results]
     problems = _problem_anchors(whole, _relevance_by_text(ranked), budget)
     lines: list[str] = []
     room = budget.max_reply_bytes * len(results)
@@ -60,10 +62,10 @@ def reports_problems(stored: str, rules: RuleSet) -> bool:
 
 
 def _ranked_hits(
-    result: SearchResult, rules: RuleSet
+    result: SearchResult, whole: _Excerpt, rules: RuleSet
 ) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
     excerpts = [_Excerpt(hit.content, rules) for hit in result.hits]
-    return excerpts, _term_weights(excerpts, result.query, rules)
+    return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
 def _relevance_by_text(
@@ -114,12 +116,15 @@ def _sections(
         for index, excerpt in enumerate(excerpts)
         for score, line in excerpt.scored(weights)
     ]
-    # A line holding only words that every hit holds (`test` in a test run) tells the hits
+    # A line holding only words the output is full of (`test` in a test run) tells the lines
     # apart no better than a random one: context at most, unless nothing rarer matched.
     if any(score > 0 for score, _, _ in anchors):
-        anchors = [anchor for anchor in anchors if anchor[0] > 0]
+        floor = budget.line_weights.min_anchor_share * max(score for score, _, _ in anchors)
+        anchors = [anchor for anchor in anchors if anchor[0] > 0 and anchor[0] >= floor]
     else:
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
+    if budget.line_weights.top_hit_line:
+        anchors = _top_hit_first(excerpts, anchors)
     selection = _Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
     lines: list[str] = []
     for hit, body in zip(result.hits, selection.bodies(anchors), strict=True):
@@ -130,24 +135,43 @@ def _sections(
     return lines
 
 
+def _top_hit_first(
+    excerpts: list[_Excerpt], anchors: list[tuple[float, int, int]]
+) -> list[tuple[float, int, int]]:
+    """`anchors` with the first-ranked hit's best line ahead of all others (its first line
+    with text when no line of it matched): search ranked that section first, so the reply
+    never leaves it empty."""
+    if not excerpts:
+        return anchors
+    own = [anchor for anchor in anchors if anchor[1] == 0]
+    if own:
+        best = max(own, key=lambda anchor: (anchor[0], -anchor[2]))
+    else:
+        line = next((n for n, text in enumerate(excerpts[0].lines) if text.strip()), None)
+        if line is None:
+            return anchors
+        best = (0.0, 0, line)
+    top = max((anchor[0] for anchor in anchors), default=0.0) + 1.0
+    return [(top, 0, best[2]), *(anchor for anchor in anchors if anchor != best)]
+
+
 def _term_weights(
-    excerpts: list[_Excerpt], query: str, rules: RuleSet
+    excerpts: list[_Excerpt], whole: _Excerpt, query: str, rules: RuleSet
 ) -> list[tuple[TermPattern, float]]:
-    """Each query term with its rarity among the hits, log(hits / hits holding it): the word
-    every hit holds (a CSV header's `order_id`) says nothing, the one only one hit holds
-    (`chargeback`) says most."""
+    """Each query term with its weight (`capy.api.line_weights`): rare among the hits and
+    over the output's lines says most, common to both says little, and none says nothing."""
+    from capy.api.line_weights import line_term_weights
     from capy.retrieval.matching import compile_terms
     from capy.retrieval.query import parse_query
 
     patterns = compile_terms(parse_query(query, rules.view("search")).terms)
     for excerpt in excerpts:
         excerpt.match(patterns)
-    weights = []
-    for term, pattern in enumerate(patterns):
-        holding = sum(1 for excerpt in excerpts if excerpt.spans[term])
-        # Held by every hit (or none): weight 0, it tells no hit apart.
-        rare = 0 < holding < len(excerpts)
-        weights.append((pattern, math.log(len(excerpts) / holding) if rare else 0.0))
+    held = [sum(1 for excerpt in excerpts if excerpt.spans[term]) for term in range(len(patterns))]
+    rarity = line_term_weights(held, len(excerpts), whole.text, whole.starts, patterns)
+    weights = list(zip(patterns, rarity, strict=True))
+    for excerpt in excerpts:
+        excerpt.weights = weights
     return weights
 
 
@@ -162,6 +186,8 @@ class _Excerpt:
         self.starts = _line_starts(text)
         self.spans: list[list[tuple[int, int]]] = []
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
+        self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
+        self._clipped: dict[int, str] = {}
 
     @cached_property
     def problems(self) -> dict[int, int]:
@@ -174,17 +200,21 @@ class _Excerpt:
         self.spans = term_spans(self.text, patterns)
 
     def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
-        """Line -> the weights of the distinct query terms it holds (lines holding any)."""
-        terms_by_line: dict[int, set[int]] = {}
+        """Line -> the weights of the distinct query terms it holds (lines holding any), each
+        term counted once per line at its best match (a whole word over a substring)."""
+        from capy.api.line_weights import match_weight
+
+        factor = self.budget.line_weights.substring_factor
+        by_line: dict[int, dict[int, float]] = {}
         for term, spans in enumerate(self.spans):
-            for start, _ in spans:
-                line = bisect_right(self.starts, start) - 1
-                terms_by_line.setdefault(line, set()).add(term)
-                offset = start - self.starts[line]
+            for span in spans:
+                line = bisect_right(self.starts, span[0]) - 1
+                held = by_line.setdefault(line, {})
+                weight = match_weight(self.text, span, weights[term][1], factor)
+                held[term] = max(held.get(term, 0.0), weight)
+                offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)
-        return {
-            line: sum(weights[term][1] for term in terms) for line, terms in terms_by_line.items()
-        }
+        return {line: sum(held.values()) for line, held in by_line.items()}
 
     def scored(self, weights: list[tuple[TermPattern, float]]) -> list[tuple[float, int]]:
         """(score, line): the term score, plus about one for an error or failure."""
@@ -194,9 +224,20 @@ class _Excerpt:
         return [(score, line) for line, score in scores.items()]
 
     def clip(self, line: int) -> str:
-        """A long line cut to `max_line_bytes` around its first match (a minified JSON record
-        or a long log line), else from its start."""
+        """A long line shown as its records when it is JSON (`capy.api.record_lines`), else cut
+        to `max_line_bytes` around its first match (a long log line), else from its start."""
+        if line not in self._clipped:
+            self._clipped[line] = self._clip(line)
+        return self._clipped[line]
+
+    def _clip(self, line: int) -> str:
         text, cap = self.lines[line].rstrip(), self.budget.max_line_bytes
+        if utf8_size(text) > cap and self.weights:
+            from capy.api.record_lines import record_view
+
+            shown = record_view(text, self.weights, self.rules)
+            if shown is not None:
+                return shown
         data = text.encode("utf-8")
         if len(data) <= cap:
             return text

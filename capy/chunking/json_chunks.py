@@ -3,7 +3,10 @@
 Content is compact JSON (`"key": value` lines for an object's members, one item per line for an
 array batch) serialised with ensure_ascii=False and the default separators, so values stay
 verbatim and read the way the pretty-printed original does: `"total_count": 287` is findable as
-a key, a value and the pair. A document that fits in one chunk is kept exactly as it came.
+a key, a value and the pair. A minified original (`"ruleId":"eqeqeq","line":153`, what
+`eslint -f json` or an API prints) keeps its own tight separators instead, so a record copied
+from the output is found, and shown, as the output spelled it. A document that fits in one
+chunk is kept exactly as it came.
 """
 
 from __future__ import annotations
@@ -22,26 +25,41 @@ def chunk_json(text: str, label: str, rules: ChunkingPack) -> list[Piece] | None
         stripped = text.strip()
         if nbytes(stripped) <= rules.max_chunk_bytes:
             return [Piece(None, stripped)]
-        walker = _Walker(rules)
+        tight = rules.json_.keep_minified_spelling and _minified(data, stripped)
+        walker = _Walker(rules, _TIGHT if tight else _SPACED)
         walker.walk(data, ())
         return walker.out
     except (ValueError, RecursionError):
         return None
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+_SPACED = (", ", ": ")
+_TIGHT = (",", ":")
+
+
+def _minified(data: Any, text: str) -> bool:
+    """Whether `text` is `data` on one line with tight separators, exactly."""
+    if "\n" in text:
+        return False
+    return any(
+        json.dumps(data, ensure_ascii=ascii_only, separators=_TIGHT) == text
+        for ascii_only in (False, True)
+    )
 
 
 class _Walker:
-    def __init__(self, rules: ChunkingPack) -> None:
+    def __init__(self, rules: ChunkingPack, separators: tuple[str, str] = _SPACED) -> None:
+        self.separators = separators
         self.rules = rules
         self.config = rules.json_
         self.limit = rules.max_chunk_bytes
         self.out: list[Piece] = []
 
+    def _dumps(self, value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=self.separators)
+
     def walk(self, value: Any, path: tuple[str, ...]) -> None:
-        text = _dumps(value)
+        text = self._dumps(value)
         if nbytes(text) <= self.limit or not isinstance(value, (dict, list)) or not value:
             self.emit(path, text)
         elif len(path) >= self.config.max_key_path_depth:
@@ -75,7 +93,7 @@ class _Walker:
         group: list[tuple[str, str]] = []
         size = 0
         for key, member in value.items():
-            line = f"{_dumps(key)}: {_dumps(member)}"
+            line = f"{self._dumps(key)}{self.separators[1]}{self._dumps(member)}"
             line_size = nbytes(line)
             if line_size > self.limit:
                 self._flush_group(path, group)
@@ -99,7 +117,7 @@ class _Walker:
         batch: list[tuple[int, Any, str]] = []
         size = 0
         for index, item in enumerate(value):
-            text = _dumps(item)
+            text = self._dumps(item)
             text_size = nbytes(text)
             if text_size > self.limit:
                 self._flush_batch(path, batch)

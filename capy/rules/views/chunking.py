@@ -149,6 +149,7 @@ class Json(Section):
     max_key_path_depth: int
     key_path_separator: str
     max_identity_chars: int
+    keep_minified_spelling: bool
 
 
 class ErrorContext(Section):

@@ -202,6 +202,18 @@ class Timeout(Section):
         return min(requested, self.max_seconds)
 
 
+class LineWeights(Section):
+    substring_factor: float
+    min_anchor_share: float
+    top_hit_line: bool
+
+
+class RecordLines(Section):
+    max_line_bytes: int
+    max_record_bytes: int
+    max_short_field_bytes: int
+
+
 class IntentReply(Section):
     max_reply_bytes: int
     max_sections: int
@@ -215,6 +227,8 @@ class IntentReply(Section):
     max_terms: int
     relevance_floor: float
     nothing_matched_bytes: int
+    line_weights: LineWeights
+    records: RecordLines
 
 
 class LongOutputReply(Section):

@@ -1,0 +1,76 @@
+"""How much each query word weighs when an intent reply picks the lines to show.
+
+A word weighs by two smoothed rarities multiplied: among the search hits, log((hits + 1) /
+(hits holding it + 0.5)), which tells the sections apart, and over the whole output's lines,
+log((lines + 1) / (lines holding it + 0.5)), which tells a telling word from one the output
+is full of. The old weight, log(hits / hits holding it), was exactly zero for a word every
+hit holds, and on a small result set that is every word: then whatever else matched decided
+which lines were shown, down to a substring inside an unrelated word. Smoothed, such a word
+still weighs a little, and the lines holding the most of the query's words as whole words win.
+
+A match is a whole word when it starts and ends at word boundaries; a term the words never
+hold is found as a substring instead (`roll` inside `scrollable`), and such a match weighs the
+executor pack's `line_weights.substring_factor` of a whole-word one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.retrieval.matching import Span, TermPattern
+
+# A letter or digit: what the matcher keeps in a word (`_` and punctuation separate words).
+_WORD_CHAR = re.compile(r"[^\W_]")
+
+
+def line_term_weights(
+    held_by_hits: Sequence[int],
+    hits: int,
+    text: str,
+    starts: Sequence[int],
+    patterns: tuple[TermPattern, ...],
+) -> list[float]:
+    """Each pattern's weight: its smoothed rarity among `hits` (`held_by_hits`: how many hold
+    it) times its smoothed rarity over the lines of `text` (`starts`: where each line begins)."""
+    over_lines = output_term_weights(text, starts, patterns)
+    return [
+        _smoothed_rarity(held, hits) * rarity
+        for held, rarity in zip(held_by_hits, over_lines, strict=True)
+    ]
+
+
+def output_term_weights(
+    text: str, starts: Sequence[int], patterns: tuple[TermPattern, ...]
+) -> list[float]:
+    """Each pattern's smoothed rarity over the lines of `text`. A term the output never holds
+    weighs most, as in `intent_relevance`."""
+    from capy.retrieval.matching import term_spans
+
+    return [
+        _smoothed_rarity(len({bisect_right(starts, start) - 1 for start, _ in spans}), len(starts))
+        for spans in term_spans(text, patterns)
+    ]
+
+
+def _smoothed_rarity(holding: int, total: int) -> float:
+    """log((total + 1) / (holding + 0.5)): above zero even when every unit holds the term."""
+    return math.log((total + 1) / (holding + 0.5))
+
+
+def whole_word(text: str, span: Span) -> bool:
+    """Whether `span` of `text` starts and ends at word boundaries."""
+    start, end = span
+    before = start > 0 and _WORD_CHAR.match(text, start - 1) is not None
+    after = end < len(text) and _WORD_CHAR.match(text, end) is not None
+    return not before and not after
+
+
+def match_weight(text: str, span: Span, weight: float, substring_factor: float) -> float:
+    """What one match of a term of `weight` adds: all of it for a whole word, a share of it
+    for a match inside another word."""
+    return weight if whole_word(text, span) else weight * substring_factor
