@@ -192,7 +192,7 @@ class _Excerpt:
     @cached_property
     def problems(self) -> dict[int, int]:
         """Line -> severity rank (0 error, 1 failure, 2 warning) for each flagged message."""
-        return _flagged(self.text, self.lines, self.starts, self.rules)
+        return _flagged(self.text, self.lines, self.rules)
 
     def match(self, patterns: tuple[TermPattern, ...]) -> None:
         from capy.retrieval.matching import term_spans
@@ -338,20 +338,14 @@ def _gap(lines: list[str], previous: int, number: int) -> bool:
     return any(lines[n].strip() for n in range(previous + 1, number))
 
 
-def _flagged(text: str, lines: list[str], starts: list[int], rules: RuleSet) -> dict[int, int]:
+def _flagged(text: str, lines: list[str], rules: RuleSet) -> dict[int, int]:
     """Lines the chunking pack's log rules flag with a severity the reply lists (the first line
     of each distinct message) -> the severity's rank, worst first."""
-    from capy.rules.views.chunking import Severity
+    from capy.chunking.flagging import SEVERITY_RANK, flagged_lines
 
-    listed = set(reply_budget(rules).problem_severities)
-    wanted = {str(severity): rank for rank, severity in enumerate(Severity) if severity in listed}
-    rank: dict[int, int] = {}
-    for rule in rules.view("chunking").log.active_error_rules:
-        if rule.severity not in wanted:
-            continue
-        for match in rule.regex.finditer(text):
-            line = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
-            rank[line] = min(rank.get(line, len(Severity)), wanted[rule.severity])
+    listed = {SEVERITY_RANK[severity] for severity in reply_budget(rules).problem_severities}
+    flagged = flagged_lines(text, rules.view("chunking").log)
+    rank = {line: severity for line, severity in flagged.items() if severity in listed}
     seen: set[str] = set()
     chosen: dict[int, int] = {}
     for line in sorted(rank, key=lambda n: (rank[n], n)):

@@ -16,19 +16,15 @@ Identical messages get one chunk, and the cap keeps errors first, then failures,
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
+from capy.chunking.flagging import flagged_lines
 from capy.chunking.pieces import (
     Piece,
     heading_paths,
-    line_starts,
     nbytes,
     split_long_line,
     window_pieces,
 )
-from capy.rules.views.chunking import ChunkingPack, Severity
-
-_SEVERITY_RANK = {severity: rank for rank, severity in enumerate(Severity)}
+from capy.rules.views.chunking import ChunkingPack
 
 
 def chunk_log(text: str, label: str, rules: ChunkingPack) -> list[Piece]:
@@ -90,16 +86,7 @@ def _holds(lines: list[str], start: int, end: int, size: int) -> bool:
 
 def _error_lines(text: str, lines: list[str], rules: ChunkingPack) -> list[int]:
     """Indices of the flagged lines to chunk: distinct messages, worst severity first, capped."""
-    starts = line_starts(lines)
-    rank: dict[int, int] = {}
-    for rule in rules.log.active_error_rules:
-        severity = _SEVERITY_RANK.get(rule.severity, len(_SEVERITY_RANK))
-        for match in rule.regex.finditer(text):
-            # A match may begin on the newline before its line (`(?:^|\s)ERROR`); its last
-            # character always sits on the flagged line.
-            line = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
-            if severity < rank.get(line, len(_SEVERITY_RANK) + 1):
-                rank[line] = severity
+    rank = flagged_lines(text, rules.log)
     seen: set[str] = set()
     chosen: list[int] = []
     for line in sorted(rank, key=lambda index: (rank[index], index)):

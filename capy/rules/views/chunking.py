@@ -53,6 +53,7 @@ class DetectRule(_RegexRuleView):
 
 class ErrorRule(_RegexRuleView):
     severity: Severity
+    tools: tuple[str, ...] = ()
 
 
 class TurnRule(_RegexRuleView):
@@ -164,6 +165,7 @@ class Log(Section):
     error_context: ErrorContext
     max_error_chunks: int
     title_strip_prefix: str
+    line_prefix: str | None = None
     error_rules: tuple[ErrorRule, ...]
 
     @cached_property
@@ -177,6 +179,10 @@ class Log(Section):
     @cached_property
     def title_prefix_regex(self) -> re.Pattern[str]:
         return re.compile(self.title_strip_prefix)
+
+    @cached_property
+    def line_prefix_regex(self) -> re.Pattern[str] | None:
+        return re.compile(self.line_prefix) if self.line_prefix else None
 
     def classify(self, line: str) -> ErrorRule | None:
         """The first active error rule that flags this line, if any."""
