@@ -19,7 +19,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from capy.api.intent_relevance import intent_relevance, source_chunks
+from capy.api.intent_compare import comparison_section
+from capy.api.intent_focus import shown_hits
+from capy.api.intent_relevance import hit_relevances, source_chunks
+from capy.api.intent_shape import is_failure_intent
 from capy.api.output_excerpts import (
     GAP,
     answer_sections,
@@ -58,14 +61,20 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
-    # An output that reports errors or failures always answers with them (the reason most
-    # commands are run), so the floor only speaks for outputs that report none.
-    hits = [hit.content for hit in result.hits]
-    weak = intent_relevance(chunks, hits, intent, rules) < reply_budget(rules).relevance_floor
-    if weak and not reports_problems(stored, rules):
-        return _nothing_matched(indexed, shown_intent, terms, reply_budget(rules))
-    lines = [_header(indexed, stored)]
-    lines += answer_sections(stored, [(shown_intent, result)], rules)
+    budget = reply_budget(rules)
+    # Errors and failures are listed (and answer whatever the floor says) only for an intent
+    # about them: a question about bundle sizes wants the sizes, not the build's error list.
+    failure = is_failure_intent(intent, rules)
+    compared = comparison_section(stored, shown_intent, rules)
+    relevances = hit_relevances(chunks, [hit.content for hit in result.hits], intent, rules)
+    weak = max(relevances, default=0.0) < budget.relevance_floor
+    if weak and not compared and not (failure and reports_problems(stored, rules)):
+        return _nothing_matched(indexed, shown_intent, terms, budget)
+    shown = shown_hits(relevances, budget.section_share_of_best)
+    lines = [_header(indexed, stored), *compared]
+    lines += answer_sections(
+        stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
+    )
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -126,8 +135,13 @@ def batch_reply(
         for name, out in sections
     ]
     if results:
+        failure = any(is_failure_intent(query, rules) for query in queries)
         lines += answer_sections(
-            stored, list(zip(shown, results, strict=True)), rules, grouped=True
+            stored,
+            list(zip(shown, results, strict=True)),
+            rules,
+            grouped=True,
+            list_problems=failure,
         )
     else:
         lines += ["", "No queries were given: search the indexed output with the call below."]

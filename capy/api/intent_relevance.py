@@ -25,12 +25,19 @@ def intent_relevance(
     """In [0, 1]: the rarity-weighted share of the query's terms the best of `hits` holds,
     rarity counted over `chunks` (every chunk of the output). A query with no searchable term
     counts as relevant (there is nothing to judge it by)."""
+    return max(hit_relevances(chunks, hits, query, rules), default=0.0)
+
+
+def hit_relevances(
+    chunks: Sequence[str], hits: Sequence[str], query: str, rules: RuleSet
+) -> list[float]:
+    """The same share for each of `hits`, in order."""
     from capy.retrieval.matching import compile_terms, term_spans
     from capy.retrieval.query import parse_query
 
     patterns = compile_terms(parse_query(query, rules.view("search")).terms)
     if not patterns:
-        return 1.0
+        return [1.0] * len(hits)
     holding = [0] * len(patterns)
     for chunk in chunks:
         for term, spans in enumerate(term_spans(chunk, patterns)):
@@ -38,12 +45,11 @@ def intent_relevance(
     weights = [math.log((len(chunks) + 1) / (count + 0.5)) for count in holding]
     total = sum(weights)
     if total <= 0:
-        return 1.0
-    best = 0.0
-    for hit in hits:
-        held = sum(w for w, spans in zip(weights, term_spans(hit, patterns), strict=True) if spans)
-        best = max(best, held / total)
-    return best
+        return [1.0] * len(hits)
+    return [
+        sum(w for w, spans in zip(weights, term_spans(hit, patterns), strict=True) if spans) / total
+        for hit in hits
+    ]
 
 
 def source_chunks(store: Store, source_id: int) -> list[str]:

@@ -215,6 +215,7 @@ class IntentReply(Section):
     max_terms: int
     relevance_floor: float
     nothing_matched_bytes: int
+    section_share_of_best: float = 0.0
 
 
 class LongOutputReply(Section):
