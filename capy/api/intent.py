@@ -19,9 +19,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from capy.api.intent_absent import absent_names
 from capy.api.intent_compare import comparison_section
 from capy.api.intent_focus import shown_hits
-from capy.api.intent_relevance import hit_relevances, source_chunks
+from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
 from capy.api.output_excerpts import (
     GAP,
@@ -66,11 +67,14 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     # about them: a question about bundle sizes wants the sizes, not the build's error list.
     failure = is_failure_intent(intent, rules)
     compared = comparison_section(stored, shown_intent, rules)
-    relevances = hit_relevances(chunks, [hit.content for hit in result.hits], intent, rules)
-    weak = max(relevances, default=0.0) < budget.relevance_floor
+    shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
+    relevances = [sum(row) for row in shares]
+    absent = absent_names(chunks, intent, rules)
+    weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     if weak and not compared and not (failure and reports_problems(stored, rules)):
-        return _nothing_matched(indexed, shown_intent, terms, budget)
-    shown = shown_hits(relevances, budget.section_share_of_best)
+        shown_absent = [_redacted(name, rules) for name in absent]
+        return _nothing_matched(indexed, shown_intent, terms, budget, absent=shown_absent)
+    shown = shown_hits(shares, budget.section_share_of_best)
     lines = [_header(indexed, stored), *compared]
     lines += answer_sections(
         stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
@@ -198,13 +202,21 @@ def _not_indexed(text: str, reason: str, hints: Hints, *, intent_given: bool = T
 
 
 def _nothing_matched(
-    indexed: IndexResult, intent: str, terms: Sequence[str], budget: IntentReply
+    indexed: IndexResult,
+    intent: str,
+    terms: Sequence[str],
+    budget: IntentReply,
+    *,
+    absent: Sequence[str] = (),
 ) -> str:
     """The short reply for an answer that is not in the output: what was asked, that nothing
-    matched, and as many of the output's terms as fit, for a better-worded follow-up."""
+    matched (and which names it asks about the output never holds), and as many of the
+    output's terms as fit, for a better-worded follow-up."""
+    missing = ", ".join(f"`{name}`" for name in absent)
     text = (
-        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}. "
-        f"{human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}"
+        + (f" (it never holds {missing})" if absent else "")
+        + f". {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
     )
     shown: list[str] = []
     for term in terms:

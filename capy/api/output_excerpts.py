@@ -297,6 +297,8 @@ class _Selection:
         if cost > self.room or self.used[index] + cost > self.cap:
             return False
         taken.add(line)
+        # Overlapping chunks hold the same lines: one shown line is not shown again.
+        self.seen.add(text)
         self.used[index] += cost
         self.room -= cost
         return True
