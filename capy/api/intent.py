@@ -69,11 +69,11 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     compared = comparison_section(stored, shown_intent, rules)
     shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
     relevances = [sum(row) for row in shares]
-    absent = absent_names(chunks, intent, rules)
+    # The stored output is redacted, so a secret in the intent is looked for as redacted.
+    absent = absent_names(chunks, shown_intent, rules)
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     if weak and not compared and not (failure and reports_problems(stored, rules)):
-        shown_absent = [_redacted(name, rules) for name in absent]
-        return _nothing_matched(indexed, shown_intent, terms, budget, absent=shown_absent)
+        return _nothing_matched(indexed, shown_intent, terms, budget, absent=absent)
     shown = shown_hits(shares, budget.section_share_of_best)
     lines = [_header(indexed, stored), *compared]
     lines += answer_sections(
@@ -214,9 +214,9 @@ def _nothing_matched(
     output's terms as fit, for a better-worded follow-up."""
     missing = ", ".join(f"`{name}`" for name in absent)
     text = (
-        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}"
-        + (f" (it never holds {missing})" if absent else "")
-        + f". {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
+        + (f" It never holds {missing}." if absent else "")
+        + f" {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
     )
     shown: list[str] = []
     for term in terms:

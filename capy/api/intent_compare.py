@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from capy.api.intent_shape import intent_stems, stems_of
+from capy.api.intent_shape import intent_stems, intent_words, stems_of
 
 if TYPE_CHECKING:
     from capy.rules import RuleSet
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 # A number as a cell holds it: `1,387`, `-7.1`, `85%`, `69.19 kB`, `120ms`.
 _NUMBER = re.compile(r"^([-+]?\d[\d,]*\.?\d*|[-+]?\.\d+)\s*(%|[a-zA-Zµ]{1,3})?$")
+# A counted word inside a record: `28 files changed`, `1,387 insertions(+)`.
+_COUNTED = re.compile(r"\b(\d[\d,]*)\s+([A-Za-z]+)")
 _SEPARATOR = re.compile(r"^[\s=+|:-]+$")
-_CAMEL = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
 _DELIMITERS = (",", "\t", ";", "|")
 # A column counts as numeric when this share of its rows hold a number.
 _NUMERIC_SHARE = 0.6
@@ -39,6 +40,8 @@ class _Table:
     header: str  # the header line as printed ("" for JSON records)
     columns: list[str]
     rows: list[tuple[str, list[str]]] = field(default_factory=list)  # (line shown, cells)
+    # Per row of a multi-line record: column -> the line holding its value, shown under it.
+    details: list[dict[int, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
     ignored = rules.view("search").stopwords.all
     aliases = [stems_of(group) for group in compare.field_aliases]
     names = []
-    for word, stem in zip(re.findall(r"[a-z0-9]+", intent.lower()), stems, strict=True):
+    for word, stem in zip(intent_words(intent), stems, strict=True):
         if stem in used or word in ignored or word.isdigit():
             continue
         group = {stem}
@@ -108,7 +111,7 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
 
 def _column_score(name: str, ask: _Ask) -> float:
     """Two for each intent word naming the column, one for each superlative field word."""
-    tokens = intent_stems(" ".join(_CAMEL.findall(name)))
+    tokens = intent_stems(name)
     score = 2.0 * sum(1 for group in ask.names if any(_meets(t, group) for t in tokens))
     return score + sum(1.0 for hint in ask.hints if any(_meets(t, {hint}) for t in tokens))
 
@@ -134,7 +137,44 @@ def _tables(stored: str, compare: Compare) -> list[_Table]:
     delimited = _delimited(lines, compare)
     if delimited is not None:
         return [delimited]
-    return _whitespace_tables(lines, compare)
+    blocks = _blocks(lines, compare)
+    return ([blocks] if blocks is not None else []) + _whitespace_tables(lines, compare)
+
+
+def _blocks(lines: list[str], compare: Compare) -> _Table | None:
+    """Records of several lines, each opening with a line the pack's `record_starts` match
+    (`commit <hash>` in `git log --stat`); a block's fields are its counted words (`28 files
+    changed`: `files` is 28). A record shows as its first line and the line holding the value."""
+    starts = [re.compile(pattern) for pattern in compare.record_starts]
+    if not starts:
+        return None
+    records: list[list[str]] = []
+    for line in lines:
+        if any(start.match(line) for start in starts):
+            records.append([line.rstrip()])
+        elif records:
+            records[-1].append(line.rstrip())
+    if len(records) < compare.min_rows:
+        return None
+    # Keyed by stem, so `1 file changed` and `28 files changed` are one field.
+    counted = [
+        {
+            intent_stems(word)[0]: (count, line)
+            for line in record
+            for count, word in _COUNTED.findall(line)
+        }
+        for record in records
+    ]
+    columns = list(dict.fromkeys(word for fields in counted for word in fields))
+    table = _Table("", columns)
+    for record, fields in zip(records, counted, strict=True):
+        table.rows.append(
+            (record[0], [fields[word][0] if word in fields else "" for word in columns])
+        )
+        table.details.append(
+            {column: fields[word][1] for column, word in enumerate(columns) if word in fields}
+        )
+    return table
 
 
 def _delimited(lines: list[str], compare: Compare) -> _Table | None:
@@ -176,7 +216,8 @@ def _whitespace_tables(lines: list[str], compare: Compare) -> list[_Table]:
                 number += 1
                 continue
             cells = line.split()
-            if len(cells) < len(columns) - 1:
+            # A line opening with a rule (`== 2 passed in 1s ==`) is the next part, not a row.
+            if len(cells) < len(columns) - 1 or not any(ch.isalnum() for ch in cells[0]):
                 break
             head = cells[: len(columns) - 1]
             table.rows.append((line.rstrip(), [*head, " ".join(cells[len(columns) - 1 :])]))
@@ -258,6 +299,8 @@ def _render(table: _Table, column: int, ask: _Ask, compare: Compare) -> list[str
             continue
         if ask.threshold is not None and not _passes(value, ask):
             continue
+        if table.details and column in table.details[position]:
+            line = f"{line}\n{table.details[position][column]}"
         valued.append((value, position, line))
     if not valued:
         return []
@@ -273,7 +316,10 @@ def _render(table: _Table, column: int, ask: _Ask, compare: Compare) -> list[str
     lines = ["", f"### Sorted by `{name}`, {order} (top {top} of {what})"]
     if table.header:
         lines.append(_clip(table.header, compare.max_row_bytes))
-    lines += [_clip(line, compare.max_row_bytes) for _, _, line in valued[:top]]
+    lines += [
+        "\n".join(_clip(part, compare.max_row_bytes) for part in line.split("\n"))
+        for _, _, line in valued[:top]
+    ]
     return lines
 
 

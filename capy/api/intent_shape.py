@@ -13,14 +13,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from capy.rules import RuleSet
 
-_WORD = re.compile(r"[a-z0-9]+")
+# Words, with identifiers split at their humps: `NullPointerException` holds `exception`,
+# `TypeError` holds `error`.
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def intent_words(intent: str) -> list[str]:
+    """The intent's words, lower-cased, in order."""
+    return [word.lower() for word in _WORD.findall(intent)]
 
 
 def intent_stems(intent: str) -> list[str]:
     """The intent's words, lower-cased and stemmed, in order."""
     from capy.retrieval.matching import stem
 
-    return [stem(word) for word in _WORD.findall(intent.lower())]
+    return [stem(word) for word in intent_words(intent)]
 
 
 def is_failure_intent(intent: str, rules: RuleSet) -> bool:

@@ -46,6 +46,8 @@ class Compare(Section):
     field_aliases: tuple[tuple[str, ...], ...] = ()
     # Rows whose first cell is one of these sum the others up and never rank.
     summary_rows: tuple[str, ...] = ()
+    # Regexes matching the first line of a multi-line record (`commit <hash>`).
+    record_starts: tuple[str, ...] = ()
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
