@@ -42,6 +42,7 @@ class _Table:
     rows: list[tuple[str, list[str]]] = field(default_factory=list)  # (line shown, cells)
     # Per row of a multi-line record: column -> the line holding its value, shown under it.
     details: list[dict[int, str]] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)  # per row of JSON records, the record
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,9 @@ def _is_name(cell: str) -> bool:
 
 
 def _json_records(stored: str) -> _Table | None:
-    """A JSON array of objects (or an object holding one): keys are the columns, each record
-    shown as one line of JSON."""
+    """A JSON array of objects (or an object holding one): keys are the columns. A record of a
+    top-level array shows as its own text in the output (its lines as printed); one nested
+    deeper shows as one line of JSON."""
     text = stored.strip()
     if not text.startswith(("[", "{")):
         return None
@@ -241,21 +243,44 @@ def _json_records(stored: str) -> _Table | None:
         data = json.loads(text)
     except ValueError:
         return None
+    verbatim = _record_texts(text) if isinstance(data, list) else None
     if isinstance(data, dict):
         lists = [value for value in data.values() if isinstance(value, list)]
         data = max(lists, key=len) if lists else None
     if not isinstance(data, list):
         return None
-    records = [record for record in data if isinstance(record, dict)]
-    columns = list(dict.fromkeys(key for record in records for key in record))
+    if verbatim is None or len(verbatim) != len(data):
+        verbatim = [json.dumps(record, ensure_ascii=False) for record in data]
+    records = [(record, shown) for record, shown in zip(data, verbatim, strict=True)]
+    records = [(record, shown) for record, shown in records if isinstance(record, dict)]
+    columns = list(dict.fromkeys(key for record, _ in records for key in record))
     table = _Table("", columns)
-    for record in records:
-        shown = json.dumps(
-            {k: v for k, v in record.items() if not isinstance(v, (dict, list))},
-            ensure_ascii=False,
-        )
+    for record, shown in records:
         table.rows.append((shown, [_cell(record.get(key)) for key in columns]))
+        table.records.append(record)
     return table
+
+
+def _record_texts(text: str) -> list[str] | None:
+    """The source text of each element of the top-level JSON array `text`, in order."""
+    decoder = json.JSONDecoder()
+    texts, at = [], 1
+    while True:
+        at = _skip(text, at, " \t\r\n,")
+        if at >= len(text) or text[at] == "]":
+            return texts
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except ValueError:
+            return None
+        texts.append(text[at:end])
+        at = end
+
+
+def _skip(text: str, at: int, chars: str) -> int:
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
 
 
 def _cell(value: object) -> str:
@@ -301,6 +326,8 @@ def _render(table: _Table, column: int, ask: _Ask, compare: Compare) -> list[str
             continue
         if table.details and column in table.details[position]:
             line = f"{line}\n{table.details[position][column]}"
+        if table.records and len(line.encode("utf-8")) > compare.max_row_bytes:
+            line = _compact(table.records[position], table.columns[column])
         valued.append((value, position, line))
     if not valued:
         return []
@@ -321,6 +348,15 @@ def _render(table: _Table, column: int, ask: _Ask, compare: Compare) -> list[str
         for _, _, line in valued[:top]
     ]
     return lines
+
+
+def _compact(record: dict, key: str) -> str:
+    """A long record as one line of JSON: the compared field first, then its other plain
+    fields (nested ones left out), for the clip to keep what identifies it."""
+    fields = {key: record.get(key)} | {
+        k: v for k, v in record.items() if k != key and not isinstance(v, (dict, list))
+    }
+    return json.dumps(fields, ensure_ascii=False)
 
 
 def _passes(value: float, ask: _Ask) -> bool:

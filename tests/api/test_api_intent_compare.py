@@ -85,3 +85,12 @@ def test_the_summary_row_never_ranks():
 def test_no_comparison_without_a_superlative_and_a_field(intent):
     text = (OUTPUTS / "csv-seattle-weather.csv").read_text(encoding="utf-8")
     assert comparison_section(text, intent, load_rules()) == []
+
+
+def test_json_records_sort_on_the_key_the_intent_names():
+    # eslint's JSON report: one record per file; "errors" meets `errorCount` before the
+    # other counts that also hold the word, and a long record is shown field first.
+    text = (OUTPUTS / "eslint-qs.json").read_text(encoding="utf-8")
+    lines = comparison_section(text, "which file has the most errors", load_rules())
+    assert lines[1].startswith("### Sorted by `errorCount`, highest first")
+    assert lines[2].startswith('{"errorCount": 2, "filePath": "/home/dev/lint/qs/lib/utils.js"')
