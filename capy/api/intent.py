@@ -3,15 +3,18 @@
 `capy_execute` with an intent and `capy_batch_execute` hand their output here instead of
 returning it. The output is indexed as an ephemeral source (replacing an earlier one of the same
 label) and searched with the agent's own words through the retrieval core. The reply carries:
-the errors and failures the output reports (found by the chunking pack's log rules, whatever
-the question: they are what an agent most often runs a command to learn), the matching sections
-cut down to the lines that hold the query's words, the output's distinctive terms, and the exact
-call that searches further. An intent whose words the best section barely holds (below the
-executor pack's relevance floor, `capy.api.intent_relevance`) on an output that reports no
-errors gets one line instead: nothing matched, and the output's distinctive terms. Everything
-shown is read back from the store, so it is redacted.
-Sizes come from the executor pack (`limits.output.intent_reply`).
-"""
+for an intent about failures (the search pack's `intents.failure` words), the errors and
+failures the output reports (found by the chunking pack's log rules); for a superlative or
+threshold intent, the output's records sorted on the field it names
+(`capy.api.intent_compare`); the matching sections cut down to the lines that hold the query's
+words, sections far weaker than the best left out (`capy.api.intent_focus`); the output's
+distinctive terms, and the exact call that searches further. An intent whose words the best
+section barely holds (below the executor pack's relevance floor, `capy.api.intent_relevance`),
+or that names an identifier the output never holds (`capy.api.intent_absent`), gets one line
+instead, unless it is a comparison the records answer or a failure intent on an output that
+reports failures: nothing matched, and the output's distinctive terms. Everything shown is read
+back from the store, so it is redacted.
+Sizes come from the executor pack (`limits.output.intent_reply`)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,11 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from capy.api.intent_relevance import intent_relevance, source_chunks
+from capy.api.intent_absent import absent_names
+from capy.api.intent_compare import comparison_section
+from capy.api.intent_focus import shown_hits
+from capy.api.intent_relevance import hit_term_shares, source_chunks
+from capy.api.intent_shape import is_failure_intent
 from capy.api.output_excerpts import (
     GAP,
     answer_sections,
@@ -58,14 +65,23 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     shown_intent = _redacted(intent, rules)
-    # An output that reports errors or failures always answers with them (the reason most
-    # commands are run), so the floor only speaks for outputs that report none.
-    hits = [hit.content for hit in result.hits]
-    weak = intent_relevance(chunks, hits, intent, rules) < reply_budget(rules).relevance_floor
-    if weak and not reports_problems(stored, rules):
-        return _nothing_matched(indexed, shown_intent, terms, reply_budget(rules))
-    lines = [_header(indexed, stored)]
-    lines += answer_sections(stored, [(shown_intent, result)], rules)
+    budget = reply_budget(rules)
+    # Errors and failures are listed (and answer whatever the floor says) only for an intent
+    # about them: a question about bundle sizes wants the sizes, not the build's error list.
+    failure = is_failure_intent(intent, rules)
+    compared = comparison_section(stored, shown_intent, rules)
+    shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
+    relevances = [sum(row) for row in shares]
+    # The stored output is redacted, so a secret in the intent is looked for as redacted.
+    absent = absent_names(chunks, shown_intent, rules)
+    weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
+    if weak and not compared and not (failure and reports_problems(stored, rules)):
+        return _nothing_matched(indexed, shown_intent, terms, budget, absent=absent)
+    shown = shown_hits(shares, budget.section_share_of_best)
+    lines = [_header(indexed, stored), *compared]
+    lines += answer_sections(
+        stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
+    )
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -126,8 +142,13 @@ def batch_reply(
         for name, out in sections
     ]
     if results:
+        failure = any(is_failure_intent(query, rules) for query in queries)
         lines += answer_sections(
-            stored, list(zip(shown, results, strict=True)), rules, grouped=True
+            stored,
+            list(zip(shown, results, strict=True)),
+            rules,
+            grouped=True,
+            list_problems=failure,
         )
     else:
         lines += ["", "No queries were given: search the indexed output with the call below."]
@@ -184,13 +205,21 @@ def _not_indexed(text: str, reason: str, hints: Hints, *, intent_given: bool = T
 
 
 def _nothing_matched(
-    indexed: IndexResult, intent: str, terms: Sequence[str], budget: IntentReply
+    indexed: IndexResult,
+    intent: str,
+    terms: Sequence[str],
+    budget: IntentReply,
+    *,
+    absent: Sequence[str] = (),
 ) -> str:
     """The short reply for an answer that is not in the output: what was asked, that nothing
-    matched, and as many of the output's terms as fit, for a better-worded follow-up."""
+    matched (and which names it asks about the output never holds), and as many of the
+    output's terms as fit, for a better-worded follow-up."""
+    missing = ", ".join(f"`{name}`" for name in absent)
     text = (
-        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}. "
-        f"{human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
+        + (f" It never holds {missing}." if absent else "")
+        + f" {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
     )
     shown: list[str] = []
     for term in terms:

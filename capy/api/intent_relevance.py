@@ -25,25 +25,41 @@ def intent_relevance(
     """In [0, 1]: the rarity-weighted share of the query's terms the best of `hits` holds,
     rarity counted over `chunks` (every chunk of the output). A query with no searchable term
     counts as relevant (there is nothing to judge it by)."""
+    return max(hit_relevances(chunks, hits, query, rules), default=0.0)
+
+
+def hit_relevances(
+    chunks: Sequence[str], hits: Sequence[str], query: str, rules: RuleSet
+) -> list[float]:
+    """The same share for each of `hits`, in order."""
+    return [sum(shares) for shares in hit_term_shares(chunks, hits, query, rules)]
+
+
+def hit_term_shares(
+    chunks: Sequence[str], hits: Sequence[str], query: str, rules: RuleSet
+) -> list[list[float]]:
+    """Per hit, per query term: the share of the query's weight that term brings the hit
+    (0 where the hit does not hold it). A query with no weighable term gives each hit one
+    share of 1."""
     from capy.retrieval.matching import compile_terms, term_spans
     from capy.retrieval.query import parse_query
 
     patterns = compile_terms(parse_query(query, rules.view("search")).terms)
-    if not patterns:
-        return 1.0
     holding = [0] * len(patterns)
     for chunk in chunks:
         for term, spans in enumerate(term_spans(chunk, patterns)):
             holding[term] += bool(spans)
     weights = [math.log((len(chunks) + 1) / (count + 0.5)) for count in holding]
     total = sum(weights)
-    if total <= 0:
-        return 1.0
-    best = 0.0
-    for hit in hits:
-        held = sum(w for w, spans in zip(weights, term_spans(hit, patterns), strict=True) if spans)
-        best = max(best, held / total)
-    return best
+    if not patterns or total <= 0:
+        return [[1.0] for _ in hits]
+    return [
+        [
+            w / total if spans else 0.0
+            for w, spans in zip(weights, term_spans(hit, patterns), strict=True)
+        ]
+        for hit in hits
+    ]
 
 
 def source_chunks(store: Store, source_id: int) -> list[str]:

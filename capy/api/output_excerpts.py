@@ -32,15 +32,27 @@ def reply_budget(rules: RuleSet) -> IntentReply:
 
 
 def answer_sections(
-    stored: str, results: list[tuple[str, SearchResult]], rules: RuleSet, *, grouped: bool = False
+    stored: str,
+    results: list[tuple[str, SearchResult]],
+    rules: RuleSet,
+    *,
+    grouped: bool = False,
+    list_problems: bool = True,
+    shown_hits: Sequence[Sequence[bool]] | None = None,
 ) -> list[str]:
     """Errors first (the ones the queries name first), then each query's sections; `results`
-    pairs each query as shown (redacted) with what the search found for it."""
+    pairs each query as shown (redacted) with what the search found for it. Without
+    `list_problems` (an intent not about failures) errors are neither listed nor favoured.
+    `shown_hits`, per query, says which hits may show lines (all when None); every hit still
+    counts when the query's words are weighed."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
     whole = _Excerpt(stored, rules)
-    ranked = [(query, result, _ranked_hits(result, whole, rules)) for query, result in results]
-    problems = _problem_anchors(whole, _relevance_by_text(ranked), budget)
+    ranked = [
+        (query, result, _ranked_hits(result, whole, rules, list_problems))
+        for query, result in results
+    ]
+    problems = _problem_anchors(whole, _relevance_by_text(ranked), budget) if list_problems else []
     lines: list[str] = []
     room = budget.max_reply_bytes * len(results)
     if problems:
@@ -49,10 +61,13 @@ def answer_sections(
         body = selection.bodies(problems)[0]
         lines += ["", "### Errors and failures in the output", body]
         room -= utf8_size(body)
-    for query, result, (excerpts, weights) in ranked:
+    for number, (query, result, (excerpts, weights)) in enumerate(ranked):
         if grouped:
             lines += ["", f"## {query}"]
-        lines += _sections(query, result, excerpts, weights, seen, room // len(results), budget)
+        shown = shown_hits[number] if shown_hits is not None else None
+        lines += _sections(
+            query, result, excerpts, weights, seen, room // len(results), budget, shown
+        )
     return lines
 
 
@@ -62,9 +77,9 @@ def reports_problems(stored: str, rules: RuleSet) -> bool:
 
 
 def _ranked_hits(
-    result: SearchResult, whole: _Excerpt, rules: RuleSet
+    result: SearchResult, whole: _Excerpt, rules: RuleSet, flagged: bool = True
 ) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
-    excerpts = [_Excerpt(hit.content, rules) for hit in result.hits]
+    excerpts = [_Excerpt(hit.content, rules, flagged=flagged) for hit in result.hits]
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
@@ -105,6 +120,7 @@ def _sections(
     seen: set[str],
     room: int,
     budget: IntentReply,
+    shown: Sequence[bool] | None = None,
 ) -> list[str]:
     """The hits' best lines, chosen across all of them at once (the right line may sit in the
     third hit), shown under each hit's title in rank order. `query` is the query as shown
@@ -115,6 +131,7 @@ def _sections(
         (score, index, line)
         for index, excerpt in enumerate(excerpts)
         for score, line in excerpt.scored(weights)
+        if shown is None or shown[index]
     ]
     # A line holding only words the output is full of (`test` in a test run) tells the lines
     # apart no better than a random one: context at most, unless nothing rarer matched.
@@ -178,8 +195,9 @@ def _term_weights(
 class _Excerpt:
     """A text by lines, with where the query's words and the errors sit in it."""
 
-    def __init__(self, text: str, rules: RuleSet) -> None:
+    def __init__(self, text: str, rules: RuleSet, *, flagged: bool = True) -> None:
         self.text = text
+        self.flagged = flagged  # whether its errors and failures count
         self.rules = rules
         self.budget = reply_budget(rules)
         self.lines = text.split("\n")
@@ -192,6 +210,8 @@ class _Excerpt:
     @cached_property
     def problems(self) -> dict[int, int]:
         """Line -> severity rank (0 error, 1 failure, 2 warning) for each flagged message."""
+        if not self.flagged:
+            return {}
         return _flagged(self.text, self.lines, self.rules)
 
     def match(self, patterns: tuple[TermPattern, ...]) -> None:
@@ -319,6 +339,8 @@ class _Selection:
         if cost > self.room or self.used[index] + cost > self.cap:
             return False
         taken.add(line)
+        # Overlapping chunks hold the same lines: one shown line is not shown again.
+        self.seen.add(text)
         self.used[index] += cost
         self.room -= cost
         return True

@@ -229,6 +229,7 @@ class IntentReply(Section):
     nothing_matched_bytes: int
     line_weights: LineWeights
     records: RecordLines
+    section_share_of_best: float = 0.0
 
 
 class LongOutputReply(Section):

@@ -8,6 +8,7 @@ from functools import cached_property
 from pydantic import model_validator
 
 from capy.rules.views.base import PackView, RuleView, Section
+from capy.rules.views.intents import Intents
 
 _MAX_VERDICTS = 4096  # distinct query terms remembered per loaded pack
 
@@ -256,6 +257,7 @@ class SearchPack(PackView):
     entities: Entities
     stopwords: Stopwords
     synonyms: Synonyms
+    intents: Intents = Intents()
 
     @model_validator(mode="after")
     def _limits_consistent(self) -> SearchPack:

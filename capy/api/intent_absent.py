@@ -1,0 +1,35 @@
+"""Names an intent asks about that the output never holds: a sure sign the answer is absent.
+
+The relevance floor weighs an intent's words by their rarity in the output, so a question
+like "does any file use console.log" on a lint report still scores well on `file`, and got
+4 KB of sections about files. When a word of the intent is an identifier (the search pack's
+entity rules: `console.log`, `zip_longest`, `setup.py`) and no chunk of the output holds it,
+even as a synonym, a stem or a substring, nothing in the output can answer the intent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
+
+
+def absent_names(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]:
+    """The identifier-shaped terms of `query` that no chunk of the output holds, in order."""
+    from capy.retrieval.matching import compile_terms, term_spans
+    from capy.retrieval.query import parse_query
+
+    search = rules.view("search")
+    terms = [t for t in parse_query(query, search).terms if search.entities.is_entity(t.text)]
+    if not terms:
+        return []
+    patterns = compile_terms(tuple(terms))
+    held = [False] * len(patterns)
+    for chunk in chunks:
+        for index, spans in enumerate(term_spans(chunk, patterns)):
+            held[index] = held[index] or bool(spans)
+        if all(held):
+            return []
+    return [term.text for term, found in zip(terms, held, strict=True) if not found]

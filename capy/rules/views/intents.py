@@ -1,0 +1,58 @@
+"""Typed view of the search pack's `intents` section: what kind of answer an intent asks for.
+
+Two shapes change how an intent reply is built: an intent about errors and failures (only
+then does the reply list the errors an output reports), and a comparison (a superlative such
+as "slowest" or a threshold such as "over 500 ms"), answered by sorting or filtering the
+output's records on the numeric field the intent names.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from capy.rules.views.base import Section
+
+
+class Order(StrEnum):
+    DESC = "desc"
+    ASC = "asc"
+
+
+class Operator(StrEnum):
+    GT = "gt"
+    LT = "lt"
+
+
+class FailureIntent(Section):
+    words: tuple[str, ...] = ()
+
+
+class Superlative(Section):
+    words: tuple[str, ...]
+    order: Order
+    # Header words the superlative implies when the intent names no field ("hottest": temp, max).
+    fields: tuple[str, ...] = ()
+
+
+class Threshold(Section):
+    words: tuple[str, ...]
+    op: Operator
+
+
+class Compare(Section):
+    superlatives: tuple[Superlative, ...] = ()
+    thresholds: tuple[Threshold, ...] = ()
+    # Groups of words that name the same field: an intent word finds a header holding another.
+    field_aliases: tuple[tuple[str, ...], ...] = ()
+    # Rows whose first cell is one of these sum the others up and never rank.
+    summary_rows: tuple[str, ...] = ()
+    # Regexes matching the first line of a multi-line record (`commit <hash>`).
+    record_starts: tuple[str, ...] = ()
+    top_rows: int = 5
+    min_rows: int = 3
+    max_row_bytes: int = 400
+
+
+class Intents(Section):
+    failure: FailureIntent = FailureIntent()
+    compare: Compare = Compare()

@@ -1,0 +1,71 @@
+"""The reply budget follows the intent, on real captured outputs of the niah-real set (dev half).
+
+Errors and failures are listed only for an intent about them; sections far weaker than the best
+show nothing, so the strong one keeps its answer line; an intent naming an identifier that the
+output never holds gets the short nothing-matched reply. Everything runs for real:
+`capy_execute`'s library call on `cat` of the captured file, a real encrypted store, the reply
+as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from capy.api.execute import execute_code
+from capy.api.workspace import Workspace
+from capy.bench.niah_real_set import load_real_set
+
+SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
+ERRORS_HEADING = "### Errors and failures in the output"
+NEGATIVE_REPLY_BYTES = 300
+
+
+def ask(project_dir: Path, intent_id: str, kind: str):
+    for output in load_real_set(SET).outputs:
+        for intent in output.intents:
+            if intent.intent_id == intent_id:
+                assert intent.kind == kind, f"{intent_id} is not a {kind} intent"
+                assert output.half == "dev", f"{intent_id} is on the held-back half"
+                code = f"cat {shlex.quote(str(output.path.resolve()))}"
+                workspace = Workspace(project_dir)
+                reply = execute_code(workspace, language="shell", code=code, intent=intent.intent)
+                return reply.text, intent
+    raise AssertionError(f"no intent {intent_id} in the set")
+
+
+def test_a_question_not_about_failures_gets_no_error_list(project_dir):
+    # mypy --strict printed 208 errors; the question is about one missing stub.
+    text, intent = ask(project_dir, "mypy-strict-tabulate-02", "positive")
+    assert ERRORS_HEADING not in text
+    assert all(needle in text for needle in intent.needles), text
+
+
+def test_a_question_about_failures_still_gets_them(project_dir):
+    text, _ = ask(project_dir, "mypy-strict-tabulate-01", "positive")
+    assert ERRORS_HEADING in text
+
+
+def test_weak_sections_leave_the_room_to_the_strong_one(project_dir):
+    # The run's summary line sat in a strong section that five weaker ones crowded out.
+    text, intent = ask(project_dir, "pytest-humanize-ra-02", "positive")
+    assert all(needle in text for needle in intent.needles), text
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    ["mypy-strict-tabulate-06", "eslint-qs-06", "pydoc-boltons-iterutils-05"],
+)
+def test_an_absent_answer_on_a_real_output_gets_the_short_reply(project_dir, intent_id):
+    # Errors in the output do not answer a question that is not about them, and a name the
+    # output never holds (`console.log`, `zip_longest`) cannot be answered from it.
+    text, _ = ask(project_dir, intent_id, "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "Nothing in the output matched" in text
+
+
+def test_the_short_reply_names_what_the_output_never_holds(project_dir):
+    text, _ = ask(project_dir, "eslint-qs-06", "negative")
+    assert "It never holds `console.log`." in text

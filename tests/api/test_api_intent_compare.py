@@ -1,0 +1,96 @@
+"""Superlative and threshold intents, answered by sorting the records of real outputs.
+
+"Which day had the most rain" holds no word of its answer; the reply sorts the output's
+records on the field the intent names and shows the top rows verbatim under the header.
+Real captured outputs of the niah-real set (dev half) through `capy_execute`'s library call,
+and the comparison itself on the same files.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from capy.api.execute import execute_code
+from capy.api.workspace import Workspace
+from capy.bench.niah_real_set import load_real_set
+from capy.rules import load_rules
+
+SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
+OUTPUTS = SET / "outputs"
+
+
+def _intent(intent_id: str):
+    for output in load_real_set(SET).outputs:
+        for intent in output.intents:
+            if intent.intent_id == intent_id:
+                assert output.half == "dev", f"{intent_id} is on the held-back half"
+                return output, intent
+    raise AssertionError(f"no intent {intent_id} in the set")
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    [
+        "csv-seattle-weather-01",  # most rain: the `precipitation` column, by alias
+        "csv-seattle-weather-02",  # hottest: `temp_max`, by the superlative's own field words
+        "csv-seattle-weather-03",  # coldest: `temp_min`, negative values sort below zero
+        "csv-stocks-01",  # highest price: the column the intent names
+        "pytest-cov-click-02",  # lowest coverage: a whitespace table's `Cover` column, in %
+        "git-log-stat-capy-01",  # most files: `git log --stat` records, by their counted words
+    ],
+)
+def test_a_superlative_is_answered_from_the_records(project_dir, intent_id):
+    output, intent = _intent(intent_id)
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent.intent)
+    assert "### Sorted by `" in reply.text
+    assert all(needle in reply.text for needle in intent.needles), reply.text
+
+
+def comparison_section(text: str, intent: str, rules):
+    from capy.api.intent_compare import comparison_section
+
+    return comparison_section(text, intent, rules)
+
+
+def test_the_header_comes_with_the_rows():
+    text = (OUTPUTS / "csv-seattle-weather.csv").read_text(encoding="utf-8")
+    lines = comparison_section(text, "windiest day on record", load_rules())
+    assert lines[1] == "### Sorted by `wind`, highest first (top 5 of 1,461 rows)"
+    assert lines[2] == "date,precipitation,temp_max,temp_min,wind,weather"
+    assert lines[3] == "2012/12/17,2.0,8.3,1.7,9.5,rain"
+
+
+def test_a_threshold_keeps_only_the_rows_past_it():
+    text = (OUTPUTS / "csv-seattle-weather.csv").read_text(encoding="utf-8")
+    lines = comparison_section(text, "days with wind over 8 m/s", load_rules())
+    rows = lines[3:]
+    assert rows and all(float(row.split(",")[4]) > 8 for row in rows)
+    assert "over 8" in lines[1]
+
+
+def test_the_summary_row_never_ranks():
+    text = (OUTPUTS / "pytest-cov-click.txt").read_text(encoding="utf-8")
+    lines = comparison_section(text, "which module has the most statements", load_rules())
+    assert lines and not any(line.startswith("TOTAL") for line in lines[3:])
+
+
+@pytest.mark.parametrize(
+    "intent",
+    ["what was the weather on july 4th 2014", "which module has the lowest humidity"],
+)
+def test_no_comparison_without_a_superlative_and_a_field(intent):
+    text = (OUTPUTS / "csv-seattle-weather.csv").read_text(encoding="utf-8")
+    assert comparison_section(text, intent, load_rules()) == []
+
+
+def test_json_records_sort_on_the_key_the_intent_names():
+    # eslint's JSON report: one record per file; "errors" meets `errorCount` before the
+    # other counts that also hold the word, and a long record is shown field first.
+    text = (OUTPUTS / "eslint-qs.json").read_text(encoding="utf-8")
+    lines = comparison_section(text, "which file has the most errors", load_rules())
+    assert lines[1].startswith("### Sorted by `errorCount`, highest first")
+    assert lines[2].startswith('{"errorCount": 2, "filePath": "/home/dev/lint/qs/lib/utils.js"')
