@@ -69,9 +69,7 @@ class Workspace:
     @contextmanager
     def store(self) -> Iterator[Store]:
         """An open knowledge base; the first one of a workspace re-chunks a small stale backlog."""
-        from capy.store import open_store
-
-        with open_store(self.project_dir, db_path=self.db_path, notify=_quiet) as store:
+        with self._open_store() as store:
             with self._lock:
                 first, self._fresh_checked = not self._fresh_checked, True
             if first:
@@ -81,6 +79,11 @@ class Workspace:
 
                 ensure_fresh(store, self.rules, notify=_quiet)
             yield store
+
+    def _open_store(self) -> Store:
+        from capy.store import open_store
+
+        return open_store(self.project_dir, db_path=self.db_path, notify=_quiet)
 
     def remember_session_source(self, source_id: int) -> None:
         """Mark a source this session indexed as ephemeral (a command's output), so that its

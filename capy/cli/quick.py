@@ -73,16 +73,20 @@ def _all_positional(arguments: list[str]) -> bool:
 def _plain_search(queries: list[str]) -> Callable[[], int]:
     def run() -> int:
         from capy.cli.knowledge_search import run_search
+        from capy.cli.warm import warmed
 
-        return run_search(queries)
+        with warmed():
+            return run_search(queries)
 
     return run
 
 
 def _plain_stats() -> int:
     from capy.cli.stats_report import show_stats
+    from capy.cli.warm import warmed
 
-    return show_stats()
+    with warmed():
+        return show_stats()
 
 
 def _as_main(command: Callable[[], int]) -> int:

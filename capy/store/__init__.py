@@ -77,9 +77,15 @@ def open_store(
 
     Raises `ConfigError` (bad settings) or a `StoreError` subclass, each with a `.message`.
     """
+    return open_located(locate_store(project_dir, db_path), verify=verify, notify=notify)
+
+
+def open_located(
+    location: StoreLocation, *, verify: bool = False, notify: Notify = stderr_notice
+) -> Store:
+    """`open_store` for a location already resolved (a warm CLI start knows it from a cache)."""
     from capy.store.failures import explained_failures
 
-    location = locate_store(project_dir, db_path)
     with explained_failures(location.path):  # a folder, a read-only or full disk, damage
         if location.path.is_file() and is_plaintext(location.path):
             raise plaintext_error(location.path)  # before a key file is generated for nothing
@@ -126,6 +132,7 @@ __all__ = [
     "locate_store",
     "migrate",
     "open_database",
+    "open_located",
     "open_store",
     "refuse_missing_key_file",
     "resolve_db_path",

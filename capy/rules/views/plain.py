@@ -16,6 +16,7 @@ then derives every view from `BaseModel` here instead of pydantic's.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import types
 import typing
@@ -88,17 +89,27 @@ def _only_after(mode: str) -> None:
 
 
 class _Field:
-    __slots__ = ("alias", "default", "kind", "name")
+    __slots__ = ("alias", "convert", "default", "name")
 
-    def __init__(self, name: str, kind: Any, default: Any, alias: str | None) -> None:
-        self.name, self.kind, self.default, self.alias = name, kind, default, alias
+    def __init__(self, name: str, convert: Any, default: Any, alias: str | None) -> None:
+        self.name, self.convert, self.default, self.alias = name, convert, default, alias
+
+
+class _Plan:
+    """How one class is built: its fields, then its field and model validators in order."""
+
+    __slots__ = ("field_validators", "fields", "model_validators")
+
+    def __init__(self, cls: type) -> None:
+        self.fields = _fields_of(cls)
+        self.field_validators = _field_validators(cls)
+        self.model_validators = _model_validators(cls)
 
 
 class BaseModel:
     """Frozen, attribute-only records built from a mapping by their annotations."""
 
     model_config: ClassVar[dict[str, Any]] = {}
-    __plain_fields__: ClassVar[tuple[_Field, ...] | None] = None
 
     def __init__(self, **data: Any) -> None:
         self._fill(data)
@@ -115,7 +126,8 @@ class BaseModel:
 
     def _fill(self, data: dict[str, Any]) -> None:
         cls, values = type(self), self.__dict__
-        for spec in cls._plain_fields():
+        plan = cls._plain_plan()
+        for spec in plan.fields:
             raw = data.get(spec.alias, _MISSING) if spec.alias else _MISSING
             if raw is _MISSING:
                 raw = data.get(spec.name, _MISSING)
@@ -126,20 +138,24 @@ class BaseModel:
                 if isinstance(value, _FieldInfo):
                     value = value.value()
             else:
-                value = _convert(spec.kind, raw)
+                value = spec.convert(raw)
             values[spec.name] = value
-        for name, function in _field_validators(cls):
+        for name, function in plan.field_validators:
             values[name] = function(cls, values[name])
-        for function in _model_validators(cls):
+        for function in plan.model_validators:
             function(self)
 
     @classmethod
+    def _plain_plan(cls) -> _Plan:
+        plan = cls.__dict__.get("__plain_plan__")
+        if plan is None:
+            plan = _Plan(cls)
+            type.__setattr__(cls, "__plain_plan__", plan)
+        return plan
+
+    @classmethod
     def _plain_fields(cls) -> tuple[_Field, ...]:
-        fields = cls.__dict__.get("__plain_fields__")
-        if fields is None:
-            fields = _fields_of(cls)
-            cls.__plain_fields__ = fields
-        return fields
+        return cls._plain_plan().fields
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise TypeError(f"{type(self).__name__} is frozen")
@@ -177,7 +193,7 @@ def _fields_of(cls: type) -> tuple[_Field, ...]:
         alias = default.alias if isinstance(default, _FieldInfo) else None
         if isinstance(default, _FieldInfo) and default.default is _MISSING:
             default = default if default.default_factory is not None else _MISSING
-        fields.append(_Field(name, kind, default, alias))
+        fields.append(_Field(name, _converter(kind), default, alias))
     return tuple(fields)
 
 
@@ -201,33 +217,59 @@ def _model_validators(cls: type) -> list[Any]:
     ]
 
 
-def _convert(kind: Any, value: Any) -> Any:
-    """`value` as pydantic's lax mode would give it for annotation `kind`."""
+def _same(value: Any) -> Any:
+    return value
+
+
+def _to_float(value: Any) -> Any:
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+_converters: dict[Any, Any] = {}
+
+
+def _converter(kind: Any) -> Any:
+    """A function giving a value as pydantic's lax mode would for annotation `kind`."""
+    try:
+        return _converters[kind]
+    except (KeyError, TypeError):
+        pass
+    convert = _build_converter(kind)
+    with contextlib.suppress(TypeError):  # an unhashable annotation: built again next time
+        _converters[kind] = convert
+    return convert
+
+
+def _build_converter(kind: Any) -> Any:
     origin = typing.get_origin(kind)
     if origin is None:
         if isinstance(kind, type):
             if issubclass(kind, BaseModel):
-                return kind.model_validate(value)
+                return kind.model_validate
             if issubclass(kind, Enum):
-                return kind(value)
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                return float(value)
-        return value
+                return kind
+            if kind is float:
+                return _to_float
+        return _same
     arguments = typing.get_args(kind)
     if origin is typing.Union or origin is types.UnionType:
-        if value is None and type(None) in arguments:
-            return None
         members = [member for member in arguments if member is not type(None)]
-        return _convert(members[0], value) if len(members) == 1 else value
+        if len(members) != 1:
+            return _same  # scalars only in the views (str | bool | int): kept as given
+        inner = _converter(members[0])
+        return lambda value: None if value is None else inner(value)
     if origin is typing.Literal:
-        return value
+        return _same
     if origin is tuple:
         if len(arguments) == 2 and arguments[1] is Ellipsis:
-            return tuple(_convert(arguments[0], item) for item in value)
-        return tuple(_convert(member, item) for member, item in zip(arguments, value, strict=True))
+            item = _converter(arguments[0])
+            return lambda value: tuple(map(item, value))
+        items = [_converter(member) for member in arguments]
+        return lambda value: tuple(f(v) for f, v in zip(items, value, strict=True))
     if origin in (frozenset, set, list):
-        return origin(_convert(arguments[0], item) for item in value)
+        item = _converter(arguments[0])
+        return lambda value: origin(map(item, value))
     if origin is dict:
-        key_kind, value_kind = arguments
-        return {_convert(key_kind, k): _convert(value_kind, v) for k, v in value.items()}
-    return value
+        key, item = _converter(arguments[0]), _converter(arguments[1])
+        return lambda value: {key(k): item(v) for k, v in value.items()}
+    return _same
