@@ -110,12 +110,11 @@ def warmed() -> Iterator[WarmContext | None]:
     if context is None:
         yield None
         return
-    from capy.trust.ignored import IgnoredItem, warn_ignored
+    if context.ignored:  # said again on every start, as loading settings and rules says it
+        from capy.trust.ignored import IgnoredItem, warn_ignored
 
-    # Said again on every start, as loading the settings and the rules says it.
-    warn_ignored(
-        [IgnoredItem(**{**item, "reasons": tuple(item["reasons"])}) for item in context.ignored]
-    )
+        items = context.ignored
+        warn_ignored([IgnoredItem(**{**i, "reasons": tuple(i["reasons"])}) for i in items])
     _current.append(context)
     try:
         yield context
