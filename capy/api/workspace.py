@@ -78,13 +78,7 @@ class Workspace:
     @contextmanager
     def store(self) -> Iterator[Store]:
         """An open knowledge base; the first one of a workspace re-chunks a small stale backlog."""
-        if self._keep_store_open:
-            opened = self._store_pool.checkout()
-        else:
-            from capy.store import open_store
-
-            opened = open_store(self.project_dir, db_path=self.db_path, notify=_quiet)
-        with opened as store:
+        with self._open_store() as store:
             with self._lock:
                 first, self._fresh_checked = not self._fresh_checked, True
             if first:
@@ -111,6 +105,15 @@ class Workspace:
             pool = self._pool
         if pool is not None:
             pool.close()
+
+    def _open_store(self):
+        """A connection from the pool when the workspace keeps the store open (the server),
+        else a store opened for this call alone."""
+        if self._keep_store_open:
+            return self._store_pool.checkout()
+        from capy.store import open_store
+
+        return open_store(self.project_dir, db_path=self.db_path, notify=_quiet)
 
     def remember_session_source(self, source_id: int) -> None:
         """Mark a source this session indexed as ephemeral (a command's output), so that its

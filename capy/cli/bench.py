@@ -82,7 +82,7 @@ def rules(*, runs: int = 15, json_output: JsonFlag = False, markdown: Path | Non
 
 @app.command
 def startup(*, runs: int = 7, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
-    """Time the MCP server from spawn to its initialize answer, against a bare SDK server.
+    """Time the MCP server from spawn to its tools/list answer, against a bare SDK server.
 
     Parameters
     ----------

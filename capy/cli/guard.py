@@ -6,23 +6,24 @@ the cyclopts app.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 
 def guarded(action: Callable[[], int]) -> int:
     """Turn the errors a person can cause into one line on stderr and exit code 2."""
     from capy.cli.output import error_line
-    from capy.config import ConfigError
     from capy.store import StoreError
 
     try:
         return action()
     except StoreError as error:
         error_line(error.message)
-    except ConfigError as error:
-        for line in error.lines:
-            error_line(line)
     except Exception as error:
+        if _is_config_error(error):
+            for line in error.lines:  # type: ignore[attr-defined]
+                error_line(line)
+            return 2
         from capy.store.failures import explain_failure
 
         explained = explain_failure(error, None)  # a disk that filled up or broke mid-command
@@ -36,3 +37,10 @@ def guarded(action: Callable[[], int]) -> int:
             "try again, or stop the process holding it (an MCP server or a long hook)"
         )
     return 2
+
+
+def _is_config_error(error: Exception) -> bool:
+    """Whether `error` is a ConfigError, without importing its module (and pydantic with it)
+    when nothing did: a command that never read the settings cannot have raised one."""
+    errors = sys.modules.get("capy.config.errors")
+    return errors is not None and isinstance(error, errors.ConfigError)

@@ -60,9 +60,17 @@ def run_search(
 def open_knowledge(db: Path | None) -> Iterator[tuple[Store, RuleSet]]:
     """Open the store and the rules in force, re-chunking a small stale backlog first."""
     from capy.cli.output import error_line
+    from capy.cli.warm import current, open_warm_store
+    from capy.store.reindexing import ensure_fresh  # not .indexing: no chunking view
+
+    context = current() if db is None else None
+    if context is not None:  # a warm start: settings and rules from the cache
+        with open_warm_store(context) as store:
+            ensure_fresh(store, context.ruleset, notify=error_line)
+            yield store, context.ruleset
+        return
     from capy.rules import load_rules
     from capy.store import open_store
-    from capy.store.reindexing import ensure_fresh  # not .indexing: no chunking view
 
     with open_store(db_path=db) as store:
         rules = load_rules(store.location.project_root)

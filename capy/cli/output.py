@@ -52,15 +52,29 @@ def _where() -> tuple[str, ...]:
     return (os.getcwd(), *(os.environ.get(name, "") for name in names))
 
 
-@lru_cache(maxsize=4)
 def _setting_on(where: tuple[str, ...]) -> bool:
+    from capy.cli.warm import current
+
+    context = current()  # a warm start read the setting with the rest (capy.cli.warm)
+    return context.redaction_replies if context is not None else _setting_read(where)
+
+
+@lru_cache(maxsize=4)
+def _setting_read(where: tuple[str, ...]) -> bool:
     from capy.security.redaction import redaction_wanted
 
     return redaction_wanted()
 
 
-@lru_cache(maxsize=4)
 def _secrets(where: tuple[str, ...]):
+    from capy.cli.warm import current
+
+    context = current()
+    return context.ruleset.view("secrets") if context is not None else _secrets_read(where)
+
+
+@lru_cache(maxsize=4)
+def _secrets_read(where: tuple[str, ...]):
     from pathlib import Path
 
     from capy.config.paths import project_root

@@ -1,5 +1,5 @@
 """Answers the console script gives without the cyclopts app: `--version`, `--help`, `which`,
-`rules hash`, and a plain `search QUERY...` or `stats`.
+`rules hash`, a plain `search QUERY...` or `stats`, and `serve` as agents start it.
 
 cyclopts with rich costs many times a bare Python start, and pydantic-settings and a rule-set
 validation more again, to print one line. So the exact invocations below are answered here:
@@ -8,8 +8,9 @@ kept on disk while every file it came from is unchanged (capy.watched). Anything
 option, a broken config, a rule pack with errors) goes to the full CLI, which says what is
 wrong. A `search` whose every argument is a query (none starts with `-`) and a bare `stats` run
 the very function their cyclopts command calls, with the errors `capy.cli.main` reports said the
-same way; any option goes to the cyclopts app. `capy.cli.main` never comes here: what it runs is
-always the cyclopts app.
+same way; any option goes to the cyclopts app. So does `serve`, with the options agents are
+registered with, and anything else it is given goes to the app. `capy.cli.main` never comes
+here: what it runs is always the cyclopts app.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ def answer(arguments: list[str]) -> int | None:
         return _as_main(_plain_search(arguments[1:]))
     if arguments == ["stats"]:
         return _as_main(_plain_stats)
+    if arguments and arguments[0] == "serve":
+        options = serve_options(arguments[1:])
+        if options is not None:
+            return _as_main(lambda: _plain_serve(*options))
     return None
 
 
@@ -73,16 +78,60 @@ def _all_positional(arguments: list[str]) -> bool:
 def _plain_search(queries: list[str]) -> Callable[[], int]:
     def run() -> int:
         from capy.cli.knowledge_search import run_search
+        from capy.cli.warm import warmed
 
-        return run_search(queries)
+        with warmed():
+            return run_search(queries)
 
     return run
 
 
 def _plain_stats() -> int:
     from capy.cli.stats_report import show_stats
+    from capy.cli.warm import warmed
 
-    return show_stats()
+    with warmed():
+        return show_stats()
+
+
+# `capy serve`'s options: the ones taking a path, and the flag.
+SERVE_PATHS = ("--project", "--db")
+SERVE_FLAG = "--mcp-hooks"
+
+
+def serve_options(arguments: list[str]) -> tuple[str | None, str | None, bool] | None:
+    """(project, db, mcp_hooks) of `serve [--project P] [--db P] [--mcp-hooks]` as agents start
+    it (also `--name=value`), each at most once; None for anything else (`--help`, a typo, a
+    flag given twice), which the cyclopts app answers."""
+    values: dict[str, str] = {}
+    hooks, rest = False, list(arguments)
+    while rest:
+        item = rest.pop(0)
+        name, equals, value = item.partition("=")
+        if item == SERVE_FLAG and not hooks:
+            hooks = True
+        elif name in SERVE_PATHS and name not in values and (equals or rest):
+            value = value if equals else rest.pop(0)
+            if not value or value.startswith("-"):
+                return None
+            values[name] = value
+        else:
+            return None
+    return values.get("--project"), values.get("--db"), hooks
+
+
+def _plain_serve(project: str | None, db: str | None, mcp_hooks: bool) -> int:
+    """What the cyclopts `serve` command runs, without the cyclopts app (a second or more of an
+    agent's wait for its tools, on a loaded machine)."""
+    from pathlib import Path
+
+    from capy.cli.serving import run_server
+
+    return run_server(
+        Path(project) if project is not None else None,
+        Path(db) if db is not None else None,
+        mcp_hooks,
+    )
 
 
 def _as_main(command: Callable[[], int]) -> int:

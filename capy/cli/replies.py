@@ -35,7 +35,14 @@ def print_reply(
 
 def workspace_for(db: Path | None) -> Workspace:
     """The workspace of one command: its replies suggest commands, not tool calls."""
-    from capy.api import Workspace
     from capy.api.hints import Audience
+    from capy.cli.warm import current
+
+    context = current() if db is None else None
+    if context is not None:  # a warm start: settings and rules from the cache
+        from capy.cli.warm_workspace import WarmWorkspace
+
+        return WarmWorkspace(context, audience=Audience.PERSON)
+    from capy.api import Workspace
 
     return Workspace(db_path=db, audience=Audience.PERSON)

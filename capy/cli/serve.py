@@ -29,9 +29,6 @@ def serve(
         Also list `capy_hook`, the tool Claude Code calls when its hooks run as MCP tool calls
         (`capy setup --mcp-hooks` writes this flag); without it no agent sees that tool.
     """
-    import anyio
+    from capy.cli.serving import run_server
 
-    from capy.server.app import serve_stdio
-
-    anyio.run(serve_stdio, project, db, mcp_hooks)
-    return 0
+    return run_server(project, db, mcp_hooks)

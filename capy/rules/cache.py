@@ -8,16 +8,13 @@ rule set without errors is ever written, and a cache file that cannot be read is
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from capy import __version__
-from capy.rules.resources import shipped_pack_files, shipped_schema_files
 
 # 2: project overlays are judged (project_limits) and what was ignored is kept with the packs;
 # a format-1 entry may hold a loosening project overlay, so it must never be read again.
@@ -25,6 +22,11 @@ CACHE_FORMAT = 2
 
 
 def cache_key(overlays: list[tuple[Path, str]]) -> str:
+    # Imported here: a warm CLI start reads an entry by a key it was given, and needs neither.
+    import hashlib
+
+    from capy.rules.resources import shipped_pack_files, shipped_schema_files
+
     digest = hashlib.sha256(f"capy {__version__} cache {CACHE_FORMAT}\n".encode())
     for entry in [*shipped_pack_files(), *shipped_schema_files()]:
         digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
@@ -55,6 +57,8 @@ def read_cache(key: str) -> dict[str, Any] | None:
 
 def write_cache(key: str, packs: dict[str, Any], ignored: Sequence[dict[str, Any]] = ()) -> None:
     """Best effort and atomic: a read-only home or a full disk only costs speed."""
+    import tempfile
+
     path = cache_path(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -22,6 +21,8 @@ from capy.rules.packfile import (
 from capy.rules.positions import Loaded, Position
 from capy.rules.project_limits import TRUSTED_PROJECT, UNTRUSTED_PROJECT
 from capy.rules.resources import shipped_pack_files
+from capy.rules.viewing import active_only as active_only  # where callers found it
+from capy.rules.viewing import build_view
 from capy.trust.ignored import IgnoredItem, warn_ignored
 
 
@@ -70,22 +71,8 @@ class RuleSet:
     def view(self, name: str) -> Any:
         """The typed, frozen view of a pack, with disabled rules left out."""
         if name not in self._views:
-            module = importlib.import_module(f"capy.rules.views.{name.replace('-', '_')}")
-            self._views[name] = module.VIEW.model_validate(active_only(self.packs[name].data))
+            self._views[name] = build_view(name, self.packs[name].data)
         return self._views[name]
-
-
-def active_only(node: Any) -> Any:
-    """Drop disabled rules everywhere, so views and interpreters never see them."""
-    if isinstance(node, dict):
-        return {key: active_only(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [
-            active_only(item)
-            for item in node
-            if not (isinstance(item, dict) and "id" in item and item.get("status") == "disabled")
-        ]
-    return node
 
 
 def shipped_files(use_disk: bool = True) -> list[PackFile]:
@@ -297,17 +284,27 @@ def load_rules(project_dir: Path | None = None) -> RuleSet:
 
 @cache
 def _load_cached(key: str, candidates: tuple[tuple[Path, str], ...]) -> RuleSet:
-    from capy.rules.cache import read_cache, write_cache
+    from capy.rules.cache import write_cache
 
-    cached = read_cache(key)
+    cached = ruleset_from_cache(key)
     if cached is not None:
-        ignored = [IgnoredItem(**_ignored_fields(item)) for item in cached.get("ignored", [])]
-        return RuleSet(_packs_from_cache(cached["packs"]), [], [], ignored=ignored)
+        return cached
     ruleset = build_ruleset(list(candidates))
     if not ruleset.ok:
         raise RulesError(ruleset.diagnostics)
     write_cache(key, _packs_to_cache(ruleset), [item.as_json() for item in ruleset.ignored])
     return ruleset
+
+
+def ruleset_from_cache(key: str) -> RuleSet | None:
+    """The rule set compiled under `key` (see capy.rules.cache), or None when it is not there."""
+    from capy.rules.cache import read_cache
+
+    cached = read_cache(key)
+    if cached is None:
+        return None
+    ignored = [IgnoredItem(**_ignored_fields(item)) for item in cached.get("ignored", [])]
+    return RuleSet(_packs_from_cache(cached["packs"]), [], [], ignored=ignored)
 
 
 def _ignored_fields(item: dict[str, Any]) -> dict[str, Any]:

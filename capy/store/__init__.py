@@ -83,7 +83,8 @@ def open_store(
 def open_located(
     location: StoreLocation, *, verify: bool = False, notify: Notify = stderr_notice
 ) -> Store:
-    """`open_store` for a location already resolved (a long-lived process keeps its own)."""
+    """`open_store` for a location already resolved (a long-lived process or a warm CLI start
+    knows it already)."""
     from capy.store.failures import explained_failures
 
     with explained_failures(location.path):  # a folder, a read-only or full disk, damage

@@ -13,9 +13,9 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
-from capy.rules import RuleSet, load_rules
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
@@ -24,6 +24,9 @@ from capy.store.database import DatabaseError, read_snapshot
 from capy.store.disjunction import top_of_any
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vocabulary import known_words
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
 
 _TABLES = {"porter": "chunks", "trigram": "chunks_trigram"}
 _KINDS = tuple(kind.value for kind in SourceKind)
@@ -62,6 +65,8 @@ class StoreCorpus:
         self.store = store
         self.default_kinds = tuple(default_kinds)
         if bm25 is None:
+            from capy.rules import load_rules
+
             bm25 = load_rules().view("search").bm25
         self.weights = (bm25.title_weight, bm25.content_weight)
         self.window = bm25.rank_window
@@ -367,7 +372,10 @@ def search_store(
 
     Raises ValueError for a kind that does not exist (naming the ones that do).
     """
-    rules = rules or load_rules(store.location.project_root)
+    if rules is None:
+        from capy.rules import load_rules
+
+        rules = load_rules(store.location.project_root)
     search_rules = rules.view("search")
     default_kinds = tuple(str(kind) for kind in rules.view("retention").kinds.default_search)
     if source:

@@ -27,10 +27,12 @@ import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-
-from pydantic import SecretStr
+from typing import TYPE_CHECKING
 
 from capy.store.errors import KeyFileError
+
+if TYPE_CHECKING:  # only ever handed one: importing pydantic costs a hook several starts
+    from pydantic import SecretStr
 
 KEY_BYTES = 32
 _HEX_KEY = re.compile(r"(?:[xX]'([0-9a-fA-F]{64})'|([0-9a-fA-F]{64}))")

@@ -7,10 +7,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from capy.config import Settings, load_settings
 from capy.config.paths import project_root
 from capy.store.keys import KeySource, key_source
+
+if TYPE_CHECKING:  # pydantic-settings: only locating by the settings needs it
+    from capy.config import Settings
 
 DB_FILE_NAME = "knowledge.db"
 KNOWLEDGE_KEY_NAME = "db"
@@ -53,6 +56,8 @@ def locate_store(
     A relative `db_path` given here is taken relative to the current directory, as a path typed
     on a command line is; a relative configured path is relative to the project root.
     """
+    from capy.config import load_settings
+
     resolved = load_settings(project_dir, environ)
     settings = resolved.settings
     if db_path is not None:

@@ -22,8 +22,6 @@ from capy.store.chunkstore import (
     insert_chunks,
     set_index_version,
 )
-from capy.store.codec import compress_text, decompress_text
-from capy.store.content import redact_text
 from capy.store.database import transaction
 from capy.store.vocabulary import apply_term_delta
 
@@ -158,6 +156,10 @@ def _batches(conn: sqlcipher3.Connection, ids: Sequence[int]) -> Iterator[tuple[
 def _rebuild_batch(conn: sqlcipher3.Connection, rows: list[tuple], rules: RuleSet) -> int:
     if not rows:
         return 0
+    # Here, not at the top: a store with nothing stale (every warm CLI start) needs neither.
+    from capy.store.codec import decompress_text
+    from capy.store.content import redact_text
+
     secrets, chunking = rules.view("secrets"), rules.view("chunking")
     work = []
     for source_id, label, content_type, content_hash, version, raw, _ in rows:
@@ -184,6 +186,8 @@ def _still_stale(conn: sqlcipher3.Connection, item: _Rebuilt, version: str) -> b
 
 
 def _write(conn: sqlcipher3.Connection, item: _Rebuilt, version: str, now: int) -> None:
+    from capy.store.codec import compress_text
+
     removed = drop_chunks(conn, item.id)
     apply_term_delta(conn, insert_chunks(conn, item.id, item.chunks), removed)
     if item.changed:

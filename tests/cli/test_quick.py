@@ -194,3 +194,30 @@ def test_which_notices_a_new_project_marker_between_here_and_the_root(warm_rules
 def _capy_argv() -> list[str]:
     script = Path(sys.executable).with_name("capy")
     return [str(script)] if script.is_file() else [sys.executable, "-c", ENTRY]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ([], (None, None, False)),
+        (["--db", "kb.db"], (None, "kb.db", False)),
+        (["--db=kb.db", "--project", "/p", "--mcp-hooks"], ("/p", "kb.db", True)),
+        (["--help"], None),
+        (["--db"], None),
+        (["--db", "--mcp-hooks"], None),
+        (["--db", "a", "--db", "b"], None),
+        (["--mcp-hooks", "--mcp-hooks"], None),
+        (["--no-mcp-hooks"], None),
+        (["extra"], None),
+    ],
+)
+def test_serve_runs_without_the_app_only_as_agents_start_it(arguments, expected) -> None:
+    # Anything else goes to the cyclopts app, which says what is wrong or prints the help.
+    from capy.cli.quick import serve_options
+
+    assert serve_options(arguments) == expected
+
+
+def test_serve_help_is_still_the_apps() -> None:
+    done = capy("serve", "--help")
+    assert done.returncode == 0 and "--mcp-hooks" in done.stdout

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from capy.rules.views import plain
+
+# A process that reads a validated rule set from a warm cache uses plain models (see there);
+# every other process gets pydantic's. View modules take these names from here.
+if plain.enabled():
+    from capy.rules.views.plain import (
+        BaseModel,
+        ConfigDict,
+        Field,
+        field_validator,
+        model_validator,
+    )
+else:
+    from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Rule statuses the engine applies; a deprecated or disabled rule is as good as absent.
 LIVE_STATUSES = ("active", "experimental")
@@ -38,6 +51,19 @@ class Section(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
+
+__all__ = [
+    "LIVE_STATUSES",
+    "BaseModel",
+    "ConfigDict",
+    "Field",
+    "PackView",
+    "RuleView",
+    "Section",
+    "active",
+    "field_validator",
+    "model_validator",
+]
 
 R = TypeVar("R", bound=RuleView)
 

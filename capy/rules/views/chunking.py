@@ -7,10 +7,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Literal
 
-from pydantic import ConfigDict, Field
-
 from capy.clip import clip_line
-from capy.rules.views.base import PackView, RuleView, Section, active
+from capy.rules.views.base import ConfigDict, Field, PackView, RuleView, Section, active
 
 
 class ContentType(StrEnum):

@@ -13,10 +13,16 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from capy.jsonpath import read_path
-from capy.rules.views.base import PackView, RuleView, active
+from capy.rules.views.base import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PackView,
+    RuleView,
+    active,
+    field_validator,
+)
 
 
 class CanonicalEvent(StrEnum):

@@ -8,9 +8,7 @@ from datetime import timedelta
 from enum import StrEnum
 from functools import cached_property
 
-from pydantic import model_validator
-
-from capy.rules.views.base import PackView, RuleView, Section
+from capy.rules.views.base import PackView, RuleView, Section, model_validator
 
 
 class SourceKind(StrEnum):

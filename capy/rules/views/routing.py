@@ -10,9 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
-
-from capy.rules.views.base import PackView, RuleView, active
+from capy.rules.views.base import BaseModel, ConfigDict, PackView, RuleView, active, field_validator
 
 EventCategory = Literal[
     "todo",

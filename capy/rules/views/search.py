@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from pydantic import model_validator
-
-from capy.rules.views.base import PackView, RuleView, Section
+from capy.rules.views.base import PackView, RuleView, Section, model_validator
 from capy.rules.views.intents import Intents
 
 _MAX_VERDICTS = 4096  # distinct query terms remembered per loaded pack

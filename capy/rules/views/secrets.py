@@ -6,10 +6,8 @@ import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from capy.rules.secretscan import SecretDetector, SecretFinding, SecretScanner, compile_detector
-from capy.rules.views.base import PackView, RuleView, active
+from capy.rules.views.base import BaseModel, ConfigDict, Field, PackView, RuleView, active
 
 
 class Examples(BaseModel):

@@ -8,10 +8,15 @@ import re
 from enum import StrEnum
 from functools import cached_property
 
-from pydantic import field_validator, model_validator
-
 from capy.rules.commands import command_pattern_regex, normalise_command
-from capy.rules.views.base import PackView, RuleView, Section, active
+from capy.rules.views.base import (
+    PackView,
+    RuleView,
+    Section,
+    active,
+    field_validator,
+    model_validator,
+)
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -10,9 +10,15 @@ from functools import cached_property
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from capy.rules.views.base import PackView, RuleView, active
+from capy.rules.views.base import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PackView,
+    RuleView,
+    active,
+    field_validator,
+)
 
 Role = Literal["user", "assistant", "tool_result"]
 LineHandling = Literal["read", "meta", "title", "skip"]
