@@ -49,8 +49,12 @@ def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
         alternatives = tuple(
             seq for seq in (tuple(stem(w) for w in words_of(v)) for v in variants) if seq
         )
+        # A joined word form (`timeout`) may sit inside an identifier (`connectTimeout`).
+        joined = (form for form in term.forms if " " not in form)
         substrings = tuple(
-            v.lower() for v in (term.text, *term.corrections) if len(v) >= _SUBSTRING_MIN_CHARS
+            v.lower()
+            for v in (term.text, *term.corrections, *joined)
+            if len(v) >= _SUBSTRING_MIN_CHARS
         )
         patterns.append(TermPattern(term, alternatives, substrings))
     return tuple(patterns)

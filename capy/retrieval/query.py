@@ -34,6 +34,7 @@ class Term:
     text: str  # as typed (case kept: entity boosts compare verbatim)
     phrase: bool = False  # a quoted phrase from the query
     synonyms: tuple[str, ...] = ()  # the pack's synonym group, OR-ed in the porter list
+    forms: tuple[str, ...] = ()  # word forms the pack's morphology adds (capy.retrieval.morphology)
     corrections: tuple[str, ...] = ()  # fuzzy corrections, OR-ed in both lists
 
     @property
@@ -46,7 +47,7 @@ class Term:
         return not self.phrase and _PLAIN_WORD.fullmatch(self.text) is not None
 
     def porter_variants(self) -> tuple[str, ...]:
-        return _unique((self.text, *self.corrections, *self.synonyms))
+        return _unique((self.text, *self.forms, *self.corrections, *self.synonyms))
 
     def trigram_variants(self, min_chars: int) -> tuple[str, ...]:
         """Synonyms stay out: as substrings, short forms such as "del" or "kube" match inside
@@ -95,9 +96,12 @@ def parse_query(text: object, rules: SearchPack) -> ParsedQuery:
         candidates += _phrase_terms(match.group(1), rules)
         position = match.end()
     candidates += _loose_terms(cleaned[position:], rules)
-    terms = _drop_stopwords(candidates, rules)
+    from capy.retrieval.morphology import join_compounds, with_word_forms
+
+    terms = _drop_stopwords(join_compounds(candidates, rules), rules)
     terms = _dedupe(terms)[: rules.query.max_terms]
-    return ParsedQuery(text=cleaned, terms=tuple(_with_synonyms(term, rules) for term in terms))
+    terms = [with_word_forms(_with_synonyms(term, rules), rules) for term in terms]
+    return ParsedQuery(text=cleaned, terms=tuple(terms))
 
 
 def clean_text(text: object, max_bytes: int) -> str:
