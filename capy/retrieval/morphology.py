@@ -10,7 +10,8 @@ relevance floor), so a search and the lines shown for it agree:
 - identifiers split at `-`, `_` and camelCase humps match their parts joined into one word
   (`casesensitive` is how unicode61 stores `caseSensitive`) and, for camelCase, as a phrase;
 - a word with an ending a negation prefix takes ("-ive", "-ed") also matches its negated form,
-  on the last part of an identifier too;
+  on the last part of an identifier too (in a long query only where the term must match: an
+  AND pass, the lines shown; not as a phrase of its own in an OR pass);
 - a listed compound matches its parts as a phrase ("timeout": "time out", which porter then
   folds to meet "timed out" and "timing out"), and adjacent query words whose stems are a
   compound's parts become one term that also matches the joined word.
@@ -72,34 +73,48 @@ def join_compounds(
     return joined
 
 
-def with_word_forms(term: Term, rules: SearchPack) -> Term:
-    """`term` with the forms the pack adds to it (none for a quoted phrase)."""
+def with_word_forms(term: Term, rules: SearchPack, *, of: int) -> Term:
+    """`term`, one of `of` query terms, with the forms the pack adds to it (none for a quoted
+    phrase). A negated form is a plain form of a short query; in a longer one it only widens
+    the term where the term must match (see the pack's `negation.or_max_terms`)."""
     morphology = rules.morphology
     if morphology is None or term.phrase or not _IDENTIFIER.fullmatch(term.text):
         return term
-    forms = tuple(form for form in dict.fromkeys(_forms(term.text, morphology)) if form != term.key)
-    return replace(term, forms=forms) if forms else term
-
-
-def _forms(text: str, morphology: Morphology) -> Iterator[str]:
-    pieces = _SEPARATORS.split(text)
+    pieces = _SEPARATORS.split(term.text)
     parts = [part for piece in pieces for part in _HUMP.sub(" ", piece).split()]
+    forms = _new(_forms(pieces, parts, morphology), term)
+    negations = _new(_negated_forms(parts, morphology.negation), term)
+    if of <= morphology.negation.or_max_terms:
+        forms, negations = forms + negations, ()
+    return replace(term, forms=forms, negations=negations) if forms or negations else term
+
+
+def _new(forms: Iterator[str], term: Term) -> tuple[str, ...]:
+    return tuple(form for form in dict.fromkeys(forms) if form != term.key)
+
+
+def _forms(pieces: list[str], parts: list[str], morphology: Morphology) -> Iterator[str]:
     if morphology.split_identifiers and len(parts) > 1:
         yield "".join(parts).lower()
         if len(parts) > len(pieces):  # camelCase: the parts as words
             yield " ".join(parts).lower()
+    if len(parts) == 1:
+        split = _compounds_by_joined(morphology.compounds).get(porter_stem(parts[0].lower()))
+        if split is not None:
+            yield split
+
+
+def _negated_forms(parts: list[str], negation: Negation) -> Iterator[str]:
+    """The negated forms of the term's last part, with the parts before it written apart and
+    joined ("case insensitive", "caseinsensitive")."""
     head, last = [part.lower() for part in parts[:-1]], parts[-1].lower()
-    prefixes = {rule.prefix for rule in morphology.negation.prefixes}
     # "non-blocking" is negated already: its joined form is the one to add.
-    negations = () if head and head[-1] in prefixes else _negations(last, morphology.negation)
-    for negated in negations:
+    if head and head[-1] in {rule.prefix for rule in negation.prefixes}:
+        return
+    for negated in _negations(last, negation):
         yield " ".join([*head, negated])
         if head:
             yield "".join([*head, negated])
-    if not head:
-        split = _compounds_by_joined(morphology.compounds).get(porter_stem(last))
-        if split is not None:
-            yield split
 
 
 def _negations(word: str, negation: Negation) -> Iterator[str]:

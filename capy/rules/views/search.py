@@ -237,6 +237,7 @@ class NegationPrefix(Section):
 
 class Negation(Section):
     min_base_chars: int
+    or_max_terms: int  # longer queries name negated forms in AND groups only
     prefixes: tuple[NegationPrefix, ...]
 
 
