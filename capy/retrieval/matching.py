@@ -2,9 +2,9 @@
 
 FTS5 tells which rows match but not where, so the core finds the spots itself, the way the
 porter table matched them: words split like unicode61 (letters and digits; `_` separates),
-compared case-insensitively after a light suffix strip that folds the plural and -ed/-ing forms
-porter folds. A term the words do not find (a trigram-only hit on part of a word) is looked up as
-a case-insensitive substring instead, so every hit can show the text that made it match.
+compared case-insensitively after the same Porter stemming the table applies. A term the words
+do not find (a trigram-only hit on part of a word) is looked up as a case-insensitive substring
+instead, so every hit can show the text that made it match.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from capy.retrieval.porter import porter_stem
 from capy.retrieval.query import WORD_PART, Term
 
-_VOWEL = re.compile(r"[aeiouy]")
 _SUBSTRING_MIN_CHARS = 3  # the trigram table's own floor: shorter substrings match nothing
 
 Span = tuple[int, int]
@@ -23,21 +23,9 @@ Span = tuple[int, int]
 
 @lru_cache(maxsize=4096)
 def stem(word: str) -> str:
-    """Porter's step 1 in small: enough that "locks", "locked" and "locking" meet "lock"."""
-    if len(word) <= 3:
-        return word
-    if word.endswith(("sses", "ies")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) >= 3 and _VOWEL.search(base):
-            word = base[:-1] if len(base) > 3 and base[-1] == base[-2] not in "lsz" else base
-            break
-    if len(word) > 3 and word.endswith("y") and word[-2] not in "aeiou":
-        word = word[:-1] + "i"
-    return word
+    """The word as the porter table stores it, so that every word form the table matched
+    ("merged" for "merge", "complexity" for "complex") is found here too."""
+    return porter_stem(word)
 
 
 def words_of(text: str) -> list[str]:
@@ -61,8 +49,12 @@ def compile_terms(terms: tuple[Term, ...]) -> tuple[TermPattern, ...]:
         alternatives = tuple(
             seq for seq in (tuple(stem(w) for w in words_of(v)) for v in variants) if seq
         )
+        # A joined word form (`timeout`) may sit inside an identifier (`connectTimeout`).
+        joined = (form for form in term.forms if " " not in form)
         substrings = tuple(
-            v.lower() for v in (term.text, *term.corrections) if len(v) >= _SUBSTRING_MIN_CHARS
+            v.lower()
+            for v in (term.text, *term.corrections, *joined)
+            if len(v) >= _SUBSTRING_MIN_CHARS
         )
         patterns.append(TermPattern(term, alternatives, substrings))
     return tuple(patterns)

@@ -34,6 +34,10 @@ class Term:
     text: str  # as typed (case kept: entity boosts compare verbatim)
     phrase: bool = False  # a quoted phrase from the query
     synonyms: tuple[str, ...] = ()  # the pack's synonym group, OR-ed in the porter list
+    forms: tuple[str, ...] = ()  # word forms the pack's morphology adds (capy.retrieval.morphology)
+    # Negated forms ("unused" for "used") of a long query: for AND and for finding lines, not
+    # OR-ed alone (a short query's negated forms are plain `forms`).
+    negations: tuple[str, ...] = ()
     corrections: tuple[str, ...] = ()  # fuzzy corrections, OR-ed in both lists
 
     @property
@@ -46,7 +50,13 @@ class Term:
         return not self.phrase and _PLAIN_WORD.fullmatch(self.text) is not None
 
     def porter_variants(self) -> tuple[str, ...]:
-        return _unique((self.text, *self.corrections, *self.synonyms))
+        return _unique((self.text, *self.forms, *self.negations, *self.corrections, *self.synonyms))
+
+    def any_of_variants(self) -> tuple[str, ...]:
+        """The variants an OR pass names, a long query's negated forms left out: on its own a
+        negated form ranks the opposite concept ("incoherent" for "coherent" in a TREC topic),
+        while inside an AND group the query's other words keep it on topic."""
+        return _unique((self.text, *self.forms, *self.corrections, *self.synonyms))
 
     def trigram_variants(self, min_chars: int) -> tuple[str, ...]:
         """Synonyms stay out: as substrings, short forms such as "del" or "kube" match inside
@@ -95,9 +105,12 @@ def parse_query(text: object, rules: SearchPack) -> ParsedQuery:
         candidates += _phrase_terms(match.group(1), rules)
         position = match.end()
     candidates += _loose_terms(cleaned[position:], rules)
-    terms = _drop_stopwords(candidates, rules)
+    from capy.retrieval.morphology import join_compounds, with_word_forms
+
+    terms = _drop_stopwords(join_compounds(candidates, rules), rules)
     terms = _dedupe(terms)[: rules.query.max_terms]
-    return ParsedQuery(text=cleaned, terms=tuple(_with_synonyms(term, rules) for term in terms))
+    terms = [with_word_forms(_with_synonyms(term, rules), rules, of=len(terms)) for term in terms]
+    return ParsedQuery(text=cleaned, terms=tuple(terms))
 
 
 def clean_text(text: object, max_bytes: int) -> str:
@@ -199,7 +212,7 @@ def porter_phrases(terms: tuple[Term, ...]) -> tuple[str, ...]:
     """Every phrase of the terms' porter variants, quoted, each once: the OR query is these
     joined by OR (bm25 sums a phrase once per naming, so a variant two terms share, "error" in
     two synonym groups, is named once)."""
-    return _unique(fts_quote(v) for term in terms for v in term.porter_variants())
+    return _unique(fts_quote(v) for term in terms for v in term.any_of_variants())
 
 
 def trigram_query(terms: tuple[Term, ...], *, conjunction: str, min_chars: int) -> str | None:

@@ -220,6 +220,32 @@ class Stopwords(Section):
         return frozenset(self.english) | frozenset(self.query_filler)
 
 
+class NegationPrefix(Section):
+    prefix: str
+    endings: tuple[str, ...]
+    before: str | None = None  # only before a base starting with one of these letters
+    written_apart: bool = False  # also hyphenated ("non-blocking"): match the two words too
+
+    def applies_to(self, base: str, min_chars: int) -> bool:
+        return (
+            len(base) >= min_chars
+            and base.endswith(self.endings)
+            and (self.before is None or base[0] in self.before)
+        )
+
+
+class Negation(Section):
+    min_base_chars: int
+    or_max_terms: int  # longer queries name negated forms in AND groups only
+    prefixes: tuple[NegationPrefix, ...]
+
+
+class Morphology(Section):
+    split_identifiers: bool
+    negation: Negation
+    compounds: tuple[str, ...]
+
+
 class SynonymGroup(RuleView):
     terms: tuple[str, ...]
 
@@ -256,6 +282,8 @@ class SearchPack(PackView):
     stopwords: Stopwords
     synonyms: Synonyms
     intents: Intents = Intents()
+    # Word forms beyond porter's (see capy.retrieval.morphology); None: none added.
+    morphology: Morphology | None = None
 
     @model_validator(mode="after")
     def _limits_consistent(self) -> SearchPack:

@@ -1,0 +1,60 @@
+"""Intent replies on real captured outputs whose answer hinges on one word's form or on a word
+that used to be a stopword (issue #17, failure classes 3 and 4).
+
+Each output is a dev-half file of fixtures/niah-real; each question is an agent's wording whose
+locating word porter alone does not bring to the output's line ("merged" against `Merge
+branch`, "case-sensitive" against `case-insensitive`) or that the stopword list dropped
+("search", "used"). Everything runs for real: `capy_execute`'s library call on `cat` of the
+file, a real encrypted store, the reply as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from capy.api.execute import execute_code
+from capy.api.workspace import Workspace
+from capy.bench.niah_real_set import load_real_set
+
+SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
+
+
+def _reply(project_dir: Path, file: str, intent: str) -> str:
+    output = next(o for o in load_real_set(SET).outputs if o.file == file)
+    assert output.half == "dev", f"{file} is in the held half: tests are built on the dev half"
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    return execute_code(Workspace(project_dir), language="shell", code=code, intent=intent).text
+
+
+@pytest.mark.parametrize(
+    ("file", "intent", "needles"),
+    [
+        # The set's own intent git-log-stat-capy-04: merged/Merge and branches/branch meet
+        # only under Porter's stemming, which the porter table applied and line selection
+        # did not.
+        ("git-log-stat-capy.txt", "which branches were merged",
+         ["Merge branch 'fix/setup'", "Merge branch 'fix/sandbox'"]),
+        # A negation prefix: the output prints the negated form of the question's word.
+        ("pydoc-boltons-iterutils.html", "how do I sort case-sensitive", ["case-insensitive"]),
+        # "used" was a stopword, and it meets `unused` only through its negated form.
+        ("gcc-warnings-markupsafe.txt", "what is never used", ["unused parameter"]),
+    ],
+)  # fmt: skip
+def test_a_word_form_porter_misses_still_finds_its_line(project_dir, file, intent, needles):
+    text = _reply(project_dir, file, intent)
+    assert all(needle in text for needle in needles), text
+
+
+@pytest.mark.parametrize(
+    ("intent", "needle"),
+    [
+        ("which search tests were added", "hostile words in the search box"),
+        ("which commit fixed the search snippets", "search snippets printed stored escape"),
+    ],
+)
+def test_search_is_a_locating_word_not_a_stopword(project_dir, intent, needle):
+    text = _reply(project_dir, "git-log-stat-capy.txt", intent)
+    assert needle in text, text
