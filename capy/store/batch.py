@@ -24,7 +24,7 @@ import sqlcipher3
 
 from capy.store.database import transaction
 from capy.store.errors import StoreError
-from capy.store.fts_tuning import bulk_merge_settings
+from capy.store.fts_tuning import bulk_load
 from capy.store.indexing import (
     AUTO_CONTENT_TYPE,
     IndexResult,
@@ -83,30 +83,29 @@ def index_batch(
     outcomes: list[Outcome | None] = []
     pending: list[tuple[int, PreparedSource]] = []
     pending_bytes = 0
-    with bulk_merge_settings(store.conn):
-        for item in items:
-            slot = len(outcomes)
-            outcomes.append(None)
-            try:
-                source = prepare_source(
-                    store,
-                    _content(item),
-                    label=item.label,
-                    kind=item.kind,
-                    content_type=item.content_type,
-                    rules=rules,
-                )
-            except (StoreError, OSError, UnicodeError) as error:
-                outcomes[slot] = BatchFailure(item.label, _message(error))
-            else:
-                pending.append((slot, source))
-                pending_bytes += source.prepared.size
-            if progress:
-                progress(item.label, slot + 1, total)
-            if len(pending) >= batch_sources or pending_bytes >= batch_bytes:
-                _write(store.conn, pending, outcomes, rules)
-                pending, pending_bytes = [], 0
-        _write(store.conn, pending, outcomes, rules)
+    for item in items:
+        slot = len(outcomes)
+        outcomes.append(None)
+        try:
+            source = prepare_source(
+                store,
+                _content(item),
+                label=item.label,
+                kind=item.kind,
+                content_type=item.content_type,
+                rules=rules,
+            )
+        except (StoreError, OSError, UnicodeError) as error:
+            outcomes[slot] = BatchFailure(item.label, _message(error))
+        else:
+            pending.append((slot, source))
+            pending_bytes += source.prepared.size
+        if progress:
+            progress(item.label, slot + 1, total)
+        if len(pending) >= batch_sources or pending_bytes >= batch_bytes:
+            _write(store.conn, pending, outcomes, rules)
+            pending, pending_bytes = [], 0
+    _write(store.conn, pending, outcomes, rules)
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -124,7 +123,7 @@ def _write(
         return
     written: list[tuple[int, IndexResult]] = []
     try:
-        with transaction(conn):
+        with transaction(conn), bulk_load(conn):
             for slot, source in pending:
                 try:
                     with _savepoint(conn):
