@@ -24,7 +24,7 @@ bench *args:
     capy bench executor {{args}}
     capy bench redaction {{args}}
     capy bench quality {{args}}
-    capy bench perf {{args}}
+    capy bench perf --large {{args}}
     capy bench niah {{args}}
     capy bench niah --set real {{args}}
     capy bench hooks {{args}}

@@ -30,18 +30,28 @@ def index_knowledge(
     path: str | None = None,
     source: str | None = None,
     split: bool = False,
+    paths: Sequence[str] | None = None,
 ) -> ToolReply:
-    """Index content or a file (read here, so it never passes through the context) as durable.
+    """Index content or a file (read here, so it never passes through the context) as durable;
+    or, with `paths`, several files and folders in batches (`capy.api.knowledge_many`).
 
     Over the retention pack's per-source cap the reply says what was kept; `split` keeps all
     of it as several sources instead."""
+    if paths is not None:
+        if content is not None or path is not None or source is not None or split:
+            raise ToolInputError(
+                "give `paths` alone: content, path, source and split go with one input"
+            )
+        from capy.api.knowledge_many import index_paths
+
+        return index_paths(workspace, paths)
     from capy.api.execute import path_refusal, resolve_path
     from capy.store.content import ContentError
     from capy.store.indexing import index_content
     from capy.store.intake import Intake, file_parts, kept_note, part_label, read_file_for_index
 
     if (content is None) == (path is None):
-        raise ToolInputError("give either content or path, not both and not neither")
+        raise ToolInputError("give one of content, path or paths")
     size = workspace.rules.view("retention").size
     label = source or path or "indexed content"
     if path is not None:

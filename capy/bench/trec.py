@@ -3,12 +3,13 @@
 The procedure, exactly:
 - Topic text is lowercased for both systems (Vaswani's topics are all capitals, its documents
   lowercase; capy would read capitalised words as identifiers).
-- capy: every document is indexed with `index_content` as its own durable source (label = DOCNO,
-  content_type plaintext) in a throwaway encrypted store. nDCG@10 comes from `search_store` with
-  limit 10, the path an agent takes. MAP@100 comes from the same search core with the search
-  pack's `limits.max_results` raised to 100 (nothing else changed), since the shipped cap (20)
-  is too shallow for MAP. Hits map to DOCNOs through their source label; a source's later chunks
-  are dropped so that each document is ranked once.
+- capy: every document is indexed as its own durable source (label = DOCNO, content_type
+  plaintext) in a throwaway encrypted store, through `index_batch` as `capy index` of a folder
+  does (one transaction per batch; the rows are the ones `index_content` writes). nDCG@10
+  comes from `search_store` with limit 10, the path an agent takes. MAP@100 comes from the
+  same search core with the search pack's `limits.max_results` raised to 100 (nothing else
+  changed), since the shipped cap (20) is too shallow for MAP. Hits map to DOCNOs through
+  their source label; a source's later chunks are dropped so that each document is ranked once.
 - floor: stdlib sqlite3, in memory, `CREATE VIRTUAL TABLE t USING fts5(docno UNINDEXED, body,
   tokenize='porter unicode61')` holding the same document text; the query is the topic's `\\w+`
   terms, each double-quoted (so no term is read as an operator), joined with ` OR `, ranked by
@@ -64,8 +65,8 @@ class _Stepper:
 
 def _run_capy(collection: TrecCollection, ruleset: Any, step: Callable[[], None]) -> dict:
     from capy.retrieval import search
+    from capy.store.batch import BatchItem, index_batch
     from capy.store.corpus import StoreCorpus, search_store
-    from capy.store.indexing import index_content
 
     pack = ruleset.view("search")
     deeper_limits = pack.limits.model_copy(update={"max_results": MAP_DEPTH})
@@ -73,16 +74,13 @@ def _run_capy(collection: TrecCollection, ruleset: Any, step: Callable[[], None]
     kinds = tuple(str(kind) for kind in ruleset.view("retention").kinds.default_search)
     with scratch_store() as store:
         started = time.perf_counter()
-        for document in collection.documents:
-            if document.text:  # an empty document can match nothing; the floor holds it too
-                index_content(
-                    store,
-                    document.text,
-                    label=document.docno,
-                    kind="durable",
-                    content_type="plaintext",
-                    rules=ruleset,
-                )
+        items = [
+            BatchItem(document.docno, document.text, content_type="plaintext")
+            for document in collection.documents
+            if document.text  # an empty document can match nothing; the floor holds it too
+        ]
+        index_batch(store, items, rules=ruleset, progress=lambda *_: step())
+        for _empty in range(len(collection.documents) - len(items)):
             step()
         indexed = time.perf_counter()
         shallow, deep_runs = {}, {}

@@ -1,8 +1,8 @@
 """Which lines of a text the chunking pack's error rules flag, and how badly.
 
 One scan serves the log chunker (a chunk per flagged line) and the intent reply (its errors and
-failures list), so both see the same lines. Each rule runs once over the whole text (finditer),
-never once per line, so the cost stays a few regex passes however long the log is.
+failures list), so both see the same lines. The rules run together through the secret scanner's
+windowed engine, never once per line, so the cost stays linear however long the log is.
 
 A CI runner or `docker build` writes something in front of every line (`2022-07-26T16:33:03.56Z `,
 `#14 2.104 `); the pack's `log.line_prefix` is removed from each line first, so a rule anchored at
@@ -12,9 +12,12 @@ the line count, so line numbers stay those of the original text.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from capy.rules.secretscan import SecretDetector, SecretScanner
 from capy.rules.views.chunking import Severity
 
 if TYPE_CHECKING:
@@ -28,16 +31,27 @@ def flagged_lines(text: str, log: Log) -> dict[int, int]:
     rule gives it; lines no rule flags are absent."""
     scanned = _without_prefixes(text, log)
     starts = _line_starts(scanned)
+    active = log.active_error_rules
+    severities = {rule.id: SEVERITY_RANK[rule.severity] for rule in active}
+    scanner = _error_scanner(tuple((rule.id, rule.regex) for rule in active))
     rank: dict[int, int] = {}
-    for rule in log.active_error_rules:
-        severity = SEVERITY_RANK[rule.severity]
-        for match in rule.regex.finditer(scanned):
-            # A match may begin on the newline before its line (`(?:^|\s)ERROR`); its last
-            # character always sits on the flagged line.
-            line = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
-            if severity < rank.get(line, len(SEVERITY_RANK)):
-                rank[line] = severity
+    for match in scanner.find(scanned):
+        # A match may begin on the newline before its line (`(?:^|\s)ERROR`); its last
+        # character always sits on the flagged line.
+        line = bisect_right(starts, max(match.start, match.end - 1)) - 1
+        severity = severities[match.rule_id]
+        if severity < rank.get(line, len(SEVERITY_RANK)):
+            rank[line] = severity
     return rank
+
+
+@lru_cache(maxsize=8)
+def _error_scanner(rules: tuple[tuple[str, re.Pattern[str]], ...]) -> SecretScanner:
+    """The error rules as scanner detectors: no keywords, entropy or allowlist, so each one's
+    findings are its regex's non-empty matches, exactly as `finditer` gives them, found by the
+    secret scanner's windowed engine (a match is tried on line-bound windows, so one very long
+    line does not make every rule run to its end from every start)."""
+    return SecretScanner(SecretDetector(rule_id, regex, (), None, ()) for rule_id, regex in rules)
 
 
 def _without_prefixes(text: str, log: Log) -> str:

@@ -8,9 +8,10 @@ one failure never shares a chunk with the next. A section holding nothing but it
 banner straight after another) joins the section after it, as does a line or two before the
 first banner. Longer text before it, and logs without banners, keep label-and-lines titles.
 
-The error rules run once over the whole text (finditer), not once per line, so a 100k-line log
-costs a few regex passes. Each flagged line gets a chunk titled by its message (timestamp
-stripped) holding a little context before it and the traceback or stack that usually follows.
+The error rules run once over the whole text (capy.chunking.flagging, through the secret
+scanner's windowed engine), not once per line, so the scan stays linear in the input. Each
+flagged line gets a chunk titled by its message (timestamp stripped) holding a little context
+before it and the traceback or stack that usually follows.
 Identical messages get one chunk, and the cap keeps errors first, then failures, then warnings.
 """
 

@@ -201,7 +201,9 @@ def _trec_directory(given: Path | None, skip: bool) -> tuple[Path | None, str]:
 def perf(
     *,
     sizes: str = "1000,10000,100000",
+    large: Flag = False,
     megabytes: float = 2.0,
+    real_megabytes: float = 5.7,
     rounds: int = 3,
     queries: int = 200,
     json_output: JsonFlag = False,
@@ -217,8 +219,12 @@ def perf(
     ----------
     sizes
         Comma-separated chunk counts at which to measure search latency.
+    large
+        Also measure search latency at 1,000,000 chunks (some minutes to build; `just bench`).
     megabytes
         Generated text per content type for the throughput runs.
+    real_megabytes
+        Real text (shared test data, standard library modules) for the throughput run; 0 skips.
     rounds
         Throughput runs per content type (the best is kept).
     queries
@@ -248,11 +254,19 @@ def perf(
     if calls < 0 or calls_megabytes <= 0:
         error_line("--calls takes 0 (skip) or more, and --calls-megabytes must be positive")
         return 2
+    if real_megabytes < 0:
+        error_line("--real-megabytes must be 0 (skip the real-text run) or more")
+        return 2
+    if large:
+        from capy.bench.perf import LARGE_SIZE
+
+        counts.append(LARGE_SIZE)
     rules = _load_rules()
     with _progress(not json_output) as progress:
         report = run_perf(
             sizes=counts,
             megabytes=megabytes,
+            real_megabytes=real_megabytes,
             rounds=rounds,
             queries=queries,
             rules=rules,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated, Any
@@ -10,7 +11,7 @@ from cyclopts import Parameter
 
 from capy.cli.knowledge_search import open_knowledge as _open
 from capy.cli.knowledge_search import plural as _plural
-from capy.cli.output import progress_bar, say
+from capy.cli.output import error_line, progress_bar, say
 from capy.cli.store import DbOption, JsonFlag, guarded, human_bytes
 
 if TYPE_CHECKING:
@@ -32,18 +33,22 @@ def index(
     db: DbOption = None,
     as_json: JsonFlag = False,
 ) -> int:
-    """Index a file or standard input into the knowledge base.
+    """Index a file, a folder, or standard input into the knowledge base.
 
-    Secrets are redacted before anything is stored; indexing the same content under the same
-    label again only marks it as used. An input over the retention pack's per-source cap
+    A folder indexes every regular file under it (hidden entries and links left out), each as
+    its own source labelled by its path, in batches of one transaction each; a file that fails
+    is named and the others are still indexed (exit 1 when any failed). Secrets are redacted
+    before anything is stored; indexing the same content under the same label again only
+    marks it as used. An input over the retention pack's per-source cap
     (size.max_source_bytes) keeps its start and end and says what was dropped, unless --split.
 
     Parameters
     ----------
     path
-        File to index, or - (the default) to read standard input.
+        File or folder to index, or - (the default) to read standard input.
     source
-        Label to store it under (default: the path as given; required for standard input).
+        Label to store it under (default: the path as given; required for standard input; for
+        a folder, the prefix of every file's label).
     kind
         durable (kept), ephemeral (expires, not searched by default) or session (expires).
     content_type
@@ -59,10 +64,15 @@ def index(
 
     def run() -> int:
         from capy.api.hints import PERSON_HINTS
+        from capy.store.content import ContentError
         from capy.store.indexing import index_content
         from capy.store.intake import kept_note
 
         label = _label(path, source)
+        if path not in (None, STDIN) and os.path.isdir(path):
+            if split:
+                raise ContentError("--split cuts one large input; give a file, not a folder")
+            return _index_folder(path, label, kind, content_type, db, as_json)
         with _open(db) as (store, rules):
             size = rules.view("retention").size
 
@@ -91,6 +101,56 @@ def index(
         return 0
 
     return guarded(run)
+
+
+def _index_folder(
+    path: str, label: str, kind: str, content_type: str, db: Any, as_json: bool
+) -> int:
+    from pathlib import Path
+
+    from capy.api.hints import PERSON_HINTS
+    from capy.store.batch import BatchFailure, index_batch
+    from capy.store.content import ContentError
+    from capy.store.intake import kept_note
+    from capy.store.intake_many import FileIntakes, expand
+
+    with _open(db) as (store, rules):
+        size = rules.view("retention").size
+        intakes = FileIntakes(size, kind, content_type)
+        items = intakes.items(list(expand(Path(path), label)))
+        if not items:
+            raise ContentError(f"nothing to index in {path}: it holds no regular files")
+        with progress_bar("indexing") as advance:
+            step = (lambda _label, done, total: advance(done, total)) if advance else None
+            outcomes = index_batch(store, items, rules=rules, progress=step, total=len(items))
+    done = [outcome for outcome in outcomes if not isinstance(outcome, BatchFailure)]
+    failed = [outcome for outcome in outcomes if isinstance(outcome, BatchFailure)]
+    notes = []
+    for item, outcome in zip(items, outcomes, strict=True):
+        intake = intakes.intakes.get(item.label)
+        if intake is not None and not isinstance(outcome, BatchFailure):
+            note = kept_note(outcome, intake, size, keep_all=PERSON_HINTS.split_again())
+            notes.extend([f"{outcome.label}: {note}"] if note else [])
+    if as_json:
+        from capy.cli.output import print_json
+
+        print_json(
+            {
+                "sources": [asdict(result) for result in done],
+                "failed": [asdict(failure) for failure in failed],
+                "notes": notes,
+            }
+        )
+    else:
+        for result in done:
+            _print_indexed(result)
+        for note in notes:
+            say(note)
+        say(f"{_plural(len(done), 'source')} indexed or current, {len(failed)} failed")
+    for failure in failed:  # most messages name the file already
+        message = failure.message
+        error_line(message if failure.label in message else f"{failure.label}: {message}")
+    return 1 if failed else 0
 
 
 def _label(path: str | None, source: str | None) -> str:

@@ -38,7 +38,8 @@ def register_knowledge_tools(
             "documentation, specs, long notes you will need again. Indexing the same content "
             "again only marks it as used. One source holds at most the retention pack's cap "
             "(2 MiB by default): over it the reply says what was kept (the start and the end), "
-            "and `split=true` keeps all of it as several sources."
+            "and `split=true` keeps all of it as several sources. Give `paths` to index several "
+            "files or folders in one call, each file its own source."
         ),
     )
     async def capy_index(
@@ -51,6 +52,13 @@ def register_knowledge_tools(
             bool,
             Field(description='Keep all of an input over the cap, as sources "LABEL (part N)".'),
         ] = False,
+        paths: Annotated[
+            list[str] | None,
+            Field(
+                description="Several files or folders to index instead (a folder: its files, "
+                "hidden ones left out), each file labelled by its path."
+            ),
+        ] = None,
     ) -> CallToolResult:
         return await run_tool(
             workspace,
@@ -60,6 +68,7 @@ def register_knowledge_tools(
             path=path,
             source=source,
             split=split,
+            paths=paths,
         )
 
     @server.tool(

@@ -36,6 +36,7 @@ from capy.store.reindexing import (
 from capy.store.vocabulary import apply_term_delta
 
 if TYPE_CHECKING:
+    from capy.chunking import Chunk
     from capy.rules import RuleSet
     from capy.store import Store
 
@@ -79,9 +80,57 @@ def index_content(
     Raises `ContentError` (a `StoreError`) for a bad label, kind or content type, binary or
     empty content, or content over the size cap when the retention pack says to reject it.
     """
+    rules = rules or _rules_for(store)
+    source = prepare_source(
+        store, content, label=label, kind=kind, content_type=content_type, rules=rules
+    )
+    with transaction(store.conn) as conn:
+        return write_source(conn, source, rules)
+
+
+@dataclass
+class PreparedSource:
+    """One source made ready outside the write lock: redacted, typed, and (unless the same
+    content is already stored) chunked and compressed."""
+
+    label: str
+    kind: str
+    content_type: str
+    prepared: PreparedContent
+    label_redactions: dict[str, int]
+    version: str
+    now: int
+    expires_at: int | None
+    chunks: list[Chunk] | None = None  # None: found current when prepared, not chunked
+    blob: bytes | None = None
+
+    def result(self, source_id: int, chunk_count: int, status: str) -> IndexResult:
+        return IndexResult(
+            source_id=source_id,
+            label=self.label,
+            kind=self.kind,
+            content_type=self.content_type,
+            chunk_count=chunk_count,
+            bytes=self.prepared.size,
+            status=status,
+            redactions=dict(Counter(self.prepared.redactions) + Counter(self.label_redactions)),
+            omitted_bytes=self.prepared.omitted_bytes,
+        )
+
+
+def prepare_source(
+    store: Store,
+    content: str | bytes,
+    *,
+    label: str,
+    kind: str = "durable",
+    content_type: str = AUTO_CONTENT_TYPE,
+    rules: RuleSet,
+) -> PreparedSource:
+    """The slow, lock-free part of indexing: decode, redact, detect, then chunk and compress
+    unless the same content is already stored (read without the lock; the write re-checks)."""
     from capy.chunking import detect_content_type
 
-    rules = rules or _rules_for(store)
     label, kind, content_type = _check_arguments(label, kind, content_type)
     label, label_redactions = stored_label(label, rules)
     retention: RetentionPack = rules.view("retention")
@@ -91,43 +140,45 @@ def index_content(
     )
     if content_type == AUTO_CONTENT_TYPE:
         content_type = str(detect_content_type(prepared.text, chunking, label=label))
-    version = rules.index_version
-    expires_at = expiry(retention, kind, now := int(time.time()))
+    now = int(time.time())
+    source = PreparedSource(
+        label=label,
+        kind=kind,
+        content_type=content_type,
+        prepared=prepared,
+        label_redactions=label_redactions,
+        version=rules.index_version,
+        now=now,
+        expires_at=expiry(retention, kind, now),
+    )
+    if not _is_current(find_source(store.conn, label, kind), source):
+        _chunk(source, rules)
+    return source
 
-    def result(source_id: int, chunk_count: int, status: str) -> IndexResult:
-        return IndexResult(
-            source_id=source_id,
-            label=label,
-            kind=kind,
-            content_type=content_type,
-            chunk_count=chunk_count,
-            bytes=prepared.size,
-            status=status,
-            redactions=dict(Counter(prepared.redactions) + Counter(label_redactions)),
-            omitted_bytes=prepared.omitted_bytes,
-        )
 
-    existing = find_source(store.conn, label, kind)
-    if _is_current(existing, prepared, content_type, version):
-        with transaction(store.conn) as conn:
-            existing = find_source(conn, label, kind)
-            if _is_current(existing, prepared, content_type, version):
-                _touch(conn, existing.id, now, expires_at)
-                return result(existing.id, count_chunks(conn, existing.id), "unchanged")
-    chunks = chunk_for_index(prepared.text, content_type, label, chunking)
-    blob = compress_text(prepared.text)
-    with transaction(store.conn) as conn:
-        existing = find_source(conn, label, kind)
-        if _is_current(existing, prepared, content_type, version):
-            _touch(conn, existing.id, now, expires_at)  # another process just stored it
-            return result(existing.id, count_chunks(conn, existing.id), "unchanged")
-        source_id = _upsert_source(
-            conn, label, kind, prepared, content_type, blob, version, now, expires_at
-        )
-        removed = drop_chunks(conn, source_id) if existing else Counter()
-        apply_term_delta(conn, insert_chunks(conn, source_id, chunks), removed)
-        set_index_version(conn, version)
-    return result(source_id, len(chunks), "replaced" if existing else "indexed")
+def write_source(
+    conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
+) -> IndexResult:
+    """The writes for one source; the caller holds the write transaction. The row is looked
+    up again under the lock, so two processes indexing one label at once end with one row."""
+    existing = find_source(conn, source.label, source.kind)
+    if _is_current(existing, source):
+        _touch(conn, existing.id, source.now, source.expires_at)
+        return source.result(existing.id, count_chunks(conn, existing.id), "unchanged")
+    if source.chunks is None:  # current when prepared, changed since: rare, chunk it now
+        _chunk(source, rules)
+    source_id = _upsert_source(conn, source)
+    removed = drop_chunks(conn, source_id) if existing else Counter()
+    apply_term_delta(conn, insert_chunks(conn, source_id, source.chunks), removed)
+    set_index_version(conn, source.version)
+    return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed")
+
+
+def _chunk(source: PreparedSource, rules: RuleSet) -> None:
+    chunking = rules.view("chunking")
+    text = source.prepared.text
+    source.chunks = chunk_for_index(text, source.content_type, source.label, chunking)
+    source.blob = compress_text(text)
 
 
 def _rules_for(store: Store) -> RuleSet:
@@ -173,15 +224,13 @@ def find_source(conn: sqlcipher3.Connection, label: str, kind: str) -> _Existing
     return _Existing(*row) if row else None
 
 
-def _is_current(
-    existing: _Existing | None, prepared: PreparedContent, content_type: str, version: str
-) -> bool:
+def _is_current(existing: _Existing | None, source: PreparedSource) -> bool:
     """Same content, asked to be read the same way, chunked by the rules in force."""
     return (
         existing is not None
-        and existing.content_hash == prepared.content_hash
-        and existing.content_type == content_type
-        and existing.index_version == version
+        and existing.content_hash == source.prepared.content_hash
+        and existing.content_type == source.content_type
+        and existing.index_version == source.version
     )
 
 
@@ -193,17 +242,7 @@ def _touch(conn: sqlcipher3.Connection, source_id: int, now: int, expires_at: in
     )
 
 
-def _upsert_source(
-    conn: sqlcipher3.Connection,
-    label: str,
-    kind: str,
-    prepared: PreparedContent,
-    content_type: str,
-    blob: bytes,
-    version: str,
-    now: int,
-    expires_at: int | None,
-) -> int:
+def _upsert_source(conn: sqlcipher3.Connection, source: PreparedSource) -> int:
     """Insert or rewrite the row; a rewrite keeps its id, creation time and access history."""
     row = conn.execute(
         "INSERT INTO sources (label, kind, content_hash, content_type, raw, raw_size, "
@@ -214,15 +253,15 @@ def _upsert_source(
         "index_version = excluded.index_version, indexed_at = excluded.indexed_at, "
         "expires_at = excluded.expires_at RETURNING id",
         {
-            "label": label,
-            "kind": kind,
-            "hash": prepared.content_hash,
-            "type": content_type,
-            "raw": blob,
-            "size": prepared.size,
-            "version": version,
-            "now": now,
-            "expires": expires_at,
+            "label": source.label,
+            "kind": source.kind,
+            "hash": source.prepared.content_hash,
+            "type": source.content_type,
+            "raw": source.blob,
+            "size": source.prepared.size,
+            "version": source.version,
+            "now": source.now,
+            "expires": source.expires_at,
         },
     ).fetchone()
     return row[0]
@@ -232,8 +271,11 @@ __all__ = [
     "AUTO_REINDEX_MAX_SOURCES",
     "ContentError",
     "IndexResult",
+    "PreparedSource",
     "ensure_fresh",
     "index_content",
+    "prepare_source",
     "reindex_stale",
     "stale_count",
+    "write_source",
 ]

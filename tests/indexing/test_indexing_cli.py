@@ -236,3 +236,35 @@ def test_a_subprocess_error_is_one_line(cached_rules, project_dir, snapshot) -> 
     result = capy("index", "nope.txt")
     assert result.returncode == 2
     assert normalise(result.stderr.decode(), project_dir) == snapshot
+
+
+def test_index_a_folder_names_the_file_that_failed(project_dir) -> None:
+    folder = project_dir / "docs"
+    (folder / "api").mkdir(parents=True)
+    (folder / ".git").mkdir()
+    (folder / "guide.md").write_text("# Guide\n\nInstall with pipx.\n", encoding="utf-8")
+    (folder / "api" / "calls.md").write_text("# Calls\n\nPOST /v1/jobs\n", encoding="utf-8")
+    (folder / "api" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    (folder / "empty.py").write_text("", encoding="utf-8")
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    done = capy("index", "docs", cwd=project_dir)
+    assert done.returncode == 1
+    out = done.stdout.decode()
+    assert "indexed docs/api/calls.md (durable, markdown)" in out
+    assert "indexed docs/guide.md (durable, markdown)" in out
+    assert "2 sources indexed or current, 1 failed" in out
+    assert ".git" not in out and "empty.py" not in out
+    assert done.stderr.decode().splitlines() == [
+        "capy: refusing to index 'docs/api/logo.png': it looks like binary data, not text; "
+        "index a text rendering of it instead (for example a hex dump or the output of a "
+        "converter)"
+    ]
+    found = capy("search", "pipx", cwd=project_dir)
+    assert "docs/guide.md" in found.stdout.decode()
+
+
+def test_split_refuses_a_folder(project_dir) -> None:
+    (project_dir / "docs").mkdir()
+    done = capy("index", "docs", "--split", cwd=project_dir)
+    assert done.returncode == 2
+    assert done.stderr.decode() == "capy: --split cuts one large input; give a file, not a folder\n"

@@ -1,0 +1,155 @@
+"""Indexing many sources at once: a folder, several paths, a benchmark's documents.
+
+Each source is prepared outside the write lock (redaction, chunking, compression) exactly as
+`index_content` prepares it; then a whole batch is written in ONE transaction, since FTS5
+flushes its pending terms into a new segment (and merges segments) at every commit: 36 files
+committed one by one cost seconds that one commit does not. Each source is written under its
+own savepoint, and readers see a batch only once it commits, so:
+- a reader never sees a half-indexed source (nor a half-written batch);
+- a source that fails (refused content, a database error on its rows) is rolled back alone,
+  reported by its label, and the others in the batch are still written;
+- a batch that fails to commit loses only itself: the batches before it are committed.
+A batch closes at `BATCH_SOURCES` sources or `BATCH_BYTES` of stored text, whichever comes
+first, so that the write lock is never held for long while hooks and the server wait on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sqlcipher3
+
+from capy.store.database import transaction
+from capy.store.errors import StoreError
+from capy.store.fts_tuning import bulk_load
+from capy.store.indexing import (
+    AUTO_CONTENT_TYPE,
+    IndexResult,
+    PreparedSource,
+    prepare_source,
+    write_source,
+)
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
+    from capy.store import Store
+
+# The retention pack has no setting for how much one commit may hold, so the engine bounds it:
+# about 8 MB of text is written in well under the 5 s a waiting writer's busy timeout allows on
+# a slow 2-core machine, and a few hundred sources share one FTS5 segment flush.
+BATCH_SOURCES = 500
+BATCH_BYTES = 8 * 1024 * 1024
+
+# (label just done, sources done, sources in all or None when not known)
+Progress = Callable[[str, int, int | None], None]
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One source to index: its content, or a function that reads it when its turn comes (so a
+    folder is never held in memory whole, and a file that cannot be read fails alone)."""
+
+    label: str
+    content: str | bytes | Callable[[], str | bytes]
+    kind: str = "durable"
+    content_type: str = AUTO_CONTENT_TYPE
+
+
+@dataclass(frozen=True)
+class BatchFailure:
+    """A source that was not indexed, and why (one sentence, never the content)."""
+
+    label: str
+    message: str
+
+
+Outcome = IndexResult | BatchFailure
+
+
+def index_batch(
+    store: Store,
+    items: Iterable[BatchItem],
+    *,
+    rules: RuleSet,
+    progress: Progress | None = None,
+    total: int | None = None,
+    batch_sources: int = BATCH_SOURCES,
+    batch_bytes: int = BATCH_BYTES,
+) -> list[Outcome]:
+    """Index every item; one outcome per item, in order. Never raises for one bad item."""
+    outcomes: list[Outcome | None] = []
+    pending: list[tuple[int, PreparedSource]] = []
+    pending_bytes = 0
+    for item in items:
+        slot = len(outcomes)
+        outcomes.append(None)
+        try:
+            source = prepare_source(
+                store,
+                _content(item),
+                label=item.label,
+                kind=item.kind,
+                content_type=item.content_type,
+                rules=rules,
+            )
+        except (StoreError, OSError, UnicodeError) as error:
+            outcomes[slot] = BatchFailure(item.label, _message(error))
+        else:
+            pending.append((slot, source))
+            pending_bytes += source.prepared.size
+        if progress:
+            progress(item.label, slot + 1, total)
+        if len(pending) >= batch_sources or pending_bytes >= batch_bytes:
+            _write(store.conn, pending, outcomes, rules)
+            pending, pending_bytes = [], 0
+    _write(store.conn, pending, outcomes, rules)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _content(item: BatchItem) -> str | bytes:
+    return item.content() if callable(item.content) else item.content
+
+
+def _write(
+    conn: sqlcipher3.Connection,
+    pending: list[tuple[int, PreparedSource]],
+    outcomes: list[Outcome | None],
+    rules: RuleSet,
+) -> None:
+    if not pending:
+        return
+    written: list[tuple[int, IndexResult]] = []
+    try:
+        with transaction(conn), bulk_load(conn):
+            for slot, source in pending:
+                try:
+                    with _savepoint(conn):
+                        written.append((slot, write_source(conn, source, rules)))
+                except (StoreError, sqlcipher3.DatabaseError) as error:
+                    outcomes[slot] = BatchFailure(source.label, _message(error))
+    except sqlcipher3.DatabaseError as error:  # the commit itself failed: the batch is lost
+        for slot, source in pending:
+            outcomes[slot] = BatchFailure(source.label, f"not stored: {_message(error)}")
+        return
+    for slot, result in written:
+        outcomes[slot] = result
+
+
+@contextmanager
+def _savepoint(conn: sqlcipher3.Connection) -> Iterator[None]:
+    conn.execute("SAVEPOINT capy_source")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK TO capy_source")
+        conn.execute("RELEASE capy_source")
+        raise
+    conn.execute("RELEASE capy_source")
+
+
+def _message(error: BaseException) -> str:
+    message = getattr(error, "message", None) or str(error) or type(error).__name__
+    return message.rstrip(".")

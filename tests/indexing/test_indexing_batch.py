@@ -1,0 +1,89 @@
+"""Indexing many sources at once: one transaction per batch, each source all or nothing.
+
+Real encrypted stores; the database failure is a real SQLite error raised by a trigger.
+"""
+
+from __future__ import annotations
+
+from indexing_helpers import chunks_of, expected_vocabulary, source_row, vocabulary
+
+from capy.store import open_store
+from capy.store.batch import BatchFailure, BatchItem, index_batch
+from capy.store.indexing import index_content
+
+NOTES = "# Deploy\n\nRun `make release` after the tag is pushed.\n"
+LOG = "2024-05-01 12:00:00 INFO start\n2024-05-01 12:00:01 ERROR disk quota exceeded\n"
+
+
+def labels(outcomes) -> list[tuple[str, str]]:
+    return [(o.label, "failed" if isinstance(o, BatchFailure) else o.status) for o in outcomes]
+
+
+def test_a_batch_stores_what_one_by_one_stores(store, rules, project_dir) -> None:
+    items = [BatchItem("notes.md", NOTES), BatchItem("run.log", LOG.encode())]
+    outcomes = index_batch(store, items, rules=rules)
+    assert labels(outcomes) == [("notes.md", "indexed"), ("run.log", "indexed")]
+    with open_store(project_dir, db_path=project_dir / "single.db") as single:
+        for item in items:
+            index_content(single, item.content, label=item.label, rules=rules)
+        for outcome in outcomes:
+            expected = chunks_of(single, source_row(single, outcome.label)["id"])
+            assert chunks_of(store, outcome.source_id) == expected
+    assert vocabulary(store) == expected_vocabulary(store)
+    again = index_batch(store, items, rules=rules)
+    assert labels(again) == [("notes.md", "unchanged"), ("run.log", "unchanged")]
+
+
+def test_a_refused_file_is_named_and_the_others_are_stored(store, rules) -> None:
+    items = [
+        BatchItem("a.md", NOTES),
+        BatchItem("image.png", b"\x89PNG\r\n\x1a\n\x00\x00binary"),
+        BatchItem("gone.txt", lambda: open("/nonexistent/gone.txt").read()),  # noqa: SIM115
+        BatchItem("b.log", LOG),
+    ]
+    outcomes = index_batch(store, items, rules=rules)
+    assert labels(outcomes) == [
+        ("a.md", "indexed"),
+        ("image.png", "failed"),
+        ("gone.txt", "failed"),
+        ("b.log", "indexed"),
+    ]
+    assert "binary" in outcomes[1].message
+    assert source_row(store, "a.md") and source_row(store, "b.log")
+
+
+def test_a_database_error_rolls_back_that_source_alone(store, rules) -> None:
+    store.conn.execute(
+        # Its vocabulary is written after its row and chunks: those must go when it fails.
+        "CREATE TEMP TRIGGER refuse AFTER INSERT ON vocabulary WHEN NEW.term = 'zebrafish' "
+        "BEGIN SELECT RAISE(ABORT, 'no room for this one'); END"
+    )
+    items = [
+        BatchItem("first.md", NOTES),
+        BatchItem("bad.md", NOTES + "zebrafish\n"),
+        BatchItem("z.log", LOG),
+    ]
+    outcomes = index_batch(store, items, rules=rules)
+    assert labels(outcomes) == [("first.md", "indexed"), ("bad.md", "failed"), ("z.log", "indexed")]
+    assert "no room for this one" in outcomes[1].message
+    # Nothing of the failed source is left: no row, no chunks in either table.
+    assert source_row(store, "bad.md") is None
+    assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == sum(
+        o.chunk_count for o in outcomes if not isinstance(o, BatchFailure)
+    )
+    assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_small_batches_commit_one_after_another(store, rules) -> None:
+    items = [BatchItem(f"doc-{n}.md", f"# Doc {n}\n\nword{n} here\n") for n in range(7)]
+    outcomes = index_batch(store, items, rules=rules, batch_sources=3)
+    assert [o.status for o in outcomes] == ["indexed"] * 7
+    assert store.conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 7
+
+
+def test_the_bulk_merge_setting_never_outlives_the_batch(store, rules, project_dir) -> None:
+    index_batch(store, [BatchItem("a.md", NOTES)], rules=rules)
+    with open_store(project_dir) as other:  # what every other connection reads
+        for table in ("chunks", "chunks_trigram"):
+            rows = dict(other.conn.execute(f"SELECT k, v FROM {table}_config").fetchall())
+            assert rows.get("automerge", 4) == 4
