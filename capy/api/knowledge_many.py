@@ -30,18 +30,17 @@ def index_paths(workspace: Workspace, paths: Sequence[str]) -> ToolReply:
         raise ToolInputError("give `paths` as a list of file or folder paths, none of them empty")
     refused: list[str] = []
     files = []
-    for path in paths:
-        target = resolve_path(workspace, path)
-        for file, label in expand(target, path):
-            refusal = path_refusal(workspace, "Read", file)
-            if refusal is None:
-                files.append((file, label))
-            else:
-                refused.append(f"- **{label}**: {refusal}")
-    intakes = FileIntakes(workspace.rules.view("retention").size)
-    items = intakes.items(files)
     with workspace.store() as store:
-        outcomes = index_batch(store, items, rules=workspace.rules)
+        for path in paths:
+            target = resolve_path(workspace, path)
+            for file, label in expand(target, path, store.path):
+                refusal = path_refusal(workspace, "Read", file)
+                if refusal is None:
+                    files.append((file, label))
+                else:
+                    refused.append(f"- **{label}**: {refusal}")
+        intakes = FileIntakes(workspace.rules.view("retention").size)
+        outcomes = index_batch(store, intakes.items(files), rules=workspace.rules)
     done = [outcome for outcome in outcomes if not isinstance(outcome, BatchFailure)]
     failed = [outcome for outcome in outcomes if isinstance(outcome, BatchFailure)]
     stored = sum(result.bytes for result in done)

@@ -117,7 +117,7 @@ def _index_folder(
     with _open(db) as (store, rules):
         size = rules.view("retention").size
         intakes = FileIntakes(size, kind, content_type)
-        items = intakes.items(list(expand(Path(path), label)))
+        items = intakes.items(list(expand(Path(path), label, store.path)))
         if not items:
             raise ContentError(f"nothing to index in {path}: it holds no regular files")
         with progress_bar("indexing") as advance:

@@ -15,6 +15,7 @@ scored per source, from a covering index rather than from the raw content.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -168,7 +169,16 @@ def _missing_salience(
 
 
 def salience_version(pack: RetentionPack) -> str:
-    return hashlib.sha256(pack.salience.model_dump_json().encode()).hexdigest()[:16]
+    """What stored saliences were scored with. Built from the fields that decide a score, not
+    from a pydantic dump: a warm CLI process holds plain views (capy.rules.views.plain) and
+    must name the same version as the server."""
+    salience = pack.salience
+    scoring = [
+        salience.base,
+        salience.sample_bytes,
+        [[rule.pattern, rule.weight] for rule in salience.active_rules],
+    ]
+    return hashlib.sha256(json.dumps(scoring).encode()).hexdigest()[:16]
 
 
 def _stored_version(conn: sqlcipher3.Connection) -> str | None:

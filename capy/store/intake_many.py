@@ -22,13 +22,32 @@ if TYPE_CHECKING:
     from capy.rules.views.retention import Size
 
 
-def folder_files(folder: Path) -> Iterator[Path]:
-    """The regular files under `folder`, hidden entries and links left out, in sorted order."""
+class StoreFiles:
+    """The knowledge base's own files, which a folder holding it must not index into itself:
+    the database and everything capy and SQLite keep beside it under its name (`-wal`, `-shm`,
+    `.keycheck`, `.lock`, backups made while re-keying)."""
+
+    def __init__(self, store_path: Path | None) -> None:
+        resolved = store_path.resolve() if store_path is not None else None
+        self.folder = resolved.parent if resolved is not None else None
+        self.name = resolved.name if resolved is not None else ""
+
+    def holds(self, path: Path) -> bool:
+        if self.folder is None or path.parent.resolve() != self.folder:
+            return False
+        name = path.name
+        return name == self.name or name.startswith((self.name + "-", self.name + "."))
+
+
+def folder_files(folder: Path, skip: StoreFiles | None = None) -> Iterator[Path]:
+    """The regular files under `folder`, hidden entries, links and `skip` left out, sorted."""
     for root, directories, files in os.walk(folder):
         directories[:] = sorted(name for name in directories if not name.startswith("."))
         for name in sorted(files):
             path = Path(root, name)
-            if not name.startswith(".") and _has_content(path):
+            if name.startswith(".") or not _has_content(path):
+                continue
+            if skip is None or not skip.holds(path):
                 yield path
 
 
@@ -37,12 +56,12 @@ def _has_content(path: Path) -> bool:
     return not path.is_symlink() and path.is_file() and path.stat().st_size > 0
 
 
-def expand(path: Path, label: str) -> Iterator[tuple[Path, str]]:
-    """(file, label) for a file, or for each file under a folder."""
+def expand(path: Path, label: str, store_path: Path | None = None) -> Iterator[tuple[Path, str]]:
+    """(file, label) for a file, or for each file under a folder but the store's own."""
     if not path.is_dir():
         yield path, label
         return
-    for file in folder_files(path):
+    for file in folder_files(path, StoreFiles(store_path)):
         yield file, os.path.join(label, file.relative_to(path).as_posix())
 
 

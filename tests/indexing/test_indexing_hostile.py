@@ -40,11 +40,23 @@ SPECIAL = ["fifo", "dev-zero", "dev-urandom", "symlink-to-dev-zero", "directory"
 @pytest.mark.parametrize("kind", SPECIAL)
 @pytest.mark.parametrize("command", ["index", "redact"])
 def test_a_path_that_is_not_a_regular_file_is_refused_at_once(command, kind, tmp_path, warm_rules):
+    if command == "index" and kind == "directory":
+        pytest.skip("index takes a folder: its files are indexed (the test below)")
     path = _special_path(kind, tmp_path)
     run = run_capy(command, path, "--db", tmp_path / "k.db") if command == "index" else None
     run = run or run_capy(command, path)
     assert_clean_refusal(run, code=2, says=f"cannot {command} {path}")
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_a_folder_holding_only_the_store_indexes_nothing_of_it(tmp_path, warm_rules):
+    """The knowledge base's own files (database, WAL, key check) are never indexed into it."""
+    run = run_capy("index", tmp_path, "--db", tmp_path / "k.db")
+    assert_clean_refusal(run, code=2, says=f"nothing to index in {tmp_path}")
+    (tmp_path / "notes.txt").write_text("The deploy runs at noon.\n", encoding="utf-8")
+    run = run_capy("index", tmp_path, "--db", tmp_path / "k.db")
+    assert run.code == 0, run.stderr
+    assert "1 source indexed" in run.stdout and "k.db" not in run.stdout
 
 
 @pytest.fixture

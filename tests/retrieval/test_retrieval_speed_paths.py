@@ -79,21 +79,21 @@ def recording(store, rules) -> RecordingCorpus:
 
 
 def test_or_pass_is_skipped_once_and_fills_every_slot(store, put, rules):
-    put("a.md", [(f"both {n}", "writer segment") for n in range(30)])
+    put("a.md", [(f"both {n}", "writer queue") for n in range(30)])
     put("b.md", [("only one", "writer alone")])
     corpus = recording(store, rules)
-    result = search(corpus, "writer segment", rules=rules.view("search"), limit=10)
+    result = search(corpus, "writer queue", rules=rules.view("search"), limit=10)
     assert len(result.hits) == 10
     # AND filled every candidate slot, so no OR query ran and no trigram list was needed.
-    assert corpus.queries == [("porter", '"writer" AND "segment"')]
+    assert corpus.queries == [("porter", '"writer" AND "queue"')]
 
 
 def test_or_pass_runs_when_and_is_short(store, put, rules):
-    put("a.md", [("both", "writer segment"), ("one", "writer alone")])
+    put("a.md", [("both", "writer queue"), ("one", "writer alone")])
     corpus = recording(store, rules)
-    result = search(corpus, "writer segment", rules=rules.view("search"), limit=10)
+    result = search(corpus, "writer queue", rules=rules.view("search"), limit=10)
     assert [hit.title for hit in result.hits] == ["both", "one"]
-    assert ("porter", '"writer" OR "segment"') in corpus.queries
+    assert ("porter", '"writer" OR "queue"') in corpus.queries
 
 
 @pytest.mark.parametrize(("below", "layers"), [(1, {"porter"}), (100, {"rrf"})])

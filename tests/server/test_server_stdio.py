@@ -172,7 +172,7 @@ async def test_bad_arguments_are_tool_errors_and_the_server_survives(project_dir
     assert unknown.is_error and "cobol" in text_of(unknown)
     assert empty.is_error and "empty" in text_of(empty)
     assert missing.is_error
-    assert neither.is_error and "content or path" in text_of(neither)
+    assert neither.is_error and "one of content, path or paths" in text_of(neither)
     assert no_query.is_error
     assert "alive" in text_of(after)
 
