@@ -21,14 +21,48 @@ from capy import __version__
 CACHE_FORMAT = 2
 
 
+# A long-lived process (the server) asks for the key on every tool call; hashing every pack,
+# schema and overlay each time cost a few milliseconds a call. The key is kept per process
+# while every file keeps its inode, size, mtime and ctime (ctime: a chmod that makes an
+# unreadable overlay readable changes the key too).
+_KEY_MEMO: dict[tuple, str] = {}
+_KEY_MEMO_SIZE = 16
+
+
 def cache_key(overlays: list[tuple[Path, str]]) -> str:
+    from capy.rules.resources import shipped_pack_files, shipped_schema_files
+
+    shipped = [*shipped_pack_files(), *shipped_schema_files()]
+    stamp = tuple(
+        (origin, str(path), _stamp(str(path)))
+        for path, origin in [*((entry, "shipped") for entry in shipped), *overlays]
+    )
+    # A file that cannot be stat'ed (gone, or inside a zip) gives no stamp to trust: hash it.
+    trusted = all(item[2] is not None for item in stamp[: len(shipped)])
+    key = _KEY_MEMO.get(stamp) if trusted else None
+    if key is None:
+        key = _hashed_key(shipped, overlays)
+        if trusted:
+            if len(_KEY_MEMO) >= _KEY_MEMO_SIZE:
+                _KEY_MEMO.pop(next(iter(_KEY_MEMO)))
+            _KEY_MEMO[stamp] = key
+    return key
+
+
+def _stamp(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+
+
+def _hashed_key(shipped: list[Any], overlays: list[tuple[Path, str]]) -> str:
     # Imported here: a warm CLI start reads an entry by a key it was given, and needs neither.
     import hashlib
 
-    from capy.rules.resources import shipped_pack_files, shipped_schema_files
-
     digest = hashlib.sha256(f"capy {__version__} cache {CACHE_FORMAT}\n".encode())
-    for entry in [*shipped_pack_files(), *shipped_schema_files()]:
+    for entry in shipped:
         digest.update(entry.name.encode() + b"\0" + entry.read_bytes() + b"\0")
     for path, origin in overlays:
         try:
