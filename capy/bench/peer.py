@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from capy.bench import peer_corpus, peer_install
+from capy.bench.mcp_floors import UNTHROTTLED_CALLS, lift_search_throttle
 from capy.bench.metrics import percentile
 from capy.bench.peer_session import ServerFailed, SessionFigures, ToolShapes, run_session
 
@@ -29,22 +30,6 @@ SHAPES = {
     CAPY: ToolShapes(index="capy_index", search="capy_search", execute="capy_execute"),
     PEER: ToolShapes(index="ctx_index", search="ctx_search", execute="ctx_execute"),
 }
-# Far beyond any run here: the throttles stay out of the way of one-query-per-call timing.
-UNTHROTTLED_CALLS = 10000
-CAPY_UNTHROTTLED = f"""pack: bench-unthrottled
-schema: overlay.v1
-version: 1.0.0
-description: Lifts the search throttle for capy bench peer, which times one query per call.
-requires: ">=0.1"
-extends: search
-patch:
-  throttle:
-    window_seconds: 1
-    stages:
-      - after_calls: {UNTHROTTLED_CALLS}
-        max_results: 0
-        message: Search refused by the benchmark overlay.
-"""
 PEER_UNTHROTTLED = {
     "CONTEXT_MODE_SEARCH_WINDOW_MS": "1",
     "CONTEXT_MODE_SEARCH_MAX_RESULTS_AFTER": str(UNTHROTTLED_CALLS),
@@ -136,9 +121,7 @@ def _server(name: str, peer, folder: Path) -> tuple[list[str], dict[str, str], P
 
     project, home, environ = processes.scratch_project(folder)
     if name == CAPY:
-        rules = home / ".config" / "capy" / "rules"
-        rules.mkdir(parents=True)
-        (rules / "bench-unthrottled.yaml").write_text(CAPY_UNTHROTTLED, encoding="utf-8")
+        lift_search_throttle(home / ".config")
         command = [*processes.capy_command(), "serve", "--project", str(project)]
         return command, environ, project
     environ = peer_install.peer_environment(environ)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from capy.bench import metrics
+from capy.bench.mcp_floors import BARE_SDK_SERVER, lift_search_throttle
 from capy.bench.report import Table, fmt, goals_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,29 +47,6 @@ SEARCH_GOAL_RATIO = 2.0
 STATS_GOAL_MS = 20.0
 WARMUP_CALLS = 5
 _WORD = re.compile(r"[A-Za-z]{5,}")
-BARE_TOOL_SERVER = (
-    "from mcp.server.mcpserver import MCPServer\n"
-    "server = MCPServer('bare')\n"
-    "@server.tool()\n"
-    "def noop() -> str:\n"
-    "    return 'ok'\n"
-    "server.run()\n"
-)
-THROTTLE_OVERLAY = """pack: bench-no-throttle
-schema: overlay.v1
-version: 1.0.0
-description: A benchmark's burst of searches, one query per call, never throttled.
-requires: ">=0.1"
-extends: search
-patch:
-  throttle:
-    window_seconds: 1
-    stages:
-      - after_calls: 10000
-        max_results: 0
-        message: Search refused ({calls} calls in {window_seconds}s, {reset_seconds}s).
-"""
-
 Progress = Callable[[str, int, int], None]
 
 
@@ -81,9 +59,7 @@ def run_calls(
     from capy.bench.niah import throwaway_home
 
     with throwaway_home() as root:
-        overlay = Path(os.environ["XDG_CONFIG_HOME"]) / "capy" / "rules" / "bench.yaml"
-        overlay.parent.mkdir(parents=True, exist_ok=True)
-        overlay.write_text(THROTTLE_OVERLAY, encoding="utf-8")
+        lift_search_throttle(Path(os.environ["XDG_CONFIG_HOME"]))
         project = root / "project"
         (project / ".git").mkdir(parents=True)
         db = root / "kb" / "knowledge.db"
@@ -268,7 +244,7 @@ async def _through_mcp(
     project: Path, db: Path, env: dict, queries: list[str], calls: int, progress: Progress | None
 ) -> dict:
     capy = [sys.executable, "-m", "capy", "serve", "--project", str(project), "--db", str(db)]
-    bare = [sys.executable, "-c", BARE_TOOL_SERVER]
+    bare = [sys.executable, "-c", BARE_SDK_SERVER]
     search, execute, stats, sdk = [], [], [], []
     echo = {"language": "shell", "code": "echo hi"}
     async with _session(capy, project, env) as server, _session(bare, project, env) as floor:

@@ -21,18 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from capy.bench.mcp_floors import BARE_SDK_SERVER
 from capy.bench.report import Table, fmt
 
 GOAL_RATIO = 1.05
-BARE_SERVER = (
-    "from mcp.server.mcpserver import MCPServer\n"
-    "server = MCPServer('bare')\n"
-    "@server.tool()\n"
-    "def echo(text: str) -> str:\n"
-    "    '''Say the text back.'''\n"
-    "    return text\n"
-    "server.run()\n"
-)
 PROTOCOL_VERSION = "2025-06-18"
 MESSAGES = (
     {
@@ -91,7 +83,7 @@ def run(runs: int) -> dict:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed capy has its bytecode cached
         starts = {
             BARE_PYTHON: [sys.executable, "-c", "pass"],
-            BARE_SDK: [sys.executable, "-c", BARE_SERVER],
+            BARE_SDK: [sys.executable, "-c", BARE_SDK_SERVER],
             CAPY: [sys.executable, "-m", "capy", "serve", "--db", str(project / "kb.db")],
         }
         samples: dict[str, list[float]] = {name: [] for name in starts}
