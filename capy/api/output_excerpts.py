@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from capy.chunking.pieces import text_line_starts
+
 if TYPE_CHECKING:
     from capy.retrieval import SearchResult
     from capy.retrieval.matching import TermPattern
@@ -201,7 +203,7 @@ class _Excerpt:
         self.rules = rules
         self.budget = reply_budget(rules)
         self.lines = text.split("\n")
-        self.starts = _line_starts(text)
+        self.starts = text_line_starts(text)
         self.spans: list[list[tuple[int, int]]] = []
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
         self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
@@ -376,14 +378,6 @@ def _flagged(text: str, lines: list[str], rules: RuleSet) -> dict[int, int]:
             seen.add(message)
             chosen[line] = rank[line]
     return chosen
-
-
-def _line_starts(text: str) -> list[int]:
-    starts, offset = [0], text.find("\n")
-    while offset != -1:
-        starts.append(offset + 1)
-        offset = text.find("\n", offset + 1)
-    return starts
 
 
 def one_line(text: str) -> str:

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from capy.chunking.pieces import text_line_starts
 from capy.rules.secretscan import SecretDetector, SecretScanner
 from capy.rules.views.chunking import Severity
 
@@ -30,7 +31,7 @@ def flagged_lines(text: str, log: Log) -> dict[int, int]:
     """Line index -> the worst severity rank (0 error, 1 failure, 2 warning) any active error
     rule gives it; lines no rule flags are absent."""
     scanned = _without_prefixes(text, log)
-    starts = _line_starts(scanned)
+    starts = text_line_starts(scanned)
     active = log.active_error_rules
     severities = {rule.id: SEVERITY_RANK[rule.severity] for rule in active}
     scanner = _error_scanner(tuple((rule.id, rule.regex) for rule in active))
@@ -57,11 +58,3 @@ def _error_scanner(rules: tuple[tuple[str, re.Pattern[str]], ...]) -> SecretScan
 def _without_prefixes(text: str, log: Log) -> str:
     prefix = log.line_prefix_regex
     return text if prefix is None else prefix.sub("", text)
-
-
-def _line_starts(text: str) -> list[int]:
-    starts, offset = [0], text.find("\n")
-    while offset != -1:
-        starts.append(offset + 1)
-        offset = text.find("\n", offset + 1)
-    return starts

@@ -26,6 +26,15 @@ def nbytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+def text_line_starts(text: str) -> list[int]:
+    """Character offset of each line of `text`, without splitting it into lines."""
+    starts, offset = [0], text.find("\n")
+    while offset != -1:
+        starts.append(offset + 1)
+        offset = text.find("\n", offset + 1)
+    return starts
+
+
 def line_starts(lines: list[str]) -> list[int]:
     """Character offset of each line in the text the lines were split from (on "\\n")."""
     starts, offset = [], 0
