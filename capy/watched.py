@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # change nothing a cached answer holds, and a cache must never hold them.
 ENV_PREFIX = "CAPY_"
 ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
-ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY")
+ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY", "CAPY_CAPSULES_KEY")
 
 
 def cache_dir(name: str) -> str:

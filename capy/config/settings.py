@@ -204,12 +204,20 @@ class Settings(BaseSettings):
         description="The session archive file; unset means a file under data_dir.",
         json_schema_extra=tighten_only("fixed"),
     )
+    capsules_path: Path | None = Field(
+        default=None,
+        description="The capsule log file; unset means a file under data_dir.",
+        json_schema_extra=tighten_only("fixed"),
+    )
     db_key: SecretStr | None = Field(
         default=None,
         description="Key for the knowledge database; unset means a generated key file.",
     )
     vault_key: SecretStr | None = Field(
         default=None, description="Key for the session archive; unset means a generated key file."
+    )
+    capsules_key: SecretStr | None = Field(
+        default=None, description="Key for the capsule log; unset means a generated key file."
     )
     key_dir: Path = Field(
         default_factory=paths.config_dir,
@@ -231,7 +239,7 @@ class Settings(BaseSettings):
     def _upper_log_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("data_dir", "db_path", "vault_path", "key_dir")
+    @field_validator("data_dir", "db_path", "vault_path", "capsules_path", "key_dir")
     @classmethod
     def _resolve_path(cls, value: Path | None) -> Path | None:
         return None if value is None else resolve_path(value)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from capy.config.settings import Settings
     from capy.setup.plan import FileChange, SetupPlan
 
-DATA_CONTENTS = "knowledge bases, session vault, setup backups, hook state and caches"
+DATA_CONTENTS = "knowledge bases, session vault, capsule log, setup backups, hook state and caches"
 DATA_FOLDER = f"capy's data folder ({DATA_CONTENTS})"
 
 
@@ -112,6 +112,7 @@ def _plan_keys(plan: UninstallPlan, settings: Settings, provenance: dict[str, st
 
 def _generated_keys(settings: Settings) -> list[tuple[Path, str, str]]:
     """Each database's generated key file, what it opens, and the setting that replaces it."""
+    from capy.capsules.location import CAPSULES_KEY_NAME
     from capy.store.keys import key_file_path
     from capy.store.location import KNOWLEDGE_KEY_NAME
     from capy.vault.location import VAULT_KEY_NAME
@@ -119,6 +120,11 @@ def _generated_keys(settings: Settings) -> list[tuple[Path, str, str]]:
     return [
         (key_file_path(settings.key_dir, KNOWLEDGE_KEY_NAME), "the knowledge bases' key", "db_key"),
         (key_file_path(settings.key_dir, VAULT_KEY_NAME), "the session vault's key", "vault_key"),
+        (
+            key_file_path(settings.key_dir, CAPSULES_KEY_NAME),
+            "the capsule log's key",
+            "capsules_key",
+        ),
     ]
 
 
@@ -136,7 +142,7 @@ def _note_what_stays(plan: UninstallPlan, settings: Settings, *, data: bool, key
         plan.kept.append(f"kept the key files under {settings.key_dir}; --keys deletes them")
     if keys and not data and folder.exists():
         plan.kept.append(f"without their keys, the databases kept in {folder} cannot be opened")
-    for path in (settings.vault_path, settings.db_path):
+    for path in (settings.vault_path, settings.capsules_path, settings.db_path):
         if path is not None and data and not _is_within(path, folder):
             plan.kept.append(f"kept {path}: a configured path outside capy's data folder")
     yours = [

@@ -110,7 +110,8 @@ def test_the_installed_capy_runs_from_outside_the_checkout(installed, outside) -
     assert packs.is_relative_to(installed)  # the packs in force are the wheel's own copy
 
     validated = _run([capy, "rules", "validate"], cwd=project, env=env)
-    assert validated.stdout.startswith("ok: 9 files, 9 packs")
+    shipped = len(list((ROOT / "rules").glob("*.yaml")))
+    assert validated.stdout.startswith(f"ok: {shipped} files, {shipped} packs")
     ran = _run([capy, "execute", "python", "print(6 * 7)"], cwd=project, env=env)
     assert ran.stdout.strip() == "42"
 

@@ -1,0 +1,56 @@
+"""Which capsule log file and which key are used, resolved without touching either.
+
+One log per user, beside the knowledge bases and the vault: `<data_dir>/capsules.db`, holding
+every scope (tenant and project), so recall across projects is one query. Closed segments (the
+immutable JSON archive) live in `<data_dir>/capsules/` next to it. `capsules_path` in the
+settings (`CAPY_CAPSULES_PATH`) or `--path` selects another file; the key is `CAPY_CAPSULES_KEY`
+/ `capsules_key`, else the generated `capsules.key` under the key dir.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from capy.store.keys import KeySource, key_source
+
+CAPSULES_FILE_NAME = "capsules.db"
+CAPSULES_KEY_NAME = "capsules"
+CAPSULES_SETTING = "--path or CAPY_CAPSULES_PATH"
+
+
+@dataclass(frozen=True)
+class CapsulesLocation:
+    path: Path
+    key_source: KeySource
+    project_root: Path
+
+    @property
+    def archive_dir(self) -> Path:
+        """Where closed segments are written: beside the database, named after it."""
+        return self.path.with_name(self.path.stem + ".segments")
+
+
+def locate_capsules(
+    path: Path | None = None,
+    project_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> CapsulesLocation:
+    """`path` (e.g. `--path`, relative to the current directory) wins over the settings."""
+    from capy.config import load_settings
+
+    resolved = load_settings(project_dir, environ)
+    settings = resolved.settings
+    if path is not None:
+        chosen = Path(os.path.abspath(path.expanduser()))
+    elif settings.capsules_path is not None:
+        chosen = settings.capsules_path.expanduser()
+        chosen = chosen if chosen.is_absolute() else resolved.project_root / chosen
+    else:
+        chosen = settings.data_dir / CAPSULES_FILE_NAME
+    origin = resolved.provenance.get("capsules_key", "")
+    label = origin if origin.startswith("CAPY_") else f"capsules_key in {origin}"
+    source = key_source(CAPSULES_KEY_NAME, settings.capsules_key, settings.key_dir, label)
+    return CapsulesLocation(path=chosen, key_source=source, project_root=resolved.project_root)

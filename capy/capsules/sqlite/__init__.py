@@ -1,0 +1,76 @@
+"""The capsule backend on SQLCipher: the log, the job queue and the derived tables of one file.
+
+`SqliteBackend` binds the module functions (`log`, `queue`) to a connection, so callers use the
+`capy.capsules.backend.CapsuleBackend` protocol and never the SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import sqlcipher3
+
+from capy.capsules.chain import ChainLink
+from capy.capsules.model import Capsule, Scope
+from capy.capsules.sqlite import log, queue
+from capy.capsules.sqlite.log import Appended, OutboxJob, Prepared
+from capy.capsules.sqlite.queue import Job, StageBacklog
+
+
+@dataclass
+class SqliteBackend:
+    conn: sqlcipher3.Connection
+
+    # The log
+    def append(self, capsules: Sequence[Prepared], outbox: Sequence[OutboxJob]) -> list[Appended]:
+        return log.append(self.conn, capsules, outbox)
+
+    def get(self, id_or_prefix: str) -> list[tuple[int, Capsule]]:
+        return log.get(self.conn, id_or_prefix)
+
+    def by_number(self, numbers: Iterable[int]) -> dict[int, Capsule]:
+        return log.by_number(self.conn, numbers)
+
+    def scan(
+        self, scope: Scope | None = None, *, after_n: int = 0, batch: int = 1000
+    ) -> Iterator[tuple[int, Capsule]]:
+        return log.scan(self.conn, scope, after_n=after_n, batch=batch)
+
+    def scopes(self) -> list[Scope]:
+        return log.scopes(self.conn)
+
+    def heads(self) -> dict[Scope, tuple[int, str]]:
+        return log.heads(self.conn)
+
+    def chain_links(self, scope: Scope) -> Iterator[ChainLink]:
+        return log.chain_links(self.conn, scope)
+
+    def forgotten_count(self, scope: Scope) -> int:
+        return log.forgotten_count(self.conn, scope)
+
+    def tombstone(self, n: int, capsule: Capsule, reason: str) -> None:
+        log.tombstone(self.conn, n, capsule, reason)
+
+    # The job queue
+    def enqueue(self, jobs: Sequence[tuple[str, str, str]]) -> int:
+        return queue.enqueue(self.conn, jobs)
+
+    def claim(
+        self,
+        stage: str,
+        *,
+        worker: str,
+        lease_seconds: float,
+        limit: int,
+        after: Sequence[str] = (),
+    ) -> list[Job]:
+        return queue.claim(
+            self.conn, stage, worker=worker, lease_seconds=lease_seconds, limit=limit, after=after
+        )
+
+    def fail(self, job: Job, worker: str, error: str, *, max_attempts: int, backoff: float) -> None:
+        queue.fail(self.conn, job, worker, error, max_attempts=max_attempts, backoff=backoff)
+
+    def backlog(self, current: dict[str, str]) -> list[StageBacklog]:
+        return queue.backlog(self.conn, current)

@@ -1,0 +1,270 @@
+"""The capsule log on SQLCipher: append (with the outbox), read, chain links, erasure.
+
+Every write is one `BEGIN IMMEDIATE` transaction: a capsule, its chain link, its scope's head
+and its pipeline jobs land together or not at all, and two writers never read the same head.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import sqlcipher3
+
+from capy.capsules.chain import GENESIS, ChainLink, link_hash
+from capy.capsules.model import Capsule, Scope, capsule_id, unix_seconds
+from capy.store.database import transaction
+from capy.store.migrations import chunk_rowid_range
+
+_COLUMNS = (
+    "n, id, tenant, project, seq, source, kind, content, metadata, created_at, prev_hash, "
+    "chain_hash, forgotten_reason"
+)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A capsule ready to store: redacted, checked, with its id (capy.capsules.writing)."""
+
+    id: str
+    scope: Scope
+    source: str
+    kind: str
+    content: str
+    metadata_json: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Appended:
+    id: str
+    n: int
+    seq: int
+    scope: Scope
+    new: bool  # False: the capsule was already there (writes are idempotent by id)
+
+
+@dataclass(frozen=True)
+class OutboxJob:
+    """A job to write with each new capsule: its stage and that stage's derivation version."""
+
+    stage: str
+    version: str
+
+
+def append(
+    conn: sqlcipher3.Connection, capsules: Sequence[Prepared], outbox: Sequence[OutboxJob]
+) -> list[Appended]:
+    """Store `capsules` in order, chained per scope, with their jobs, in one transaction."""
+    results: list[Appended] = []
+    now = time.time()
+    with transaction(conn):
+        heads: dict[Scope, tuple[int, str]] = {}
+        for capsule in capsules:
+            known = conn.execute(
+                "SELECT n, seq, tenant, project FROM capsules WHERE id = ?", (capsule.id,)
+            ).fetchone()
+            if known is not None:
+                n, seq, tenant, project = known
+                results.append(Appended(capsule.id, n, seq, Scope(project, tenant), False))
+                continue
+            scope = capsule.scope
+            if scope not in heads:
+                heads[scope] = _head(conn, scope) or (0, GENESIS)
+            last_seq, prev = heads[scope]
+            seq, chained = last_seq + 1, link_hash(prev, capsule.id)
+            cursor = conn.execute(
+                "INSERT INTO capsules (id, tenant, project, seq, source, kind, content, "
+                "metadata, created_at, created_ts, prev_hash, chain_hash, written_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    capsule.id,
+                    scope.tenant,
+                    scope.project,
+                    seq,
+                    capsule.source,
+                    capsule.kind,
+                    capsule.content,
+                    capsule.metadata_json,
+                    capsule.created_at,
+                    unix_seconds(capsule.created_at),
+                    prev,
+                    chained,
+                    now,
+                ),
+            )
+            heads[scope] = (seq, chained)
+            if outbox:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO capsule_jobs (target, stage, version, enqueued_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    [(capsule.id, job.stage, job.version, now) for job in outbox],
+                )
+            results.append(Appended(capsule.id, int(cursor.lastrowid or 0), seq, scope, True))
+        conn.executemany(
+            "INSERT INTO capsule_heads (tenant, project, seq, chain_hash) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant, project) DO UPDATE SET seq = excluded.seq, "
+            "chain_hash = excluded.chain_hash",
+            [
+                (scope.tenant, scope.project, seq, chained)
+                for scope, (seq, chained) in heads.items()
+            ],
+        )
+    return results
+
+
+def _head(conn: sqlcipher3.Connection, scope: Scope) -> tuple[int, str] | None:
+    row = conn.execute(
+        "SELECT seq, chain_hash FROM capsule_heads WHERE tenant = ? AND project = ?",
+        (scope.tenant, scope.project),
+    ).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def heads(conn: sqlcipher3.Connection) -> dict[Scope, tuple[int, str]]:
+    rows = conn.execute("SELECT tenant, project, seq, chain_hash FROM capsule_heads")
+    return {Scope(project, tenant): (int(seq), str(h)) for tenant, project, seq, h in rows}
+
+
+def _capsule(row: Sequence[object]) -> tuple[int, Capsule]:
+    n, cid, tenant, project, seq, source, kind, content, metadata, created, prev, chained, why = row
+    capsule = Capsule(
+        id=str(cid),
+        seq=int(seq),  # type: ignore[call-overload]
+        scope=Scope(str(project), str(tenant)),
+        source=str(source),
+        kind=str(kind),
+        content=str(content),
+        metadata=json.loads(str(metadata)),
+        created_at=str(created),
+        prev_hash=str(prev),
+        chain_hash=str(chained),
+        forgotten_reason=None if why is None else str(why),
+    )
+    return int(n), capsule  # type: ignore[call-overload]
+
+
+def get(conn: sqlcipher3.Connection, id_or_prefix: str) -> list[tuple[int, Capsule]]:
+    """The capsules whose id is or starts with `id_or_prefix` (at most two: enough to tell an
+    exact match from an ambiguous prefix)."""
+    prefix = id_or_prefix.strip().lower()
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM capsules WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+        (prefix, prefix + "g"),
+    )
+    return [_capsule(row) for row in rows]
+
+
+def by_number(conn: sqlcipher3.Connection, numbers: Iterable[int]) -> dict[int, Capsule]:
+    wanted = sorted(set(numbers))
+    found: dict[int, Capsule] = {}
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM capsules WHERE n IN ({marks})", part):
+            n, capsule = _capsule(row)
+            found[n] = capsule
+    return found
+
+
+def scan(
+    conn: sqlcipher3.Connection,
+    scope: Scope | None = None,
+    *,
+    after_n: int = 0,
+    batch: int = 1000,
+) -> Iterator[tuple[int, Capsule]]:
+    """Every capsule (of `scope`) in write order, read in batches so memory stays flat."""
+    where, params = (
+        ("AND tenant = ? AND project = ?", [scope.tenant, scope.project]) if scope else ("", [])
+    )
+    while True:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM capsules WHERE n > ? {where} ORDER BY n LIMIT ?",
+            (after_n, *params, batch),
+        ).fetchall()
+        for row in rows:
+            yield _capsule(row)
+        if len(rows) < batch:
+            return
+        after_n = int(rows[-1][0])
+
+
+def chain_links(conn: sqlcipher3.Connection, scope: Scope) -> Iterator[ChainLink]:
+    """A scope's links in seq order, each with whether its id still matches its fields."""
+    for _, capsule in _by_seq(conn, scope):
+        matches = capsule.forgotten or capsule_id(capsule.body()) == capsule.id
+        yield ChainLink(capsule.seq, capsule.id, capsule.prev_hash, capsule.chain_hash, matches)
+
+
+def _by_seq(conn: sqlcipher3.Connection, scope: Scope) -> Iterator[tuple[int, Capsule]]:
+    after = 0
+    while True:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM capsules WHERE tenant = ? AND project = ? AND seq > ? "
+            "ORDER BY seq LIMIT 1000",
+            (scope.tenant, scope.project, after),
+        ).fetchall()
+        for row in rows:
+            yield _capsule(row)
+        if len(rows) < 1000:
+            return
+        after = int(rows[-1][4])
+
+
+def scopes(conn: sqlcipher3.Connection) -> list[Scope]:
+    rows = conn.execute("SELECT DISTINCT tenant, project FROM capsules ORDER BY tenant, project")
+    return [Scope(str(project), str(tenant)) for tenant, project in rows]
+
+
+def forgotten_count(conn: sqlcipher3.Connection, scope: Scope) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM capsules WHERE tenant = ? AND project = ? "
+        "AND forgotten_reason IS NOT NULL",
+        (scope.tenant, scope.project),
+    ).fetchone()
+    return int(row[0])
+
+
+def tombstone(conn: sqlcipher3.Connection, n: int, capsule: Capsule, reason: str) -> None:
+    """Erase one capsule's content and metadata, and every row derived from it, in one
+    transaction; id, seq and chain hashes stay, so the chain still verifies."""
+    now = time.time()
+    with transaction(conn):
+        conn.execute(
+            "UPDATE capsules SET content = '', metadata = '{}', forgotten_reason = ? WHERE n = ?",
+            (reason, n),
+        )
+        conn.execute(
+            "INSERT INTO capsule_erasures (capsule_id, reason, erased_at) VALUES (?, ?, ?)",
+            (capsule.id, reason, now),
+        )
+        purge_derived(conn, n, capsule)
+        conn.execute("DELETE FROM capsule_jobs WHERE target = ?", (capsule.id,))
+
+
+def purge_derived(conn: sqlcipher3.Connection, n: int, capsule: Capsule) -> None:
+    """Drop every derived row one capsule contributed to. Summaries that covered it go too
+    (they quote it); the summarise stage writes them again without it."""
+    first, last = chunk_rowid_range(n)
+    for table in ("capsule_chunks", "capsule_chunks_trigram"):
+        conn.execute(f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, last))
+    for table in ("capsule_chunk_sets", "capsule_entities", "capsule_relations", "capsule_vectors"):
+        conn.execute(f"DELETE FROM {table} WHERE capsule_n = ?", (n,))
+    conn.execute(
+        "DELETE FROM summaries WHERE tenant = ? AND project = ? AND first_seq <= ? "
+        "AND last_seq >= ?",
+        (capsule.scope.tenant, capsule.scope.project, capsule.seq, capsule.seq),
+    )
+    # Scope jobs run again, so the summaries come back without the erased capsule.
+    conn.execute(
+        "UPDATE capsule_jobs SET state = 'ready', attempts = 0, not_before = 0 "
+        "WHERE target = ? AND state IN ('done', 'dead')",
+        (scope_target(capsule.scope),),
+    )
+
+
+def scope_target(scope: Scope) -> str:
+    return f"scope:{scope.tenant}/{scope.project}"

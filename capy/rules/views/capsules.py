@@ -1,0 +1,79 @@
+"""Typed view of the capsules pack: kinds, sources, known metadata keys, limits, the job queue
+and the pipeline's stages."""
+
+from __future__ import annotations
+
+from capy.rules.views.base import PackView, RuleView, Section, active
+
+# The Python types a known metadata key's JSON type admits (bool is not an integer here).
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+class MetadataKey(Section):
+    type: str
+    description: str
+
+    def admits(self, value: object) -> bool:
+        if isinstance(value, bool) and self.type != "boolean":
+            return False
+        return isinstance(value, _JSON_TYPES[self.type])
+
+
+class Limits(Section):
+    max_content_bytes: int
+    max_metadata_bytes: int
+
+
+class Queue(Section):
+    lease_seconds: float
+    max_attempts: int
+    backoff_seconds: float
+    backoff_factor: float
+    max_backoff_seconds: float
+    claim_batch: int
+
+    def backoff_after(self, attempts: int) -> float:
+        """Seconds to wait before attempt `attempts + 1`, after `attempts` failures."""
+        wait = self.backoff_seconds * self.backoff_factor ** max(attempts - 1, 0)
+        return min(wait, self.max_backoff_seconds)
+
+
+class Stage(RuleView):
+    name: str
+    per: str
+    after: tuple[str, ...]
+    shaped_by: tuple[str, ...]
+    optional: bool = False
+
+
+class CapsulesPack(PackView):
+    kinds: dict[str, str]
+    sources: dict[str, str]
+    metadata: dict[str, MetadataKey]
+    limits: Limits
+    queue: Queue
+    stages: tuple[Stage, ...]
+
+    @property
+    def live_stages(self) -> tuple[Stage, ...]:
+        return active(self.stages)
+
+    def stage(self, name: str) -> Stage | None:
+        return next((stage for stage in self.live_stages if stage.name == name), None)
+
+    def metadata_problem(self, key: str, value: object) -> str | None:
+        """Why `value` may not stand under the known key `key`, or None when it may."""
+        known = self.metadata.get(key)
+        if known is None or value is None or known.admits(value):
+            return None
+        return f"metadata key {key!r} must be a {known.type}, not {type(value).__name__}"
+
+
+VIEW = CapsulesPack
