@@ -3,7 +3,8 @@
 A question's evidence names transcript events by the ids Claude Code wrote: a line's `uuid`, or
 a tool call's `tool_use_id` (shared by the call and its result). The capsule importer stores the
 same ids as capsule metadata (`session_id`, `message_uuid`, `tool_use_id`), so the bench matches
-a recalled capsule to evidence by comparing those keys, never by text.
+a recalled capsule to evidence by comparing those keys, never by text; `evidence_recall` and
+`first_hit_rank` score one question's recalled capsules against its keys.
 
 Two details decide what a key must accept:
 - Claude Code writes one line per content block, so one assistant reply can span several lines
@@ -16,7 +17,7 @@ Two details decide what a key must accept:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,24 @@ def capsule_key(path: Path, record_id: str) -> CapsuleKey:
     if key is None:
         raise QuestionSetError(f"{path.name} has no line uuid or answered tool call `{record_id}`")
     return key
+
+
+def evidence_recall(
+    keys: Sequence[CapsuleKey], recalled: Sequence[Mapping[str, Any]], k: int
+) -> float:
+    """The share of a question's evidence found among the metadata of the first `k` capsules
+    recalled (evidence recall at k)."""
+    top = recalled[:k]
+    found = sum(1 for key in keys if any(key.matches(metadata) for metadata in top))
+    return found / len(keys) if keys else 0.0
+
+
+def first_hit_rank(keys: Sequence[CapsuleKey], recalled: Sequence[Mapping[str, Any]]) -> int | None:
+    """The 1-based rank of the first recalled capsule that answers the question (for MRR)."""
+    for rank, metadata in enumerate(recalled, 1):
+        if any(key.matches(metadata) for key in keys):
+            return rank
+    return None
 
 
 def resolve_evidence(

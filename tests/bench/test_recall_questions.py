@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from capy.bench.recall_evidence import TranscriptIndex, capsule_key, resolve_evidence
+from capy.bench.recall_evidence import (
+    CapsuleKey,
+    TranscriptIndex,
+    capsule_key,
+    evidence_recall,
+    first_hit_rank,
+    resolve_evidence,
+)
 from capy.bench.recall_questions import (
     QUESTIONS_FILE,
     QuestionSetError,
@@ -93,6 +100,21 @@ def test_a_sidecar_event_matches_its_file_name_or_its_parent_session(transcripts
     uuid = next(iter(index.line_sessions))
     key = capsule_key(transcripts / SIDECAR, uuid)
     assert key.session_ids == {Path(SIDECAR).stem, Path(LONG_SESSION).stem}
+
+
+def test_recall_at_k_counts_each_evidence_item_once_within_the_top_k():
+    reply = CapsuleKey(frozenset({"s"}), message_uuids=frozenset({"u1", "u2"}))
+    call = CapsuleKey(frozenset({"s"}), tool_use_id="toolu_1")
+    recalled = [
+        {"session_id": "s", "message_uuid": "other"},
+        {"session_id": "s", "message_uuid": "u2"},
+        {"session_id": "s", "message_uuid": "u1"},
+        {"session_id": "s", "tool_use_id": "toolu_1"},
+    ]
+    assert evidence_recall([reply, call], recalled, 3) == 0.5
+    assert evidence_recall([reply, call], recalled, 4) == 1.0
+    assert first_hit_rank([reply, call], recalled) == 2
+    assert first_hit_rank([call], recalled[:3]) is None
 
 
 def test_an_unknown_id_is_one_clear_error(transcripts):
