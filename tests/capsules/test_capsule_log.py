@@ -128,3 +128,25 @@ def test_an_id_prefix_must_be_long_enough_and_unambiguous(capsules):
         capsules.find("abc")
     with pytest.raises(CapsuleError, match="no capsule"):
         capsules.find("ffffffffff")
+
+
+def test_the_chunk_stage_replaces_a_capsules_chunks_and_titles_them_by_what_it_is(capsules):
+    from capy.capsules.stages import StageContext, stage_module
+
+    content = "FAILED tests/test_x.py::test_a - AssertionError\n1 failed"
+    meta = {"tool": "Bash", "command": "pytest -q"}
+    [written] = capsules.write(
+        [CapsuleDraft(kind="tool_call", content=content, source="hook", metadata=meta)]
+    )
+    n, capsule = capsules.find(written.id)
+    context = StageContext(capsules.conn, capsules.rules, "chunk", "v1")
+    chunk = stage_module("chunk")
+    first = chunk.run(context, n, capsule)
+    assert chunk.run(context, n, capsule) == first  # a second run replaces, never adds
+    rows = capsules.conn.execute("SELECT title, content FROM capsule_chunks").fetchall()
+    assert len(rows) == first and all(
+        title.startswith("tool call Bash pytest -q") for title, _ in rows
+    )
+    assert capsules.conn.execute("SELECT chunks, version FROM capsule_chunk_sets").fetchall() == [
+        (first, "v1")
+    ]
