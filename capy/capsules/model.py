@@ -9,12 +9,12 @@ are redacted before the id is computed: the stored, hashed form never holds a kn
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from capy.canonical import canonical_json
 from capy.store.errors import StoreError
 
 LOCAL_TENANT = "local"
@@ -76,10 +76,6 @@ class Capsule:
         return capsule_body(
             self.scope, self.source, self.kind, self.content, self.metadata, self.created_at
         )
-
-
-def canonical_json(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def capsule_body(

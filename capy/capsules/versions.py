@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from capy.rules.hashing import HASH_LENGTH, canonical_json, pack_fingerprint
+from capy.canonical import canonical_json
+from capy.rules.hashing import HASH_LENGTH, pack_fingerprint
 from capy.rules.ruleset import RuleSet
 
 

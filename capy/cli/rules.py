@@ -211,8 +211,9 @@ def show(pack: str, *, json_output: Annotated[bool, Parameter(name="--json")] = 
 @app.command(name="hash")
 def hash_command(*, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
     """Print index_version: the canonical hash of the packs that shape the index."""
+    from capy.canonical import canonical_json
     from capy.rules import load_rules
-    from capy.rules.hashing import canonical_json, pack_fingerprint
+    from capy.rules.hashing import pack_fingerprint
 
     # The rules in force as every other command reads them: from the compiled-rules cache,
     # keyed by the bytes of every pack, schema and overlay, so an edit is never missed.

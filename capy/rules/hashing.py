@@ -8,10 +8,10 @@ version it arrived in) are left out too, so editing prose never marks the index 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from capy.canonical import canonical_json
 from capy.rules.overlays import HEADER_KEYS, MergedPack
 
 DOCUMENTATION_KEYS = frozenset({"description", "examples", "since"})
@@ -26,10 +26,6 @@ def _behavioural(node: Any) -> Any:
     if isinstance(node, list):
         return [_behavioural(item) for item in node]
     return node
-
-
-def canonical_json(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def pack_fingerprint(pack: MergedPack) -> dict[str, Any]:
