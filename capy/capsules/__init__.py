@@ -20,30 +20,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from capy.capsules.location import CAPSULES_SETTING, CapsulesLocation, locate_capsules
 from capy.capsules.model import Capsule, CapsuleDraft, CapsuleError, Scope
+from capy.store import Store
 from capy.store.database import Notify, stderr_notice
 
 if TYPE_CHECKING:
-    import sqlcipher3
-
     from capy.capsules.chain import ChainReport
     from capy.capsules.sqlite import SqliteBackend
     from capy.capsules.sqlite.log import Appended
     from capy.rules.ruleset import RuleSet
-    from capy.store.keys import DatabaseKey
 
 
 @dataclass
-class CapsuleStore:
-    """An open capsule log: its connection, where it lives, and the rules it writes by."""
+class CapsuleStore(Store):
+    """An open capsule log: the knowledge base's `Store` shape, its own location, and the rules
+    it writes by."""
 
-    conn: sqlcipher3.Connection
-    location: CapsulesLocation
-    key: DatabaseKey
+    location: CapsulesLocation  # type: ignore[assignment]
     _rules: RuleSet | None = field(default=None, repr=False)
 
     @cached_property
@@ -60,6 +56,14 @@ class CapsuleStore:
 
         return SqliteBackend(self.conn)
 
+    @cached_property
+    def stage_versions(self) -> dict[str, str]:
+        """Each live stage's derivation version under this store's rules: hashing the packs
+        that shape them costs more than a small write, so it is done once per store."""
+        from capy.capsules.versions import current_versions
+
+        return current_versions(self.rules)
+
     @property
     def default_scope(self) -> Scope:
         return Scope(str(self.location.project_root))
@@ -68,16 +72,14 @@ class CapsuleStore:
         """Store `drafts` (redacted, checked, chained) with their pipeline jobs, in one
         transaction; a capsule already stored is reported with `new=False`."""
         from capy.capsules.sqlite.log import OutboxJob
-        from capy.capsules.versions import current_versions
         from capy.capsules.writing import prepare
 
         pack = self.rules.view("capsules")
         prepared = prepare(
             drafts, pack=pack, secrets=self.rules.view("secrets"), default_scope=self.default_scope
         )
-        versions = current_versions(self.rules)
         outbox = [
-            OutboxJob(stage.name, versions[stage.name])
+            OutboxJob(stage.name, self.stage_versions[stage.name])
             for stage in pack.live_stages
             if stage.per == "capsule"
         ]
@@ -128,24 +130,6 @@ class CapsuleStore:
 
         self.backend.tombstone(n, capsule, redact_text(reason, secrets=self.rules.view("secrets")))
         return capsule
-
-    @property
-    def path(self) -> Path:
-        return self.location.path
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self) -> CapsuleStore:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_capsules(
