@@ -15,8 +15,8 @@ import sqlcipher3
 
 from capy.capsules.chain import GENESIS, ChainLink, link_hash
 from capy.capsules.model import Capsule, Scope, capsule_id, unix_seconds
+from capy.capsules.sqlite.derived import clear_chunks
 from capy.store.database import transaction
-from capy.store.migrations import chunk_rowid_range
 
 _COLUMNS = (
     "n, id, tenant, project, seq, source, kind, content, metadata, created_at, prev_hash, "
@@ -176,42 +176,45 @@ def scan(
     after_n: int = 0,
     batch: int = 1000,
 ) -> Iterator[tuple[int, Capsule]]:
-    """Every capsule (of `scope`) in write order, read in batches so memory stays flat."""
-    where, params = (
-        ("AND tenant = ? AND project = ?", [scope.tenant, scope.project]) if scope else ("", [])
-    )
-    while True:
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM capsules WHERE n > ? {where} ORDER BY n LIMIT ?",
-            (after_n, *params, batch),
-        ).fetchall()
-        for row in rows:
-            yield _capsule(row)
-        if len(rows) < batch:
-            return
-        after_n = int(rows[-1][0])
+    """Every capsule (of `scope`) in write order."""
+    where, params = _scope_filter(scope)
+    return _keyset(conn, "n", where, params, after_n, batch)
 
 
 def chain_links(conn: sqlcipher3.Connection, scope: Scope) -> Iterator[ChainLink]:
     """A scope's links in seq order, each with whether its id still matches its fields."""
-    for _, capsule in _by_seq(conn, scope):
+    where, params = _scope_filter(scope)
+    for _, capsule in _keyset(conn, "seq", where, params, 0, 1000):
         matches = capsule.forgotten or capsule_id(capsule.body()) == capsule.id
         yield ChainLink(capsule.seq, capsule.id, capsule.prev_hash, capsule.chain_hash, matches)
 
 
-def _by_seq(conn: sqlcipher3.Connection, scope: Scope) -> Iterator[tuple[int, Capsule]]:
-    after = 0
+def _scope_filter(scope: Scope | None) -> tuple[str, tuple[str, ...]]:
+    if scope is None:
+        return "", ()
+    return " AND tenant = ? AND project = ?", (scope.tenant, scope.project)
+
+
+def _keyset(
+    conn: sqlcipher3.Connection,
+    key: str,
+    where: str,
+    params: tuple[str, ...],
+    after: int,
+    batch: int,
+) -> Iterator[tuple[int, Capsule]]:
+    """The capsules `where` selects, in `key` order (n or seq), read `batch` at a time from
+    past the last key seen: memory stays flat and no row is read twice."""
+    position = _COLUMNS.split(", ").index(key)
     while True:
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM capsules WHERE tenant = ? AND project = ? AND seq > ? "
-            "ORDER BY seq LIMIT 1000",
-            (scope.tenant, scope.project, after),
+            f"SELECT {_COLUMNS} FROM capsules WHERE {key} > ?{where} ORDER BY {key} LIMIT ?",
+            (after, *params, batch),
         ).fetchall()
-        for row in rows:
-            yield _capsule(row)
-        if len(rows) < 1000:
+        yield from map(_capsule, rows)
+        if len(rows) < batch:
             return
-        after = int(rows[-1][4])
+        after = int(rows[-1][position])
 
 
 def scopes(conn: sqlcipher3.Connection) -> list[Scope]:
@@ -248,10 +251,8 @@ def tombstone(conn: sqlcipher3.Connection, n: int, capsule: Capsule, reason: str
 def purge_derived(conn: sqlcipher3.Connection, n: int, capsule: Capsule) -> None:
     """Drop every derived row one capsule contributed to. Summaries that covered it go too
     (they quote it); the summarise stage writes them again without it."""
-    first, last = chunk_rowid_range(n)
-    for table in ("capsule_chunks", "capsule_chunks_trigram"):
-        conn.execute(f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, last))
-    for table in ("capsule_chunk_sets", "capsule_entities", "capsule_relations", "capsule_vectors"):
+    clear_chunks(conn, n)
+    for table in ("capsule_entities", "capsule_relations", "capsule_vectors"):
         conn.execute(f"DELETE FROM {table} WHERE capsule_n = ?", (n,))
     conn.execute(
         "DELETE FROM summaries WHERE tenant = ? AND project = ? AND first_seq <= ? "

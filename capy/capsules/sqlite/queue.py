@@ -118,18 +118,14 @@ def fail(
 
 def backlog(conn: sqlcipher3.Connection, current: dict[str, str]) -> list[StageBacklog]:
     """Counts per stage; `current` maps each stage to its derivation version now."""
-    counts: dict[str, dict[str, int]] = {}
+    backlogs: list[StageBacklog] = []
     for stage, version in current.items():
-        tally = counts.setdefault(
-            stage, {"ready": 0, "running": 0, "done": 0, "dead": 0, "stale": 0}
-        )
+        tally = {"ready": 0, "running": 0, "done": 0, "dead": 0, "stale": 0}
         for state, is_current, count in conn.execute(
             "SELECT state, version = ?, count(*) FROM capsule_jobs WHERE stage = ? "
             "GROUP BY state, version = ?",
             (version, stage, version),
         ):
-            if state == "done" and not is_current:
-                tally["stale"] += int(count)
-            else:
-                tally[str(state)] += int(count)
-    return [StageBacklog(stage, **tally) for stage, tally in counts.items()]
+            tally["stale" if state == "done" and not is_current else str(state)] += int(count)
+        backlogs.append(StageBacklog(stage, **tally))
+    return backlogs

@@ -8,47 +8,23 @@ even when the output does not say pytest.
 
 from __future__ import annotations
 
-import sqlcipher3
-
 from capy.capsules.model import Capsule
+from capy.capsules.sqlite.derived import clear_chunks, write_chunks
 from capy.capsules.stages import StageContext
-from capy.store.migrations import chunk_rowid, chunk_rowid_range
-
-_TABLES = ("capsule_chunks", "capsule_chunks_trigram")
 
 
 def run(context: StageContext, n: int, capsule: Capsule) -> int:
     """Replace capsule `n`'s chunks; the number written."""
     from capy.chunking import chunk_text
 
-    conn = context.conn
-    clear(conn, n)
+    clear_chunks(context.conn, n)
     if capsule.forgotten:
         return 0
     label = capsule_label(capsule)
     chunks = chunk_text(capsule.content, label=label, rules=context.rules.view("chunking"))
-    rows = [
-        (chunk_rowid(n, ordinal), _title(label, chunk.title), chunk.content, n, ordinal)
-        for ordinal, chunk in enumerate(chunks)
-    ]
-    for table in _TABLES:
-        conn.executemany(
-            f"INSERT INTO {table} (rowid, title, content, capsule_n, ordinal) "
-            "VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
-    conn.execute(
-        "INSERT INTO capsule_chunk_sets (capsule_n, version, chunks) VALUES (?, ?, ?)",
-        (n, context.version, len(rows)),
-    )
-    return len(rows)
-
-
-def clear(conn: sqlcipher3.Connection, n: int) -> None:
-    first, last = chunk_rowid_range(n)
-    for table in _TABLES:
-        conn.execute(f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, last))
-    conn.execute("DELETE FROM capsule_chunk_sets WHERE capsule_n = ?", (n,))
+    pieces = [(_title(label, chunk.title), chunk.content) for chunk in chunks]
+    write_chunks(context.conn, n, pieces, context.version)
+    return len(pieces)
 
 
 def capsule_label(capsule: Capsule) -> str:

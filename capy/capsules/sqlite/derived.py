@@ -1,0 +1,44 @@
+"""Derived rows on SQLCipher that more than one writer touches: a capsule's chunks.
+
+The chunk stage writes them and erasure removes them; both go through here, so the two FTS
+tables and the chunk-set record always change together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlcipher3
+
+from capy.store.migrations import chunk_rowid, chunk_rowid_range
+
+CHUNK_TABLES = ("capsule_chunks", "capsule_chunks_trigram")
+
+
+def clear_chunks(conn: sqlcipher3.Connection, n: int) -> None:
+    """Remove capsule `n`'s chunks from both FTS tables, and its chunk-set record."""
+    first, last = chunk_rowid_range(n)
+    for table in CHUNK_TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, last))
+    conn.execute("DELETE FROM capsule_chunk_sets WHERE capsule_n = ?", (n,))
+
+
+def write_chunks(
+    conn: sqlcipher3.Connection, n: int, chunks: Sequence[tuple[str, str]], version: str
+) -> None:
+    """Store capsule `n`'s (title, content) chunks in both FTS tables, in order, and record the
+    derivation version they were made with. The caller cleared the old ones."""
+    rows = [
+        (chunk_rowid(n, ordinal), title, content, n, ordinal)
+        for ordinal, (title, content) in enumerate(chunks)
+    ]
+    for table in CHUNK_TABLES:
+        conn.executemany(
+            f"INSERT INTO {table} (rowid, title, content, capsule_n, ordinal) "
+            "VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+    conn.execute(
+        "INSERT INTO capsule_chunk_sets (capsule_n, version, chunks) VALUES (?, ?, ?)",
+        (n, version, len(rows)),
+    )
