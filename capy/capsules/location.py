@@ -9,12 +9,12 @@ settings (`CAPY_CAPSULES_PATH`) or `--path` selects another file; the key is `CA
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from capy.store.keys import KeySource, key_source
+from capy.store.keys import KeySource
+from capy.store.location import chosen_file, configured_key_source
 
 CAPSULES_FILE_NAME = "capsules.db"
 CAPSULES_KEY_NAME = "capsules"
@@ -43,14 +43,7 @@ def locate_capsules(
 
     resolved = load_settings(project_dir, environ)
     settings = resolved.settings
-    if path is not None:
-        chosen = Path(os.path.abspath(path.expanduser()))
-    elif settings.capsules_path is not None:
-        chosen = settings.capsules_path.expanduser()
-        chosen = chosen if chosen.is_absolute() else resolved.project_root / chosen
-    else:
-        chosen = settings.data_dir / CAPSULES_FILE_NAME
-    origin = resolved.provenance.get("capsules_key", "")
-    label = origin if origin.startswith("CAPY_") else f"capsules_key in {origin}"
-    source = key_source(CAPSULES_KEY_NAME, settings.capsules_key, settings.key_dir, label)
+    default = settings.data_dir / CAPSULES_FILE_NAME
+    chosen = chosen_file(path, settings.capsules_path, default, resolved.project_root)
+    source = configured_key_source(resolved, CAPSULES_KEY_NAME, "capsules_key")
     return CapsulesLocation(path=chosen, key_source=source, project_root=resolved.project_root)

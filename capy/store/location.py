@@ -14,6 +14,7 @@ from capy.store.keys import KeySource, key_source
 
 if TYPE_CHECKING:  # pydantic-settings: only locating by the settings needs it
     from capy.config import Settings
+    from capy.config.loader import ResolvedSettings
 
 DB_FILE_NAME = "knowledge.db"
 KNOWLEDGE_KEY_NAME = "db"
@@ -64,8 +65,27 @@ def locate_store(
         path = Path(os.path.abspath(db_path.expanduser()))
     else:
         path = resolve_db_path(resolved.project_root, settings)
-    origin = resolved.provenance.get("db_key", "")
-    # An env var names itself; a config file is named with the key it sets.
-    label = origin if origin.startswith("CAPY_") else f"db_key in {origin}"
-    source = key_source(KNOWLEDGE_KEY_NAME, settings.db_key, settings.key_dir, label)
+    source = configured_key_source(resolved, KNOWLEDGE_KEY_NAME, "db_key")
     return StoreLocation(path=path, project_root=resolved.project_root, key_source=source)
+
+
+def configured_key_source(resolved: ResolvedSettings, name: str, setting: str) -> KeySource:
+    """Where database `name`'s key comes from: the key `setting` when set, else its generated
+    key file. An env var names itself; a config file is named with the key it sets."""
+    origin = resolved.provenance.get(setting, "")
+    label = origin if origin.startswith("CAPY_") else f"{setting} in {origin}"
+    settings = resolved.settings
+    return key_source(name, getattr(settings, setting), settings.key_dir, label)
+
+
+def chosen_file(
+    given: Path | None, configured: Path | None, default: Path, project_root: Path
+) -> Path:
+    """`given` (typed on a command line: relative to the current directory) wins over the
+    `configured` path (relative: to the project root); neither means `default`."""
+    if given is not None:
+        return Path(os.path.abspath(given.expanduser()))
+    if configured is not None:
+        chosen = configured.expanduser()
+        return chosen if chosen.is_absolute() else project_root / chosen
+    return default

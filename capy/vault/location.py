@@ -7,12 +7,12 @@ settings (`CAPY_VAULT_PATH`) or `--path` on the command line selects another fil
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from capy.store.keys import KeySource, key_source
+from capy.store.keys import KeySource
+from capy.store.location import chosen_file, configured_key_source
 
 VAULT_FILE_NAME = "vault.db"
 VAULT_KEY_NAME = "vault"
@@ -32,14 +32,7 @@ def locate_vault(
 
     resolved = load_settings(None, environ)
     settings = resolved.settings
-    if path is not None:
-        chosen = Path(os.path.abspath(path.expanduser()))
-    elif settings.vault_path is not None:
-        chosen = settings.vault_path.expanduser()
-        chosen = chosen if chosen.is_absolute() else resolved.project_root / chosen
-    else:
-        chosen = settings.data_dir / VAULT_FILE_NAME
-    origin = resolved.provenance.get("vault_key", "")
-    label = origin if origin.startswith("CAPY_") else f"vault_key in {origin}"
-    source = key_source(VAULT_KEY_NAME, settings.vault_key, settings.key_dir, label)
+    default = settings.data_dir / VAULT_FILE_NAME
+    chosen = chosen_file(path, settings.vault_path, default, resolved.project_root)
+    source = configured_key_source(resolved, VAULT_KEY_NAME, "vault_key")
     return VaultLocation(path=chosen, key_source=source)
