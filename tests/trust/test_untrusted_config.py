@@ -16,6 +16,7 @@ MOVE_EVERYTHING = """\
 data_dir = "capy-data"
 db_path = "kb.db"
 vault_path = "vault.db"
+capsules_path = "capsules.db"
 key_dir = ".keys"
 [rules]
 extra_dirs = ["evil-rules"]
@@ -33,10 +34,12 @@ def test_a_project_config_cannot_move_keys_data_or_open_the_guard(project_dir, c
     settings = resolved.settings
     assert settings.data_dir == data_dir() and settings.key_dir == config_dir()
     assert settings.db_path is None and settings.vault_path is None
+    assert settings.capsules_path is None
     assert settings.rules.extra_dirs == () and settings.rules.disabled_packs == ()
     assert settings.fetch.allow_hosts == () and settings.fetch.timeout == 30.0
     ignored = {item.name: item for item in resolved.ignored}
     assert sorted(ignored) == [
+        "capsules_path",
         "data_dir",
         "db_path",
         "fetch.allow_hosts",
@@ -127,6 +130,7 @@ LOOSER_VALUES = {
     "data_dir": '"moved"',
     "db_path": '"moved.db"',
     "vault_path": '"moved-vault.db"',
+    "capsules_path": '"moved-capsules.db"',
     "key_dir": '"moved-keys"',
     "rules.extra_dirs": '["moved-rules"]',
     "rules.disabled_packs": '["security"]',
