@@ -10,7 +10,7 @@ ENV_PREFIX = "CAPY_"
 ENV_NESTED_DELIMITER = "__"
 # Fields that hold keys: masked everywhere, refused in project files (they get committed), and
 # never passed to the code capy runs. A nested field is dotted: "llm.api_key".
-SECRET_FIELDS = frozenset({"db_key", "vault_key", "capsules_key"})
+SECRET_FIELDS = frozenset({"db_key", "vault_key", "capsules_key", "llm.api_key"})
 
 
 def env_name(field: str) -> str:

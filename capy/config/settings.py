@@ -164,6 +164,48 @@ class RedactionSettings(_Section):
     )
 
 
+class LlmSettings(_Section):
+    """An OpenAI-compatible chat API capy may use where one helps (summaries); none by default.
+
+    A project file may not set where capy sends data (`base_url`) or to which model: a cloned
+    repository could otherwise route your sessions to a server of its choosing."""
+
+    base_url: str | None = Field(
+        default=None,
+        description="The API's base URL, such as http://127.0.0.1:8080/v1 (unset: no chat model).",
+        json_schema_extra=tighten_only("fixed"),
+    )
+    model: str | None = Field(
+        default=None,
+        description="The model name the API is asked for.",
+        json_schema_extra=tighten_only("fixed"),
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="Bearer key for the API (CAPY_LLM__API_KEY); never stored."
+    )
+    timeout: float = Field(
+        default=60.0,
+        gt=0,
+        le=600,
+        description="Seconds one chat request may take.",
+        json_schema_extra=tighten_only("lower"),
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip().rstrip("/")
+        if not re.match(r"^https?://[^\s/]+", text):
+            raise ValueError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:8080/v1")
+        return text
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
 class LoadContext(BaseModel):
     """What one load resolves against; set for the duration of `load_settings`."""
 
@@ -232,6 +274,9 @@ class Settings(BaseSettings):
     hooks: HooksSettings = Field(default_factory=HooksSettings, description="Agent hooks.")
     redaction: RedactionSettings = Field(
         default_factory=RedactionSettings, description="Secrets in what capy shows."
+    )
+    llm: LlmSettings = Field(
+        default_factory=LlmSettings, description="An optional OpenAI-compatible chat model."
     )
 
     @field_validator("log_level", mode="before")

@@ -21,6 +21,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 
 from capy.config import paths
 from capy.config.errors import ConfigError, toml_syntax_error, unreadable_file
+from capy.config.names import env_name
 from capy.config.settings import ENV_NESTED_DELIMITER, ENV_PREFIX
 
 DEFAULT_LABEL = "default"
@@ -133,9 +134,19 @@ def refuse_project_secrets(layers: list[Layer], secret_keys: frozenset[str]) -> 
     for layer in layers:
         if layer.kind != "project":
             continue
-        for key in sorted(secret_keys & layer.data.keys()):
+        for key in sorted(key for key in secret_keys if _supplies(layer.data, key)):
             lines.append(
                 f"{layer.path}: {key}: keys must not live in a project file, which may be "
-                f"committed; set {ENV_PREFIX}{key.upper()} or put it in the user config file"
+                f"committed; set {env_name(key)} or put it in the user config file"
             )
     return lines
+
+
+def _supplies(data: Mapping[str, Any], dotted: str) -> bool:
+    """Whether `data` holds the (possibly nested, dotted) key."""
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True

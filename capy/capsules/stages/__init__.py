@@ -1,7 +1,8 @@
 """The distillation pipeline's stages: each turns one capsule (or one scope) into derived rows.
 
 A stage module exposes `run(context, n, capsule)` for `per: capsule` stages (or
-`run_scope(context, scope)` for `per: scope` ones). It writes its derived rows through the
+`run_scope(context, scope)` for `per: scope` ones, with an optional `prepare_scope(context,
+scope)` the worker calls first, outside any transaction, for slow work such as a chat request). It writes its derived rows through the
 connection the worker hands it, inside the worker's transaction, which also marks the job done:
 a job is done exactly when its rows exist. Each run first removes the rows the same capsule got
 from an earlier run of the stage, so running a stage twice, or after a rebuild, gives the same
@@ -26,6 +27,10 @@ class StageContext:
     rules: RuleSet
     stage: str
     version: str  # the derivation version every row this run writes records
+    # What optional stages may use when present: a configured chat model (capy.llm.ChatModel)
+    # and the semantic layer's embedder (capy.capsules.stages.embed.Embedder).
+    llm: Any = None
+    embedder: Any = None
 
 
 def stage_module(name: str) -> Any:

@@ -53,6 +53,50 @@ class Stage(RuleView):
     optional: bool = False
 
 
+class Worker(Section):
+    round_seconds: float
+    idle_seconds: float
+    stop_seconds: float
+
+
+class EntityRule(RuleView):
+    type: str
+    pattern: str
+    metadata: str | None = None
+    kinds: tuple[str, ...] = ()
+    case: str = "keep"
+    trim: str | None = None
+
+
+class RelationRule(RuleView):
+    relation: str
+    pattern: str
+    reverse: bool = False
+
+
+class Relations(Section):
+    window_chars: int
+    rules: tuple[RelationRule, ...]
+
+
+class SummaryLlm(Section):
+    max_tokens: int
+    max_input_chars: int
+    system: str
+
+
+class Summaries(Section):
+    session_min_capsules: int
+    scope_min_capsules: int
+    window: int
+    fanout: int
+    sentences: int
+    max_chars: int
+    min_word_length: int
+    kind_weights: dict[str, float]
+    llm: SummaryLlm
+
+
 class CapsulesPack(PackView):
     kinds: dict[str, str]
     sources: dict[str, str]
@@ -60,6 +104,10 @@ class CapsulesPack(PackView):
     limits: Limits
     queue: Queue
     stages: tuple[Stage, ...]
+    worker: Worker
+    entities: tuple[EntityRule, ...] = ()
+    relations: Relations
+    summaries: Summaries
 
     @property
     def live_stages(self) -> tuple[Stage, ...]:

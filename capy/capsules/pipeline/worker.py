@@ -1,0 +1,205 @@
+"""The pipeline worker: claims jobs with a lease, runs each stage in the transaction that marks
+its job done, retries failures with the pack's backoff, and arms per-scope stages once their
+`after` stages are done for every capsule of the scope.
+
+A worker killed mid-job loses nothing: its transaction never commits, so the job is still
+`running` with a lease that runs out, after which any worker claims it again. A worker that
+lost its lease (it was too slow) finds `finish` refused and rolls its rows back, so a job's rows
+are written exactly once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from capy.capsules.model import CapsuleError
+from capy.capsules.pipeline.versions import RunModels, find_models, run_versions
+from capy.capsules.sqlite import pipeline as sql
+from capy.capsules.sqlite import queue
+from capy.capsules.stages import StageContext, stage_module
+from capy.store.database import transaction
+
+if TYPE_CHECKING:
+    from capy.capsules import CapsuleStore
+    from capy.capsules.sqlite.queue import Job
+    from capy.rules.views.capsules import Stage
+
+
+class LostLease(Exception):
+    """Another worker holds the job now: this run's rows must not land."""
+
+
+@dataclass
+class DrainReport:
+    worker: str
+    done: Counter[str] = field(default_factory=Counter)
+    failed: Counter[str] = field(default_factory=Counter)
+    lost: int = 0  # jobs whose lease ran out before they finished (another worker took them)
+    enqueued: int = 0  # jobs written for capsules a stage version had not covered (stale, new)
+    stopped_by_deadline: bool = False
+    seconds: float = 0.0
+
+    @property
+    def total_done(self) -> int:
+        return sum(self.done.values())
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def select_stages(store: CapsuleStore, names: Sequence[str] | None) -> list[Stage]:
+    live = list(store.rules.view("capsules").live_stages)
+    if names is None:
+        return live
+    known = {stage.name for stage in live}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise CapsuleError(
+            f"no pipeline stage named {', '.join(map(repr, unknown))}: use one of "
+            f"{', '.join(stage.name for stage in live)}"
+        )
+    return [stage for stage in live if stage.name in names]
+
+
+class Worker:
+    def __init__(
+        self,
+        store: CapsuleStore,
+        worker: str | None = None,
+        *,
+        lease_seconds: float | None = None,
+        models: RunModels | None = None,
+    ) -> None:
+        self.store = store
+        self.conn = store.conn
+        self.pack = store.rules.view("capsules")
+        self.id = worker or default_worker_id()
+        self.lease_seconds = lease_seconds or self.pack.queue.lease_seconds
+        self.models = models if models is not None else find_models(store)
+        self.versions = run_versions(store, self.models)
+
+    def drain(
+        self, stages: Sequence[str] | None = None, deadline: float | None = None
+    ) -> DrainReport:
+        started = time.monotonic()
+        report = DrainReport(self.id)
+        chosen = select_stages(self.store, stages)
+        report.enqueued = self.enqueue_missing(chosen)
+        while True:
+            worked = 0
+            for stage in chosen:
+                if _past(deadline):
+                    report.stopped_by_deadline = True
+                    break
+                worked += self._round(stage, report, deadline)
+            if report.stopped_by_deadline or worked == 0:
+                break
+        report.seconds = time.monotonic() - started
+        return report
+
+    def enqueue_missing(self, stages: Sequence[Stage]) -> int:
+        with transaction(self.conn):
+            return sum(
+                sql.enqueue_missing(self.conn, stage.name, self.versions[stage.name])
+                for stage in stages
+                if stage.per == "capsule"
+            )
+
+    def _round(self, stage: Stage, report: DrainReport, deadline: float | None) -> int:
+        if stage.per == "scope":
+            self._arm_scopes(stage)
+        jobs = queue.claim(
+            self.conn,
+            stage.name,
+            worker=self.id,
+            lease_seconds=self.lease_seconds,
+            limit=self.pack.queue.claim_batch,
+            after=stage.after if stage.per == "capsule" else (),
+        )
+        for index, job in enumerate(jobs):
+            if _past(deadline):
+                with transaction(self.conn):
+                    sql.release(self.conn, jobs[index:], self.id)
+                report.stopped_by_deadline = True
+                break
+            self._run(stage, job, report)
+        return len(jobs)
+
+    def _arm_scopes(self, stage: Stage) -> None:
+        after = [(name, self.versions[name]) for name in stage.after if name in self.versions]
+        with transaction(self.conn):
+            for scope, _ in sql.ready_scopes(self.conn, stage.name, after):
+                sql.arm_scope(self.conn, stage.name, self.versions[stage.name], scope)
+
+    def _run(self, stage: Stage, job: Job, report: DrainReport) -> None:
+        context = StageContext(
+            self.conn,
+            self.store.rules,
+            stage.name,
+            job.version,
+            llm=self.models.llm,
+            embedder=self.models.embedder,
+        )
+        module = stage_module(stage.name)
+        try:
+            if stage.per == "scope":
+                self._run_scope(module, context, job)
+            else:
+                self._run_capsule(module, context, job)
+        except LostLease:
+            report.lost += 1
+            return
+        except Exception as error:  # a stage's failure is the job's, never the worker's
+            self._fail(job, error)
+            report.failed[stage.name] += 1
+            return
+        report.done[stage.name] += 1
+
+    def _run_capsule(self, module, context: StageContext, job: Job) -> None:  # type: ignore[no-untyped-def]
+        with transaction(self.conn):
+            found = [pair for pair in self.store.backend.get(job.target) if pair[1].id == job.target]
+            if found:
+                n, capsule = found[0]
+                module.run(context, n, capsule)
+            self._finish(job)
+
+    def _run_scope(self, module, context: StageContext, job: Job) -> None:  # type: ignore[no-untyped-def]
+        scope = sql.parse_scope_target(job.target)
+        if scope is None:
+            raise CapsuleError(f"job {job.id} has no scope target: {job.target[:80]!r}")
+        if hasattr(module, "prepare_scope"):
+            module.prepare_scope(context, scope)  # slow work (a chat request), outside the lock
+        with transaction(self.conn):
+            module.run_scope(context, scope)
+            sql.record_progress(self.conn, job.stage, scope)
+            self._finish(job)
+
+    def _finish(self, job: Job) -> None:
+        if not queue.finish(self.conn, job, self.id):
+            raise LostLease()
+        sql.supersede(self.conn, job)
+
+    def _fail(self, job: Job, error: Exception) -> None:
+        from capy.security.redaction import redact_text
+
+        message = redact_text(f"{type(error).__name__}: {error}", secrets=self.store.rules.view("secrets"))
+        queue.fail(
+            self.conn,
+            job,
+            self.id,
+            message,
+            max_attempts=self.pack.queue.max_attempts,
+            backoff=self.pack.queue.backoff_after(job.attempts + 1),
+        )
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline

@@ -1,0 +1,39 @@
+"""Chunk vectors on SQLCipher (written by the embed stage when the semantic layer is there)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlcipher3
+
+from capy.store.migrations import chunk_rowid_range
+
+
+def chunk_texts(conn: sqlcipher3.Connection, n: int) -> list[tuple[int, str]]:
+    """Capsule `n`'s chunks as (ordinal, title and content), in order."""
+    first, last = chunk_rowid_range(n)
+    rows = conn.execute(
+        "SELECT ordinal, title, content FROM capsule_chunks WHERE rowid BETWEEN ? AND ? "
+        "ORDER BY rowid",
+        (first, last),
+    )
+    return [(int(ordinal), f"{title}\n{content}".strip()) for ordinal, title, content in rows]
+
+
+def clear_vectors(conn: sqlcipher3.Connection, n: int, model: str) -> None:
+    conn.execute("DELETE FROM capsule_vectors WHERE capsule_n = ? AND model = ?", (n, model))
+
+
+def write_vectors(
+    conn: sqlcipher3.Connection,
+    n: int,
+    vectors: Sequence[tuple[int, bytes]],
+    model: str,
+    dims: int,
+    version: str,
+) -> None:
+    conn.executemany(
+        "INSERT INTO capsule_vectors (capsule_n, ordinal, model, dims, vector, version) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(n, ordinal, model, dims, vector, version) for ordinal, vector in vectors],
+    )

@@ -1,0 +1,56 @@
+"""The embed stage: a seam the semantic layer fills in. Without an embedder it writes nothing
+and its jobs finish at once, so the pipeline runs the same with or without `capy[semantic]`.
+
+An embedder is found by importing `capy.semantic.capsules` and calling its
+`capsule_embedder()` (None when no model is installed). Its `model_id` joins the stage's
+derivation version, so installing or changing the model marks older vectors stale.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from capy.capsules.model import Capsule
+from capy.capsules.sqlite.vectors import chunk_texts, clear_vectors, write_vectors
+from capy.capsules.stages import StageContext
+
+PROVIDER_MODULE = "capy.semantic.capsules"
+
+
+class Embedder(Protocol):
+    model_id: str
+    dims: int
+
+    def embed(self, texts: Sequence[str]) -> Sequence[bytes]: ...
+
+
+def find_embedder() -> Embedder | None:
+    try:
+        provider = importlib.import_module(PROVIDER_MODULE)
+    except ImportError:
+        return None
+    factory = getattr(provider, "capsule_embedder", None)
+    return None if factory is None else factory()
+
+
+def run(context: StageContext, n: int, capsule: Capsule) -> int:
+    """Replace capsule `n`'s vectors (none without an embedder); the number written."""
+    embedder: Embedder | None = context.embedder
+    if embedder is None:
+        return 0
+    clear_vectors(context.conn, n, embedder.model_id)
+    if capsule.forgotten:
+        return 0
+    texts = chunk_texts(context.conn, n)
+    vectors = list(embedder.embed([text for _, text in texts])) if texts else []
+    write_vectors(
+        context.conn,
+        n,
+        [(ordinal, vector) for (ordinal, _), vector in zip(texts, vectors, strict=True)],
+        embedder.model_id,
+        embedder.dims,
+        context.version,
+    )
+    return len(vectors)
