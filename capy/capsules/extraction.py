@@ -97,10 +97,11 @@ def _matches(rule: EntityRule, text: str, *, offset: bool) -> Iterator[Mention]:
 
 
 def normalise_name(raw: str, case: str = "keep", trim: str | None = None) -> str:
-    name = " ".join(raw.split()).strip(_FRAMING)
+    name = " ".join(raw.split())
     if trim:
         while name.startswith(trim):
             name = name[len(trim) :]
+    name = name.strip(_FRAMING)
     return name.lower() if case == "lower" else name
 
 
