@@ -79,9 +79,7 @@ def hierarchy(
         rows.extend(layer)
         if len(layer) <= 1:
             return rows
-        below = [
-            Piece(r.first_seq, r.last_seq, SUMMARY, r.content, r.created_ts) for r in layer
-        ]
+        below = [Piece(r.first_seq, r.last_seq, SUMMARY, r.content, r.created_ts) for r in layer]
         level, size = level + 1, settings.fanout
 
 

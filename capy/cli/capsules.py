@@ -15,6 +15,21 @@ from capy.cli.output import say
 from capy.cli.store import JsonFlag
 
 app = App(name="capsules", help="The immutable capsule log: verify it, forget one capsule.")
+app.command(
+    "capy.cli.capsules_pipeline:distill",
+    name="distill",
+    help="Run the pipeline over waiting capsules.",
+)
+app.command(
+    "capy.cli.capsules_pipeline:status",
+    name="status",
+    help="Show the pipeline's backlog per stage.",
+)
+app.command(
+    "capy.cli.capsules_pipeline:rebuild",
+    name="rebuild",
+    help="Drop derived rows and enqueue them again.",
+)
 
 CHAIN_BROKEN = 1
 

@@ -165,7 +165,9 @@ class Worker:
 
     def _run_capsule(self, module, context: StageContext, job: Job) -> None:  # type: ignore[no-untyped-def]
         with transaction(self.conn):
-            found = [pair for pair in self.store.backend.get(job.target) if pair[1].id == job.target]
+            found = [
+                pair for pair in self.store.backend.get(job.target) if pair[1].id == job.target
+            ]
             if found:
                 n, capsule = found[0]
                 module.run(context, n, capsule)
@@ -190,7 +192,9 @@ class Worker:
     def _fail(self, job: Job, error: Exception) -> None:
         from capy.security.redaction import redact_text
 
-        message = redact_text(f"{type(error).__name__}: {error}", secrets=self.store.rules.view("secrets"))
+        message = redact_text(
+            f"{type(error).__name__}: {error}", secrets=self.store.rules.view("secrets")
+        )
         queue.fail(
             self.conn,
             job,

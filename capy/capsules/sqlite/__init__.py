@@ -74,3 +74,12 @@ class SqliteBackend:
 
     def backlog(self, current: dict[str, str]) -> list[StageBacklog]:
         return queue.backlog(self.conn, current)
+
+    def dead_jobs(self, limit: int = 10) -> list[tuple[str, str, str]]:
+        """(stage, target, last error) of the newest dead jobs."""
+        rows = self.conn.execute(
+            "SELECT stage, target, coalesce(last_error, '') FROM capsule_jobs "
+            "WHERE state = 'dead' ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+        return [(str(s), str(t), str(e)) for s, t, e in rows]

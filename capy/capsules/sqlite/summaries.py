@@ -14,7 +14,9 @@ from capy.capsules.summarising import Piece, SummaryRow
 HEAD_CHARS = 4000
 
 
-def scope_pieces(conn: sqlcipher3.Connection, scope: Scope) -> tuple[dict[str, list[Piece]], list[Piece]]:
+def scope_pieces(
+    conn: sqlcipher3.Connection, scope: Scope
+) -> tuple[dict[str, list[Piece]], list[Piece]]:
     """A scope's live capsules as pieces: grouped by session (seq order), and all of them."""
     sessions: dict[str, list[Piece]] = {}
     everything: list[Piece] = []
