@@ -45,6 +45,11 @@ app.command(
     name="hostile",
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",
 )
+app.command(
+    "capy.cli.bench_capsules_chaos:capsules_chaos",
+    name="capsules-chaos",
+    help="Capsules survive kill -9 of pipeline workers: each once, chains verify, all derived.",
+)
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]
