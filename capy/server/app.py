@@ -4,7 +4,8 @@ The server ends when stdin closes (the client went away), when its parent proces
 agent killed without closing the pipe) or on SIGTERM or SIGHUP; each way it kills every
 sandboxed call still running, terminates the background jobs it started, checkpoints the
 knowledge base's WAL and closes the connections it kept open, so nothing is left running or
-half-written. While it runs, the WAL is checkpointed on a schedule (capy.server.upkeep).
+half-written. While it runs, the WAL is checkpointed on a schedule (capy.server.upkeep) and the
+capsule pipeline drains in a bounded background thread (capy.capsules.pipeline.background).
 """
 
 from __future__ import annotations
@@ -94,16 +95,21 @@ async def serve_stdio(
     project_dir: Path | None = None, db_path: Path | None = None, mcp_hooks: bool = False
 ) -> None:
     from capy.api.workspace import Workspace
+    from capy.capsules.pipeline.background import start_background_pipeline
     from capy.server.upkeep import checkpoint_periodically
 
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
-    async with anyio.create_task_group() as group:
-        group.start_soon(_watch_parent, workspace, os.getppid())
-        group.start_soon(_watch_signals, workspace)
-        group.start_soon(checkpoint_periodically, workspace)
-        await server.run_stdio_async()
-        group.cancel_scope.cancel()
+    pipeline = start_background_pipeline(workspace.project_dir)
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_watch_parent, workspace, os.getppid())
+            group.start_soon(_watch_signals, workspace)
+            group.start_soon(checkpoint_periodically, workspace)
+            await server.run_stdio_async()
+            group.cancel_scope.cancel()
+    finally:
+        await anyio.to_thread.run_sync(pipeline.stop)
 
 
 async def _watch_signals(workspace: Workspace) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import uuid
 from collections import Counter
@@ -77,6 +78,7 @@ class Worker:
         *,
         lease_seconds: float | None = None,
         models: RunModels | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         self.store = store
         self.conn = store.conn
@@ -85,6 +87,8 @@ class Worker:
         self.lease_seconds = lease_seconds or self.pack.queue.lease_seconds
         self.models = models if models is not None else find_models(store)
         self.versions = run_versions(store, self.models)
+        # Set by a process that is stopping: the worker ends after the job in progress.
+        self.stop = stop
 
     def drain(
         self, stages: Sequence[str] | None = None, deadline: float | None = None
@@ -96,7 +100,7 @@ class Worker:
         while True:
             worked = 0
             for stage in chosen:
-                if _past(deadline):
+                if self._should_stop(deadline):
                     report.stopped_by_deadline = True
                     break
                 worked += self._round(stage, report, deadline)
@@ -125,13 +129,16 @@ class Worker:
             after=stage.after if stage.per == "capsule" else (),
         )
         for index, job in enumerate(jobs):
-            if _past(deadline):
+            if self._should_stop(deadline):
                 with transaction(self.conn):
                     sql.release(self.conn, jobs[index:], self.id)
                 report.stopped_by_deadline = True
                 break
             self._run(stage, job, report)
         return len(jobs)
+
+    def _should_stop(self, deadline: float | None) -> bool:
+        return _past(deadline) or (self.stop is not None and self.stop.is_set())
 
     def _arm_scopes(self, stage: Stage) -> None:
         after = [(name, self.versions[name]) for name in stage.after if name in self.versions]
