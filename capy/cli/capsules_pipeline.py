@@ -134,7 +134,8 @@ def rebuild(*, stage: StageOption = None, path: PathOption = None) -> int:
         with open_capsules(path) as store:
             enqueued = rebuild_stages(store, stage)
         say(
-            f"dropped the derived rows and enqueued {enqueued} jobs: run `capy capsules distill --drain`"
+            f"dropped the derived rows and enqueued {enqueued} jobs: "
+            "run `capy capsules distill --drain`"
         )
         return 0
 

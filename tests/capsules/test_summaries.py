@@ -34,7 +34,7 @@ def test_a_session_with_enough_capsules_gets_hierarchical_summaries(capsules):
 
 def test_summaries_use_the_configured_model_and_cache_its_replies(capsules, monkeypatch):
     from capy.capsules import CapsuleDraft
-    from capy.capsules.pipeline import drain, rebuild
+    from capy.capsules.pipeline import drain
 
     capsules.write(
         [

@@ -33,7 +33,7 @@ def test_a_project_file_cannot_set_the_url_or_model(project_dir):
 
 def test_a_project_file_cannot_hold_the_key(project_dir):
     (project_dir / ".capy.toml").write_text('[llm]\napi_key = "sk-committed"\n')
-    with pytest.raises(ConfigError, match="llm.api_key: keys must not live in a project file"):
+    with pytest.raises(ConfigError, match=r"llm\.api_key: keys must not live in a project file"):
         load_settings(project_dir)
 
 

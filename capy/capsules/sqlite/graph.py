@@ -53,7 +53,8 @@ def write_entities(
         conn, [*mentions, *(r.subject for r in relations), *(r.object for r in relations)]
     )
     conn.executemany(
-        "INSERT INTO capsule_entities (capsule_n, entity_id, mentions, version) VALUES (?, ?, ?, ?)",
+        "INSERT INTO capsule_entities (capsule_n, entity_id, mentions, version) "
+        "VALUES (?, ?, ?, ?)",
         [(n, ids[entity], count, version) for entity, count in sorted(mentions.items())],
     )
     conn.executemany(
