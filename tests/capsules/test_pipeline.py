@@ -182,3 +182,15 @@ def test_a_killed_workers_job_is_reclaimed_after_its_lease(capsules, project_dir
     report = drain(capsules, stages=["chunk"])
     assert report.done["chunk"] == 3
     assert sql.missing_rows(capsules.conn, "chunk", capsules.stage_versions["chunk"]) == 0
+
+
+def test_forgetting_a_capsule_lowers_the_edges_it_supported(capsules):
+    texts = ["settings.py raised KeyError", "settings.py raised KeyError again"]
+    appended = capsules.write([CapsuleDraft(kind="note", content=t, source="cli") for t in texts])
+    drain(capsules)
+    weights = "SELECT kind, weight FROM entity_edges ORDER BY kind"
+    assert capsules.conn.execute(weights).fetchall() == [("causes", 2.0), ("co-mention", 2.0)]
+    capsules.forget(appended[0].id, "test")
+    assert capsules.conn.execute(weights).fetchall() == [("causes", 1.0), ("co-mention", 1.0)]
+    capsules.forget(appended[1].id, "test")
+    assert capsules.conn.execute(weights).fetchall() == []

@@ -32,21 +32,22 @@ def test_a_session_with_enough_capsules_gets_hierarchical_summaries(capsules):
     assert any(row[0] == "" for row in rows)  # the scope-wide summary once 20 capsules gather
 
 
-def test_summaries_use_the_configured_model_and_cache_its_replies(capsules, monkeypatch):
-    from capy.capsules import CapsuleDraft
-    from capy.capsules.pipeline import drain
-
+def _one_session(capsules, template: str, count: int = 6) -> None:
     capsules.write(
         [
             CapsuleDraft(
                 kind="note",
-                content=f"step {i} of the fix",
+                content=template.format(i=i),
                 source="cli",
                 metadata={"session_id": "s1"},
             )
-            for i in range(6)
+            for i in range(count)
         ]
     )
+
+
+def test_summaries_use_the_configured_model_and_cache_its_replies(capsules, monkeypatch):
+    _one_session(capsules, "step {i} of the fix")
     with chat_server([(200, json.dumps(GOOD).encode(), 0)]) as (url, seen):
         monkeypatch.setenv("CAPY_LLM__BASE_URL", url)
         monkeypatch.setenv("CAPY_LLM__MODEL", "tiny")
@@ -61,20 +62,7 @@ def test_summaries_use_the_configured_model_and_cache_its_replies(capsules, monk
 
 
 def test_an_unreachable_model_leaves_extractive_summaries(capsules, monkeypatch):
-    from capy.capsules import CapsuleDraft
-    from capy.capsules.pipeline import drain
-
-    capsules.write(
-        [
-            CapsuleDraft(
-                kind="note",
-                content=f"pytest failed in step {i} again",
-                source="cli",
-                metadata={"session_id": "s1"},
-            )
-            for i in range(6)
-        ]
-    )
+    _one_session(capsules, "pytest failed in step {i} again")
     monkeypatch.setenv("CAPY_LLM__BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("CAPY_LLM__MODEL", "tiny")
     drain(capsules)

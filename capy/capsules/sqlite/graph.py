@@ -96,6 +96,25 @@ def relink(conn: sqlcipher3.Connection, entity_ids: Iterable[int], version: str)
         )
 
 
+def forget_capsule_entities(conn: sqlcipher3.Connection, n: int) -> None:
+    """Erasure: drop capsule `n`'s mentions and relations and recount the edges they supported,
+    keeping each edge's version (the link stage did not change; one capsule's support did)."""
+    touched = sorted(set(clear_entities(conn, n)))
+    for start in range(0, len(touched), 400):
+        part = touched[start : start + 400]
+        marks = ",".join("?" * len(part))
+        conn.execute(
+            "UPDATE entity_edges SET weight = CASE WHEN kind = ? THEN (SELECT count(*) FROM "
+            "capsule_entities AS x JOIN capsule_entities AS y ON y.capsule_n = x.capsule_n "
+            "WHERE x.entity_id = entity_edges.a AND y.entity_id = entity_edges.b) ELSE (SELECT "
+            "count(DISTINCT capsule_n) FROM capsule_relations WHERE subject_id = entity_edges.a "
+            "AND object_id = entity_edges.b AND relation = entity_edges.kind) END "
+            f"WHERE a IN ({marks}) OR b IN ({marks})",
+            (CO_MENTION, *part, *part),
+        )
+    conn.execute("DELETE FROM entity_edges WHERE weight = 0")
+
+
 def relation_entity_ids(conn: sqlcipher3.Connection, n: int) -> list[int]:
     rows = conn.execute(
         "SELECT subject_id FROM capsule_relations WHERE capsule_n = ? "

@@ -16,6 +16,7 @@ import sqlcipher3
 from capy.capsules.chain import GENESIS, ChainLink, link_hash
 from capy.capsules.model import Capsule, Scope, capsule_id, unix_seconds
 from capy.capsules.sqlite.derived import clear_chunks
+from capy.capsules.sqlite.graph import forget_capsule_entities
 from capy.store.database import transaction
 
 _COLUMNS = (
@@ -252,8 +253,8 @@ def purge_derived(conn: sqlcipher3.Connection, n: int, capsule: Capsule) -> None
     """Drop every derived row one capsule contributed to. Summaries that covered it go too
     (they quote it); the summarise stage writes them again without it."""
     clear_chunks(conn, n)
-    for table in ("capsule_entities", "capsule_relations", "capsule_vectors"):
-        conn.execute(f"DELETE FROM {table} WHERE capsule_n = ?", (n,))
+    forget_capsule_entities(conn, n)
+    conn.execute("DELETE FROM capsule_vectors WHERE capsule_n = ?", (n,))
     conn.execute(
         "DELETE FROM summaries WHERE tenant = ? AND project = ? AND first_seq <= ? "
         "AND last_seq >= ?",

@@ -26,16 +26,32 @@ _PROGRESS = "pipeline.progress"
 
 def enqueue_missing(conn: sqlcipher3.Connection, stage: str, version: str) -> int:
     """A job at `version` for every live capsule without one: capsules written before the
-    stage existed, or whose rows an older version of the stage made (stale)."""
+    stage existed, or whose rows an older version of the stage made (stale).
+
+    The capsules already looked at for this version are remembered (meta), so a worker that
+    drains every few seconds scans only capsules written since, not the whole log: the outbox
+    gave those their jobs already, unless a model changed the version."""
+    key = f"{_PROGRESS}-enqueued.{stage}"
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    seen_version, _, seen_n = (str(row[0]) if row else "").partition(":")
+    after_n = int(seen_n) if seen_version == version and seen_n.isdigit() else 0
+    last = conn.execute("SELECT coalesce(max(n), 0) FROM capsules").fetchone()[0]
     before = conn.total_changes
     conn.execute(
         "INSERT OR IGNORE INTO capsule_jobs (target, stage, version, enqueued_at) "
-        "SELECT c.id, ?, ?, ? FROM capsules AS c WHERE c.forgotten_reason IS NULL AND NOT EXISTS "
+        "SELECT c.id, ?, ?, ? FROM capsules AS c WHERE c.n > ? AND c.n <= ? "
+        "AND c.forgotten_reason IS NULL AND NOT EXISTS "
         "(SELECT 1 FROM capsule_jobs AS j WHERE j.target = c.id AND j.stage = ? "
         "AND j.version = ?)",
-        (stage, version, time.time(), stage, version),
+        (stage, version, time.time(), after_n, last, stage, version),
     )
-    return conn.total_changes - before
+    added = conn.total_changes - before
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+        "SET value = excluded.value",
+        (key, f"{version}:{last}"),
+    )
+    return added
 
 
 def supersede(conn: sqlcipher3.Connection, job: Job) -> None:
@@ -132,6 +148,7 @@ def drop_stage_rows(conn: sqlcipher3.Connection, stages: Iterable[str]) -> None:
             conn.execute(f"DELETE FROM {table}")
         conn.execute("DELETE FROM capsule_jobs WHERE stage = ?", (stage,))
         conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", _key_range(stage))
+        conn.execute("DELETE FROM meta WHERE key = ?", (f"{_PROGRESS}-enqueued.{stage}",))
 
 
 def _key_range(stage: str) -> tuple[str, str]:
