@@ -12,7 +12,7 @@ def test_the_background_worker_drains_and_stops_cleanly(capsules, project_dir):
     capsules.write(
         [CapsuleDraft(kind="note", content=f"ran pytest {i}", source="cli") for i in range(5)]
     )
-    pipeline = BackgroundPipeline(project_dir).start()
+    pipeline = BackgroundPipeline(project_dir, first_round_after=0).start()
     try:
         give_up = time.monotonic() + 60
         while time.monotonic() < give_up and pipeline.jobs_done < 5 * 4:
@@ -30,8 +30,8 @@ def test_the_background_worker_drains_and_stops_cleanly(capsules, project_dir):
 def test_without_a_capsule_log_nothing_is_created(project_dir):
     from capy.capsules.location import locate_capsules
 
-    pipeline = BackgroundPipeline(project_dir).start()
-    time.sleep(0.3)
+    pipeline = BackgroundPipeline(project_dir, first_round_after=0).start()
+    time.sleep(1.0)
     pipeline.stop()
     assert not locate_capsules(None, project_dir).path.exists()
     assert not pipeline._thread.is_alive()

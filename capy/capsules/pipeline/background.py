@@ -17,11 +17,17 @@ from pathlib import Path
 logger = logging.getLogger("capy.capsules.pipeline")
 # Until the pack is read (the first round), how long stopping may wait.
 _DEFAULT_STOP_S = 5.0
+# The first round waits this long: the server's own start-up and first tool calls do not share
+# the interpreter with the pipeline's imports, and a client that leaves at once costs nothing.
+FIRST_ROUND_AFTER_S = 3.0
 
 
 class BackgroundPipeline:
-    def __init__(self, project_dir: Path) -> None:
+    def __init__(
+        self, project_dir: Path, *, first_round_after: float = FIRST_ROUND_AFTER_S
+    ) -> None:
         self.project_dir = project_dir
+        self.first_round_after = first_round_after
         self._stop = threading.Event()
         self._stop_seconds = _DEFAULT_STOP_S
         self._thread = threading.Thread(target=self._loop, name="capy-pipeline", daemon=True)
@@ -40,6 +46,7 @@ class BackgroundPipeline:
 
     def _loop(self) -> None:
         store = None
+        self._stop.wait(self.first_round_after)
         try:
             while not self._stop.is_set():
                 if store is None:
