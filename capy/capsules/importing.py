@@ -135,7 +135,7 @@ def import_segments(
     from capy.capsules.archive import read_segments
 
     records = sorted(read_segments(folder, store.key), key=lambda r: (r.scope, r.seq))
-    live = [record for record in records if record.forgotten_reason is None]
+    live = [record for record in records if not record.forgotten]
     prepared = prepare_all(
         store,
         (

@@ -34,16 +34,16 @@ from capy.capsules.archive.segments import (
     PLAIN_SUFFIX,
     SEALED_SUFFIX,
     SealingKey,
-    SegmentRecord,
     decode_segment,
     encode_segment,
     file_digest,
+    record_problem,
     replace_file,
     scope_folder,
     write_once,
 )
 from capy.capsules.chain import GENESIS
-from capy.capsules.model import CapsuleError, Scope
+from capy.capsules.model import Capsule, CapsuleError, Scope
 
 if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
@@ -96,14 +96,14 @@ def seal_segments(store: CapsuleStore, *, today: str | None = None) -> SealRepor
     sealed = manifest.ids()
     today = today or datetime.now(UTC).strftime("%Y-%m-%d")
     report = SealReport(folder)
-    groups: dict[tuple[Scope, str], list[SegmentRecord]] = defaultdict(list)
+    groups: dict[tuple[Scope, str], list[Capsule]] = defaultdict(list)
     for _, capsule in store.backend.scan():
         if capsule.id in sealed:
             report.already_sealed += 1
         elif capsule.created_at[:10] >= today:
             report.waiting += 1
         else:
-            groups[(capsule.scope, capsule.created_at[:10])].append(SegmentRecord.of(capsule))
+            groups[(capsule.scope, capsule.created_at[:10])].append(capsule)
     entries = _write_segments(folder, groups, keys.sealing)
     if entries:
         manifest.segments.extend(entries)
@@ -118,9 +118,9 @@ def export_segments(store: CapsuleStore, folder: Path, scope: Scope | None = Non
     must be empty or new, for `capy capsules import` on another machine."""
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise CapsuleError(f"{folder} is not an empty folder: export into a new or empty one")
-    groups: dict[tuple[Scope, str], list[SegmentRecord]] = defaultdict(list)
+    groups: dict[tuple[Scope, str], list[Capsule]] = defaultdict(list)
     for _, capsule in store.backend.scan(scope):
-        groups[(capsule.scope, capsule.created_at[:10])].append(SegmentRecord.of(capsule))
+        groups[(capsule.scope, capsule.created_at[:10])].append(capsule)
     entries = _write_segments(folder, groups, None)
     replace_file(folder / MANIFEST_NAME, Manifest(sealed=False, segments=entries).to_bytes(None))
     return ExportReport(
@@ -133,7 +133,7 @@ def export_segments(store: CapsuleStore, folder: Path, scope: Scope | None = Non
 
 def _write_segments(
     folder: Path,
-    groups: dict[tuple[Scope, str], list[SegmentRecord]],
+    groups: dict[tuple[Scope, str], list[Capsule]],
     sealing: SealingKey | None,
 ) -> list[SegmentEntry]:
     entries = []
@@ -170,7 +170,7 @@ def _free_name(folder: Path, stem: str, suffix: str) -> str:
 
 def read_segments(
     folder: Path, key: DatabaseKey, progress: Progress | None = None
-) -> list[SegmentRecord]:
+) -> list[Capsule]:
     """Every capsule of a segment folder (an export, or this machine's archive), checked
     before anything is returned: the manifest (and its MAC, where it has one), each file's
     sha256, each id against its fields, each chain link, and the order of each scope's chain.
@@ -181,7 +181,7 @@ def read_segments(
         raise CapsuleError(
             f"{folder} has no {MANIFEST_NAME}: point at a folder `capy capsules export` wrote"
         )
-    records: list[SegmentRecord] = []
+    records: list[Capsule] = []
     for done, entry in enumerate(manifest.segments, 1):
         records.extend(_read_entry(folder, entry, keys if manifest.sealed else None))
         if progress is not None:
@@ -190,7 +190,7 @@ def read_segments(
     return records
 
 
-def _read_entry(folder: Path, entry: SegmentEntry, keys: ArchiveKeys | None) -> list[SegmentRecord]:
+def _read_entry(folder: Path, entry: SegmentEntry, keys: ArchiveKeys | None) -> list[Capsule]:
     try:
         data = (folder / entry.file).read_bytes()
     except OSError:
@@ -209,7 +209,7 @@ def _read_entry(folder: Path, entry: SegmentEntry, keys: ArchiveKeys | None) -> 
     if tuple(record.id for record in records) != entry.ids:
         raise CapsuleError(f"segment {entry.file} does not hold the capsules its manifest lists")
     for record in records:
-        problem = record.problem()
+        problem = record_problem(record)
         if problem is None and record.scope != entry.scope:
             problem = f"capsule {record.id[:12]} belongs to another scope than its segment"
         if problem is not None:
@@ -217,7 +217,7 @@ def _read_entry(folder: Path, entry: SegmentEntry, keys: ArchiveKeys | None) -> 
     return records
 
 
-def _check_links(records: Iterable[SegmentRecord]) -> None:
+def _check_links(records: Iterable[Capsule]) -> None:
     """Where a scope's capsules n and n+1 are both present, n+1 must follow n."""
     by_place = {(record.scope, record.seq): record for record in records}
     for (scope, seq), record in by_place.items():

@@ -17,7 +17,6 @@ import json
 import os
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,67 +32,13 @@ PLAIN_SUFFIX = ".jsonl.zst"
 SEALED_SUFFIX = ".jsonl.zst.sealed"
 
 
-@dataclass(frozen=True)
-class SegmentRecord:
-    """A capsule as a segment line holds it."""
-
-    id: str
-    seq: int
-    scope: Scope
-    source: str
-    kind: str
-    content: str
-    metadata: dict[str, Any]
-    created_at: str
-    prev_hash: str
-    chain_hash: str
-    forgotten_reason: str | None = None
-
-    @classmethod
-    def of(cls, capsule: Capsule) -> SegmentRecord:
-        return cls(
-            capsule.id,
-            capsule.seq,
-            capsule.scope,
-            capsule.source,
-            capsule.kind,
-            capsule.content,
-            capsule.metadata,
-            capsule.created_at,
-            capsule.prev_hash,
-            capsule.chain_hash,
-            capsule.forgotten_reason,
-        )
-
-    def as_json(self) -> dict[str, Any]:
-        line: dict[str, Any] = {
-            "id": self.id,
-            "seq": self.seq,
-            "scope": self.scope.as_json(),
-            "source": self.source,
-            "kind": self.kind,
-            "content": self.content,
-            "metadata": self.metadata,
-            "created_at": self.created_at,
-            "prev_hash": self.prev_hash,
-            "chain_hash": self.chain_hash,
-        }
-        if self.forgotten_reason is not None:
-            line["forgotten_reason"] = self.forgotten_reason
-        return line
-
-    def problem(self) -> str | None:
-        """Why this line cannot be the capsule it names, or None when it is."""
-        if self.chain_hash != link_hash(self.prev_hash, self.id):
-            return f"capsule {self.id[:12]} has a wrong chain hash"
-        if self.forgotten_reason is None:
-            body = {key: value for key, value in self.as_json().items() if key in _BODY_KEYS}
-            if capsule_id(body) != self.id:
-                return f"capsule {self.id[:12]} does not match its id"
-        return None
-
-
-_BODY_KEYS = frozenset({"scope", "source", "kind", "content", "metadata", "created_at"})
+def record_problem(capsule: Capsule) -> str | None:
+    """Why this line cannot be the capsule it names, or None when it is."""
+    if capsule.chain_hash != link_hash(capsule.prev_hash, capsule.id):
+        return f"capsule {capsule.id[:12]} has a wrong chain hash"
+    if not capsule.forgotten and capsule_id(capsule.body()) != capsule.id:
+        return f"capsule {capsule.id[:12]} does not match its id"
+    return None
 
 
 class SealingKey:
@@ -121,12 +66,12 @@ class SealingKey:
             ) from None
 
 
-def encode_segment(records: Iterable[SegmentRecord]) -> bytes:
-    text = "".join(canonical_json(record.as_json()) + "\n" for record in records)
+def encode_segment(capsules: Iterable[Capsule]) -> bytes:
+    text = "".join(canonical_json(capsule.record()) + "\n" for capsule in capsules)
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(text.encode("utf-8"))
 
 
-def decode_segment(data: bytes, name: str) -> list[SegmentRecord]:
+def decode_segment(data: bytes, name: str) -> list[Capsule]:
     """The records of a segment's (opened) bytes; a `CapsuleError` naming the segment when the
     bytes are not a segment."""
     try:
@@ -139,11 +84,11 @@ def decode_segment(data: bytes, name: str) -> list[SegmentRecord]:
         ) from None
 
 
-def _record(line: dict[str, Any]) -> SegmentRecord:
+def _record(line: dict[str, Any]) -> Capsule:
     scope = line["scope"]
     if not isinstance(scope, dict) or not isinstance(line["metadata"], dict):
         raise TypeError("scope and metadata are objects")
-    return SegmentRecord(
+    return Capsule(
         id=str(line["id"]),
         seq=int(line["seq"]),
         scope=Scope(str(scope["project"]), str(scope["tenant"])),
