@@ -122,7 +122,10 @@ def export_segments(store: CapsuleStore, folder: Path, scope: Scope | None = Non
     for _, capsule in store.backend.scan(scope):
         groups[(capsule.scope, capsule.created_at[:10])].append(capsule)
     entries = _write_segments(folder, groups, None)
-    replace_file(folder / MANIFEST_NAME, Manifest(sealed=False, segments=entries).to_bytes(None))
+    replace_file(
+        folder / MANIFEST_NAME,
+        Manifest(sealed=False, segments=entries, complete=True).to_bytes(None),
+    )
     return ExportReport(
         folder,
         segments=len(entries),
@@ -186,7 +189,7 @@ def read_segments(
         records.extend(_read_entry(folder, entry, keys if manifest.sealed else None))
         if progress is not None:
             progress(done, len(manifest.segments))
-    _check_links(records)
+    _check_links(records, manifest.complete)
     return records
 
 
@@ -217,8 +220,9 @@ def _read_entry(folder: Path, entry: SegmentEntry, keys: ArchiveKeys | None) -> 
     return records
 
 
-def _check_links(records: Iterable[Capsule]) -> None:
-    """Where a scope's capsules n and n+1 are both present, n+1 must follow n."""
+def _check_links(records: Iterable[Capsule], complete: bool) -> None:
+    """Where a scope's capsules n and n+1 are both present, n+1 must follow n; a complete
+    folder (an export) must hold each scope's capsules from seq 1 with no gap."""
     by_place = {(record.scope, record.seq): record for record in records}
     for (scope, seq), record in by_place.items():
         before = by_place.get((scope, seq - 1))
@@ -227,4 +231,9 @@ def _check_links(records: Iterable[Capsule]) -> None:
             raise CapsuleError(
                 f"capsule {record.id[:12]} does not follow the one before it in its chain: "
                 "the segments were altered, nothing was imported"
+            )
+        if expected is None and complete:
+            raise CapsuleError(
+                f"capsule {seq - 1} of {scope.tenant}/{scope.project} is missing from the "
+                "export: the segments were altered, nothing was imported"
             )

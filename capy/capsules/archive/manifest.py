@@ -48,11 +48,15 @@ class SegmentEntry:
 class Manifest:
     sealed: bool  # segments encrypted with the archive key (the local archive) or plain (export)
     segments: list[SegmentEntry] = field(default_factory=list)
+    # Every capsule of each scope it holds, from seq 1 (an export); the archive holds closed
+    # days only, so its chains have gaps where today's capsules wait.
+    complete: bool = False
 
     def body(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "sealed": self.sealed,
+            "complete": self.complete,
             "segments": [entry.as_json() for entry in self.segments],
         }
 
@@ -82,7 +86,9 @@ def read_manifest(folder: Path, mac_key: bytes | None) -> Manifest | None:
         raise CapsuleError(f"{path} is not a readable segment manifest: restore it") from None
     try:
         manifest = Manifest(
-            sealed=bool(data["sealed"]), segments=[_entry(item) for item in data["segments"]]
+            sealed=bool(data["sealed"]),
+            segments=[_entry(item) for item in data["segments"]],
+            complete=bool(data["complete"]),
         )
         if data.get("format") != FORMAT:
             raise ValueError(data.get("format"))
