@@ -74,6 +74,10 @@ def _draft(line: str, where: str) -> CapsuleDraft:
         )
     if not isinstance(data.get("kind"), str) or not isinstance(data.get("content"), str):
         raise CapsuleError(f"{where} needs a kind and a content, both text")
+    if data.get("created_at") is None:  # "now" would make each import of the file new
+        raise CapsuleError(
+            f"{where} needs a created_at (ISO 8601): an import keeps when each capsule happened"
+        )
     return CapsuleDraft(
         kind=data["kind"],
         content=data["content"],

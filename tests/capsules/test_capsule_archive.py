@@ -205,6 +205,8 @@ def test_a_sealed_manifest_cannot_be_edited_or_read_with_another_key(
         seal_segments(capsules)
     (folder / MANIFEST_NAME).write_text(original)
     monkeypatch.setenv("CAPY_CAPSULES_KEY", "a different passphrase")
-    with open_capsules(tmp_path / "elsewhere.db") as elsewhere:
-        with pytest.raises(CapsuleError, match="signed with another key"):
-            import_path(elsewhere, folder)
+    with (
+        open_capsules(tmp_path / "elsewhere.db") as elsewhere,
+        pytest.raises(CapsuleError, match="signed with another key"),
+    ):
+        import_path(elsewhere, folder)
