@@ -129,4 +129,6 @@ def canonical_time(value: str | datetime | None) -> str:
 
 
 def unix_seconds(created_at: str) -> float:
-    return datetime.strptime(created_at, TIME_FORMAT).replace(tzinfo=UTC).timestamp()
+    # fromisoformat reads the canonical spelling (without its Z) ten times faster than
+    # strptime, which a bulk import pays per capsule.
+    return datetime.fromisoformat(created_at.removesuffix("Z")).replace(tzinfo=UTC).timestamp()

@@ -144,3 +144,18 @@ def test_the_vault_backfill_keeps_times_and_sessions_and_runs_once(
     again = backfill_from_vault(capsules, vault_with_a_real_session)
     assert (again.imported.new, again.imported.known) == (0, report.imported.read)
     assert all(chain.ok for chain in capsules.verify())
+
+
+def test_a_batch_mixing_stored_repeated_and_new_capsules_numbers_each_once(capsules) -> None:
+    from capy.capsules import CapsuleDraft
+
+    def note(text: str) -> CapsuleDraft:
+        return CapsuleDraft("note", text, "cli", created_at="2026-01-01T00:00:00Z")
+
+    [first] = capsules.write([note("a")])
+    mixed = capsules.write([note("b"), note("a"), note("c"), note("b")])
+    assert [(r.new, r.seq) for r in mixed] == [(True, 2), (False, 1), (True, 3), (False, 2)]
+    assert mixed[1].n == first.n and len({r.n for r in mixed}) == 3
+    stored = [(n, c.seq) for n, c in capsules.backend.scan()]
+    assert stored == [(first.n, 1), (mixed[0].n, 2), (mixed[2].n, 3)]
+    assert all(chain.ok for chain in capsules.verify())
