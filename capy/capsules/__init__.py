@@ -143,6 +143,9 @@ class CapsuleStore(Store):
         from capy.security.redaction import redact_text
 
         self.backend.tombstone(n, capsule, redact_text(reason, secrets=self.rules.view("secrets")))
+        from capy.capsules.archive import erase_forgotten
+
+        erase_forgotten(self)  # a sealed copy of the capsule goes too
         return capsule
 
 

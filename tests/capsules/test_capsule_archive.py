@@ -210,3 +210,23 @@ def test_a_sealed_manifest_cannot_be_edited_or_read_with_another_key(
         pytest.raises(CapsuleError, match="signed with another key"),
     ):
         import_path(elsewhere, folder)
+
+
+def test_forgetting_a_sealed_capsule_reseals_its_segment_without_it(capsules, tmp_path) -> None:
+    from capy.capsules.archive import read_segments
+
+    written = capsules.write(drafts(4, day=DAYS[0]))
+    seal_segments(capsules)
+    folder = capsules.location.archive_dir
+    [before] = list(folder.rglob("*.sealed"))
+    capsules.forget(written[1].id, "pasted a customer's address")
+    [after] = list(folder.rglob("*.sealed"))
+    assert after != before and not before.exists()
+    records = read_segments(folder, capsules.key)
+    assert [record.id for record in records] == [each.id for each in written]
+    assert records[1].forgotten and records[1].content == ""
+    assert "note 1" not in "".join(record.content for record in records)
+    assert seal_segments(capsules).resealed == 0  # nothing more to erase
+    with open_capsules(tmp_path / "restored.db") as restored:
+        imported = import_path(restored, folder)
+        assert (imported.new, imported.forgotten) == (3, 1)

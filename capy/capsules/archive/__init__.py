@@ -59,6 +59,7 @@ class SealReport:
     capsules: int = 0  # sealed by this call
     already_sealed: int = 0
     waiting: int = 0  # capsules of days not closed yet (today, or later)
+    resealed: int = 0  # segments written again without capsules forgotten since
 
 
 @dataclass
@@ -108,9 +109,40 @@ def seal_segments(store: CapsuleStore, *, today: str | None = None) -> SealRepor
     if entries:
         manifest.segments.extend(entries)
         replace_file(folder / MANIFEST_NAME, manifest.to_bytes(keys.mac))
+    report.resealed = erase_forgotten(store)
     report.segments = len(entries)
     report.capsules = sum(len(entry.ids) for entry in entries)
     return report
+
+
+def erase_forgotten(store: CapsuleStore) -> int:
+    """Erasure reaches the archive too: each segment holding a capsule forgotten since it was
+    sealed is sealed again from the log (the capsule as its tombstone), the manifest points at
+    the new file, and the old file is deleted: the one exception to segments never changing,
+    as erasure is the log's. Returns how many segments were sealed again."""
+    folder = store.location.archive_dir
+    keys = ArchiveKeys.of(store.key)
+    manifest = read_manifest(folder, keys.mac)
+    if manifest is None:
+        return 0
+    forgotten = {capsule.id for _, capsule in store.backend.scan() if capsule.forgotten}
+    stale = [
+        (index, entry)
+        for index, entry in enumerate(manifest.segments)
+        if (set(entry.ids) & forgotten) - set(entry.forgotten)
+    ]
+    replaced = []
+    for index, entry in stale:
+        capsules = [store.find(capsule)[1] for capsule in entry.ids]
+        stem = entry.file.removesuffix(SEALED_SUFFIX).rsplit(".", 1)[0]
+        [fresh] = _write_segments(folder, {(entry.scope, entry.day): capsules}, keys.sealing, stem)
+        manifest.segments[index] = fresh
+        replaced.append(folder / entry.file)
+    if replaced:
+        replace_file(folder / MANIFEST_NAME, manifest.to_bytes(keys.mac))
+        for path in replaced:
+            path.unlink(missing_ok=True)
+    return len(replaced)
 
 
 def export_segments(store: CapsuleStore, folder: Path, scope: Scope | None = None) -> ExportReport:
@@ -138,12 +170,13 @@ def _write_segments(
     folder: Path,
     groups: dict[tuple[Scope, str], list[Capsule]],
     sealing: SealingKey | None,
+    stem: str | None = None,
 ) -> list[SegmentEntry]:
     entries = []
     suffix = SEALED_SUFFIX if sealing is not None else PLAIN_SUFFIX
     for (scope, day), records in sorted(groups.items()):
         records.sort(key=lambda record: record.seq)
-        name = _free_name(folder, f"{scope_folder(scope)}/{day}", suffix)
+        name = _free_name(folder, stem or f"{scope_folder(scope)}/{day}", suffix)
         data = encode_segment(records)
         if sealing is not None:
             data = sealing.seal(data, name)
@@ -157,6 +190,7 @@ def _write_segments(
                 ids=tuple(record.id for record in records),
                 first_seq=records[0].seq,
                 last_seq=records[-1].seq,
+                forgotten=tuple(record.id for record in records if record.forgotten),
             )
         )
     return entries

@@ -31,9 +31,11 @@ class SegmentEntry:
     ids: tuple[str, ...]  # in seq order
     first_seq: int
     last_seq: int
+    forgotten: tuple[str, ...] = ()  # ids the file holds as tombstones only
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "forgotten": list(self.forgotten),
             "file": self.file,
             "scope": self.scope.as_json(),
             "day": self.day,
@@ -119,4 +121,5 @@ def _entry(item: dict[str, Any]) -> SegmentEntry:
         ids=tuple(str(each) for each in item["ids"]),
         first_seq=int(item["first_seq"]),
         last_seq=int(item["last_seq"]),
+        forgotten=tuple(str(each) for each in item.get("forgotten", ())),
     )
