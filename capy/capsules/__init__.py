@@ -10,6 +10,9 @@ pipeline that derives everything else from them.
 - `capy.capsules.chain`: the per-scope hash chain and its check.
 - `capy.capsules.writing`: drafts checked against the capsules pack and redacted.
 - `capy.capsules.versions`: derivation versions of the pipeline's stages.
+- `capy.capsules.archive`: closed days sealed as segments beside the log, exports, and the
+  verified reading of both; `capy.capsules.importing` (JSONL and segment folders) and
+  `capy.capsules.backfill` (the session vault) load capsules in bulk.
 - `capy.capsules.backend`: what a storage backend provides (the log, the job queue, derived
   tables); `capy.capsules.sqlite` implements it on SQLCipher.
 """
