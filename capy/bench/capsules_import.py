@@ -109,6 +109,7 @@ def run(locomo: Path, *, capsules: int, progress: Progress | None = None) -> dic
 
 def _measure(name: str, turns: list[Turn], count: int, rules, folder: Path) -> dict[str, Any]:
     from capy.capsules.importing import ImportReport, prepare_all, read_jsonl, write_prepared
+    from capy.capsules.sqlite.rows import stored_rows
 
     folder.mkdir()
     source = folder / "capsules.jsonl"
@@ -126,10 +127,7 @@ def _measure(name: str, turns: list[Turn], count: int, rules, folder: Path) -> d
         cpu = time.process_time() - cpu_started
         if report.new != count or not all(chain.ok for chain in store.verify()):
             raise AssertionError(f"the {name} import did not store {count} verifying capsules")
-        rows = store.conn.execute(
-            "SELECT id, tenant, project, seq, source, kind, content, metadata, created_at, "
-            "created_ts, prev_hash, chain_hash, written_at FROM capsules ORDER BY n"
-        ).fetchall()
+        rows = stored_rows(store.conn)
     floor_seconds, floor_cpu = _floor(folder / "floor.db", rows, rules)
     total = done - started
     return {
@@ -166,18 +164,12 @@ def _fresh_log(path: Path, rules):
 def _floor(path: Path, rows: list[tuple], rules) -> tuple[float, float]:
     """Seconds (wall, CPU) to insert `rows` raw, in one transaction, into a fresh log of the
     same kind."""
-    from capy.store.database import transaction
+    from capy.capsules.sqlite.rows import insert_rows
 
     with _fresh_log(path, rules) as store:
         cpu_started = time.process_time()
         started = time.perf_counter()
-        with transaction(store.conn):
-            store.conn.executemany(
-                "INSERT INTO capsules (id, tenant, project, seq, source, kind, content, "
-                "metadata, created_at, created_ts, prev_hash, chain_hash, written_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+        insert_rows(store.conn, rows)
         return time.perf_counter() - started, max(time.process_time() - cpu_started, 1e-6)
 
 
