@@ -10,6 +10,9 @@ pipeline that derives everything else from them.
 - `capy.capsules.chain`: the per-scope hash chain and its check.
 - `capy.capsules.writing`: drafts checked against the capsules pack and redacted.
 - `capy.capsules.versions`: derivation versions of the pipeline's stages.
+- `capy.capsules.archive`: closed days sealed as segments beside the log, exports, and the
+  verified reading of both; `capy.capsules.importing` (JSONL and segment folders) and
+  `capy.capsules.backfill` (the session vault) load capsules in bulk.
 - `capy.capsules.backend`: what a storage backend provides (the log, the job queue, derived
   tables); `capy.capsules.sqlite` implements it on SQLCipher.
 """
@@ -30,7 +33,7 @@ from capy.store.database import Notify, stderr_notice
 if TYPE_CHECKING:
     from capy.capsules.chain import ChainReport
     from capy.capsules.sqlite import SqliteBackend
-    from capy.capsules.sqlite.log import Appended
+    from capy.capsules.sqlite.log import Appended, OutboxJob, Prepared
     from capy.rules.ruleset import RuleSet
 
 
@@ -71,19 +74,33 @@ class CapsuleStore(Store):
     def write(self, drafts: Sequence[CapsuleDraft]) -> list[Appended]:
         """Store `drafts` (redacted, checked, chained) with their pipeline jobs, in one
         transaction; a capsule already stored is reported with `new=False`."""
-        from capy.capsules.sqlite.log import OutboxJob
+        return self.append(self.prepare(drafts))
+
+    def prepare(self, drafts: Sequence[CapsuleDraft]) -> list[Prepared]:
+        """`drafts` checked, redacted and hashed, nothing written: a bulk import prepares all
+        of its capsules first, so a bad one stops it before any is stored."""
         from capy.capsules.writing import prepare
 
-        pack = self.rules.view("capsules")
-        prepared = prepare(
-            drafts, pack=pack, secrets=self.rules.view("secrets"), default_scope=self.default_scope
+        return prepare(
+            drafts,
+            pack=self.rules.view("capsules"),
+            secrets=self.rules.view("secrets"),
+            default_scope=self.default_scope,
         )
-        outbox = [
+
+    def append(self, prepared: Sequence[Prepared]) -> list[Appended]:
+        """Store prepared capsules with their pipeline jobs, in one transaction."""
+        return self.backend.append(prepared, self._outbox)
+
+    @cached_property
+    def _outbox(self) -> list[OutboxJob]:
+        from capy.capsules.sqlite.log import OutboxJob
+
+        return [
             OutboxJob(stage.name, self.stage_versions[stage.name])
-            for stage in pack.live_stages
+            for stage in self.rules.view("capsules").live_stages
             if stage.per == "capsule"
         ]
-        return self.backend.append(prepared, outbox)
 
     def find(self, id_or_prefix: str) -> tuple[int, Capsule]:
         """The one capsule whose id is or starts with `id_or_prefix`; a `CapsuleError` when
@@ -129,6 +146,9 @@ class CapsuleStore(Store):
         from capy.security.redaction import redact_text
 
         self.backend.tombstone(n, capsule, redact_text(reason, secrets=self.rules.view("secrets")))
+        from capy.capsules.archive import erase_forgotten
+
+        erase_forgotten(self)  # a sealed copy of the capsule goes too
         return capsule
 
 

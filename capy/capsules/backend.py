@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from capy.capsules.chain import ChainLink
     from capy.capsules.model import Capsule, Scope
+    from capy.capsules.sqlite.listing import CapsuleFilter
     from capy.capsules.sqlite.log import Appended, OutboxJob, Prepared
     from capy.capsules.sqlite.queue import Job, StageBacklog
 
@@ -31,6 +32,7 @@ class CapsuleLog(Protocol):
     def chain_links(self, scope: Scope) -> Iterator[ChainLink]: ...
     def forgotten_count(self, scope: Scope) -> int: ...
     def tombstone(self, n: int, capsule: Capsule, reason: str) -> None: ...
+    def newest(self, wanted: CapsuleFilter) -> list[tuple[int, Capsule]]: ...
 
 
 class JobQueue(Protocol):

@@ -2,7 +2,7 @@
 
 One log per user, beside the knowledge bases and the vault: `<data_dir>/capsules.db`, holding
 every scope (tenant and project), so recall across projects is one query. Closed segments (the
-immutable JSON archive) live in `<data_dir>/capsules/` next to it. `capsules_path` in the
+immutable JSON archive) live in `<data_dir>/capsules-archive/` next to it. `capsules_path` in the
 settings (`CAPY_CAPSULES_PATH`) or `--path` selects another file; the key is `CAPY_CAPSULES_KEY`
 / `capsules_key`, else the generated `capsules.key` under the key dir.
 """
@@ -29,8 +29,9 @@ class CapsulesLocation:
 
     @property
     def archive_dir(self) -> Path:
-        """Where closed segments are written: beside the database, named after it."""
-        return self.path.with_name(self.path.stem + ".segments")
+        """Where closed segments are sealed: beside the database, named after it
+        (`capsules-archive/` for the default `capsules.db`)."""
+        return self.path.with_name(self.path.stem + "-archive")
 
 
 def locate_capsules(

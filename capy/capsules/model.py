@@ -77,6 +77,20 @@ class Capsule:
             self.scope, self.source, self.kind, self.content, self.metadata, self.created_at
         )
 
+    def record(self) -> dict[str, Any]:
+        """The capsule whole, as JSON for an archive line or a reader: its body, its place in
+        the chain and, once erased, why."""
+        record = {
+            "id": self.id,
+            "seq": self.seq,
+            **self.body(),
+            "prev_hash": self.prev_hash,
+            "chain_hash": self.chain_hash,
+        }
+        if self.forgotten_reason is not None:
+            record["forgotten_reason"] = self.forgotten_reason
+        return record
+
 
 def capsule_body(
     scope: Scope, source: str, kind: str, content: str, metadata: Mapping[str, Any], created_at: str
@@ -115,4 +129,6 @@ def canonical_time(value: str | datetime | None) -> str:
 
 
 def unix_seconds(created_at: str) -> float:
-    return datetime.strptime(created_at, TIME_FORMAT).replace(tzinfo=UTC).timestamp()
+    # fromisoformat reads the canonical spelling (without its Z) ten times faster than
+    # strptime, which a bulk import pays per capsule.
+    return datetime.fromisoformat(created_at.removesuffix("Z")).replace(tzinfo=UTC).timestamp()

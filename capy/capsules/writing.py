@@ -60,7 +60,10 @@ def _prepare(
             "(capy index) and write a summary that names it"
         )
     metadata = redact_value(metadata, secrets=secrets)
-    metadata_json = canonical_json(metadata)
+    try:
+        metadata_json = canonical_json(metadata)
+    except (TypeError, ValueError):
+        raise CapsuleError("metadata values must be JSON: text, numbers, lists, objects") from None
     if len(metadata_json.encode("utf-8")) > pack.limits.max_metadata_bytes:
         raise CapsuleError(
             f"the capsule's metadata is over the limit of {pack.limits.max_metadata_bytes:,} "
@@ -92,8 +95,4 @@ def _checked_metadata(metadata: Mapping[str, Any], pack: CapsulesPack) -> dict[s
             raise CapsuleError(problem)
         if value is not None:  # an absent value is no value: ids do not depend on it
             checked[key] = list(value) if isinstance(value, tuple) else value
-    try:
-        canonical_json(checked)
-    except (TypeError, ValueError):
-        raise CapsuleError("metadata values must be JSON: text, numbers, lists, objects") from None
-    return checked
+    return checked  # whether the values are JSON shows when they are written as JSON

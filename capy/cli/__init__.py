@@ -43,7 +43,7 @@ COMMANDS = {
     "vault": ("capy.cli.vault:app", "Archive past sessions verbatim; search and restore them."),
     "capsules": (
         "capy.cli.capsules:app",
-        "The immutable capsule log: verify it, forget one capsule.",
+        "The immutable capsule log: add, list, show, verify, forget, archive, export, import.",
     ),
 }
 

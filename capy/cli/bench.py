@@ -41,6 +41,11 @@ app.command(
     help="capy beside context-mode (npm) on the same inputs: index, search, execute, memory.",
 )
 app.command(
+    "capy.cli.bench_capsules_import:capsules_import",
+    name="capsules-import",
+    help="Bulk import of real turns as capsules, capsules/s against a raw insert.",
+)
+app.command(
     "capy.cli.bench_hostile:hostile",
     name="hostile",
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",

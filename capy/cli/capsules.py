@@ -14,7 +14,27 @@ from capy.cli.guard import guarded
 from capy.cli.output import say
 from capy.cli.store import JsonFlag
 
-app = App(name="capsules", help="The immutable capsule log: verify it, forget one capsule.")
+app = App(
+    name="capsules",
+    help=(
+        "The immutable capsule log: add, list, show, verify, forget, archive, export, import; "
+        "distill, status and rebuild its derived rows."
+    ),
+)
+app.command("capy.cli.capsules_log:add", name="add", help="Write one capsule (source cli).")
+app.command("capy.cli.capsules_log:list_capsules", name="list", help="The newest capsules.")
+app.command("capy.cli.capsules_log:show", name="show", help="One capsule whole.")
+app.command(
+    "capy.cli.capsules_archive:archive", name="archive", help="Seal closed days into segments."
+)
+app.command(
+    "capy.cli.capsules_archive:export", name="export", help="Write capsules as segments to DIR."
+)
+app.command(
+    "capy.cli.capsules_archive:import_capsules",
+    name="import",
+    help="Load a JSONL file, an exported folder, or the vault's sessions.",
+)
 app.command(
     "capy.cli.capsules_pipeline:distill",
     name="distill",

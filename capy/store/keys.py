@@ -81,6 +81,13 @@ class DatabaseKey:
         return hmac.new(self.raw, _KEY_CHECK_LABEL, hashlib.sha256).hexdigest()[:32]
 
 
+def derived_key(key: DatabaseKey, purpose: str) -> bytes:
+    """A 256-bit key for one `purpose` (e.g. sealing a database's archive), derived from the
+    database's raw key: a file beside the database is readable exactly where the database
+    is, with no second key to lose. HMAC-SHA256 of a uniformly random key is a sound KDF."""
+    return hmac.new(key.raw, b"capy derived key v1:" + purpose.encode(), hashlib.sha256).digest()
+
+
 def env_var_for(name: str) -> str:
     return f"CAPY_{name.upper()}_KEY"
 

@@ -13,7 +13,8 @@ import sqlcipher3
 
 from capy.capsules.chain import ChainLink
 from capy.capsules.model import Capsule, Scope
-from capy.capsules.sqlite import log, queue
+from capy.capsules.sqlite import listing, log, queue
+from capy.capsules.sqlite.listing import CapsuleFilter
 from capy.capsules.sqlite.log import Appended, OutboxJob, Prepared
 from capy.capsules.sqlite.queue import Job, StageBacklog
 
@@ -51,6 +52,9 @@ class SqliteBackend:
 
     def tombstone(self, n: int, capsule: Capsule, reason: str) -> None:
         log.tombstone(self.conn, n, capsule, reason)
+
+    def newest(self, wanted: CapsuleFilter) -> list[tuple[int, Capsule]]:
+        return listing.newest(self.conn, wanted)
 
     # The job queue
     def enqueue(self, jobs: Sequence[tuple[str, str, str]]) -> int:

@@ -31,6 +31,12 @@ class Limits(Section):
     max_metadata_bytes: int
 
 
+class Archive(Section):
+    import_batch: int
+    backfill_output_chars: int
+    list_limit: int
+
+
 class Queue(Section):
     lease_seconds: float
     max_attempts: int
@@ -102,6 +108,7 @@ class CapsulesPack(PackView):
     sources: dict[str, str]
     metadata: dict[str, MetadataKey]
     limits: Limits
+    archive: Archive
     queue: Queue
     stages: tuple[Stage, ...]
     worker: Worker

@@ -1,0 +1,113 @@
+"""Backfill from the session vault: every archived session's messages as capsules, with their
+original timestamps and session ids (`capy capsules import --from-vault`).
+
+A person's prompt is a `prompt`, the agent's text a `response`, each tool call a `tool_call`
+(its one-line summary and the start of its output, `archive.backfill_output_chars` of it; the
+rest stays in the vault), and a failed call an `error`. Harness text (slash-command echoes,
+injected skills, compaction summaries) is not an event of the session and is left out.
+Capsule ids hash the original time and text, so a second backfill adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from capy.capsules.model import CapsuleDraft, Scope
+
+if TYPE_CHECKING:
+    from capy.capsules import CapsuleStore
+    from capy.capsules.importing import ImportReport
+    from capy.sessions.model import Message, Session, ToolResult
+    from capy.vault import Vault
+
+Progress = Callable[[int, int], None]
+BACKFILL_SOURCE = "import"
+
+
+@dataclass
+class BackfillReport:
+    sessions: int = 0
+    unreadable: int = 0  # sessions whose archived files could not be parsed
+    too_large: int = 0  # messages over the capsule content limit: they stay in the vault only
+    imported: ImportReport | None = None
+
+
+def backfill_from_vault(
+    store: CapsuleStore, vault: Vault, progress: Progress | None = None
+) -> BackfillReport:
+    from capy.capsules.importing import import_drafts
+    from capy.vault.archived import parse_archived
+    from capy.vault.errors import CorruptBlobError
+
+    pack = store.rules.view("capsules")
+    limit = pack.limits.max_content_bytes
+    report = BackfillReport()
+    drafts: list[tuple[str, CapsuleDraft]] = []
+    rowids = [row[0] for row in vault.conn.execute("SELECT id FROM sessions ORDER BY id")]
+    for done, rowid in enumerate(rowids, 1):
+        try:
+            session = parse_archived(vault.conn, rowid, store.rules)
+        except CorruptBlobError:
+            report.unreadable += 1
+            continue
+        report.sessions += 1
+        for draft in session_drafts(session, pack.archive.backfill_output_chars):
+            if len(draft.content.encode("utf-8")) > limit:
+                report.too_large += 1
+                continue
+            drafts.append((f"session {session.session_id}", draft))
+        if progress is not None:
+            progress(done, len(rowids))
+    report.imported = import_drafts(store, drafts)
+    return report
+
+
+def session_drafts(session: Session, output_chars: int) -> Iterator[CapsuleDraft]:
+    """A session's (and its subagents') capsules in transcript order."""
+    scope = Scope(session.cwd) if session.cwd else None
+    base: dict[str, Any] = {"session_id": session.session_id, "platform": session.platform}
+    if session.git_branch:
+        base["branch"] = session.git_branch
+    for part in session.all_sessions():
+        extra = {"agent_id": part.agent_id} if part.agent_id else {}
+        results = {m.result.call_id: m.result for m in part.messages if m.result is not None}
+        last_time = part.started_at or session.started_at
+        for message in part.messages:
+            last_time = message.timestamp or last_time
+            for kind, content, metadata in _events(message, results, output_chars):
+                if content.strip() and last_time:  # an undated event has no place in time
+                    yield CapsuleDraft(
+                        kind=kind,
+                        content=content,
+                        source=BACKFILL_SOURCE,
+                        metadata={**base, **extra, **_line(message), **metadata},
+                        created_at=last_time,
+                        scope=scope,
+                    )
+
+
+def _line(message: Message) -> dict[str, Any]:
+    return {"message_uuid": message.message_id} if message.message_id else {}
+
+
+def _events(
+    message: Message, results: dict[str, ToolResult], output_chars: int
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    if message.kind == "prompt":
+        yield "prompt", message.text, {}
+    elif message.kind == "reply":
+        yield "response", message.text, {}
+        for call in message.tool_calls:
+            result = results.get(call.call_id)
+            metadata: dict[str, Any] = {"tool": call.tool, "tool_use_id": call.call_id}
+            command = call.input.get("command")
+            if isinstance(command, str):
+                metadata["command"] = command
+            output = result.text[:output_chars] if result is not None else ""
+            yield "tool_call", f"{call.summary}\n\n{output}".strip(), metadata
+    elif message.result is not None and message.result.is_error:
+        result = message.result
+        metadata = {"tool": result.tool, "tool_use_id": result.call_id} if result.tool else {}
+        yield "error", f"{result.summary}\n\n{result.text}".strip(), metadata
