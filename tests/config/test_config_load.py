@@ -85,6 +85,10 @@ def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None
         "hooks.allow_commands": "default",
         "hooks.allow_domains": str(sandbox.project_config),
         "redaction.replies": "default",
+        "llm.base_url": "default",
+        "llm.model": "default",
+        "llm.api_key": "default",
+        "llm.timeout": "default",
     }
 
 

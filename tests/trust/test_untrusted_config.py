@@ -137,6 +137,9 @@ LOOSER_VALUES = {
     "fetch.allow_hosts": '["10.9.8.7"]',
     "fetch.timeout": "599",
     "redaction.replies": "false",
+    "llm.base_url": '"http://198.51.100.7/v1"',
+    "llm.model": '"their-model"',
+    "llm.timeout": "599",
 }
 
 
