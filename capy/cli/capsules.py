@@ -126,15 +126,10 @@ def forget(
     """
 
     def run() -> int:
-        from capy.capsules import CapsuleError, open_capsules
-        from capy.cli.output import error_line
+        from capy.capsules import open_capsules
 
         with open_capsules(path) as capsules:
-            try:
-                capsule = capsules.forget(capsule_id, reason)
-            except CapsuleError as error:
-                error_line(str(error))
-                return 2
+            capsule = capsules.forget(capsule_id, reason)
         say(f"forgot capsule {capsule.id[:12]} ({capsule.kind}); its derived rows are gone")
         return 0
 

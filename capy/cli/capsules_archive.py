@@ -70,16 +70,12 @@ def export(
     """
 
     def run() -> int:
-        from capy.capsules import CapsuleError, Scope, open_capsules
+        from capy.capsules import Scope, open_capsules
         from capy.capsules.archive import export_segments
-        from capy.cli.output import error_line, print_json
+        from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
-            try:
-                report = export_segments(capsules, folder, Scope(scope) if scope else None)
-            except CapsuleError as error:
-                error_line(error.message)
-                return 2
+            report = export_segments(capsules, folder, Scope(scope) if scope else None)
         if as_json:
             print_json({**vars(report), "folder": str(report.folder)})
         else:
@@ -118,19 +114,15 @@ def import_capsules(
     """
 
     def run() -> int:
-        from capy.capsules import CapsuleError, open_capsules
+        from capy.capsules import open_capsules
         from capy.cli.output import error_line, print_json, progress_bar
 
         if from_vault == (source is not None):
             error_line("give a JSONL file or an exported folder, or --from-vault (one of them)")
             return 2
         with open_capsules(path) as capsules, progress_bar("importing", quiet=as_json) as bar:
-            try:
-                report = _vault_import(capsules, vault_path, bar) if from_vault else None
-                imported = report.imported if report else _path_import(capsules, source, bar)
-            except CapsuleError as error:
-                error_line(error.message)
-                return 2
+            report = _vault_import(capsules, vault_path, bar) if from_vault else None
+            imported = report.imported if report else _path_import(capsules, source, bar)
         extra = {} if report is None else {k: v for k, v in vars(report).items() if k != "imported"}
         if as_json:
             print_json({**imported.as_json(), **extra})

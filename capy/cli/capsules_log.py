@@ -47,7 +47,7 @@ def add(
     """
 
     def run() -> int:
-        from capy.capsules import CapsuleDraft, CapsuleError, open_capsules
+        from capy.capsules import CapsuleDraft, open_capsules
         from capy.cli.output import error_line
 
         content = " ".join(text)
@@ -55,12 +55,8 @@ def add(
             error_line("give the capsule's text: capy capsules add note WORDS...")
             return 2
         with open_capsules(path) as capsules:
-            try:
-                metadata = _metadata(meta, tag, capsules.rules.view("capsules"))
-                [written] = capsules.write([CapsuleDraft(kind, content, CLI_SOURCE, metadata)])
-            except CapsuleError as error:
-                error_line(error.message)
-                return 2
+            metadata = _metadata(meta, tag, capsules.rules.view("capsules"))
+            [written] = capsules.write([CapsuleDraft(kind, content, CLI_SOURCE, metadata)])
         state = "written" if written.new else "already there"
         say(f"{written.id} ({kind}, {state})")
         return 0
@@ -126,19 +122,13 @@ def list_capsules(
     def run() -> int:
         from capy.capsules import CapsuleError, open_capsules
         from capy.capsules.sqlite.listing import CapsuleFilter
-        from capy.cli.output import error_line, print_json
+        from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
             pack = capsules.rules.view("capsules")
-            try:
-                if limit is not None and limit < 1:
-                    raise CapsuleError("--limit must be at least 1")
-                wanted = CapsuleFilter(
-                    kind, session, _since(since), limit or pack.archive.list_limit
-                )
-            except CapsuleError as error:
-                error_line(error.message)
-                return 2
+            if limit is not None and limit < 1:
+                raise CapsuleError("--limit must be at least 1")
+            wanted = CapsuleFilter(kind, session, _since(since), limit or pack.archive.list_limit)
             found = [capsule for _, capsule in capsules.backend.newest(wanted)]
         if as_json:
             print_json([capsule.record() for capsule in found])
@@ -206,15 +196,11 @@ def show(capsule_id: str, /, *, as_json: JsonFlag = False, path: PathOption = No
     """
 
     def run() -> int:
-        from capy.capsules import CapsuleError, open_capsules
-        from capy.cli.output import error_line, print_json
+        from capy.capsules import open_capsules
+        from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
-            try:
-                _, capsule = capsules.find(capsule_id)
-            except CapsuleError as error:
-                error_line(error.message)
-                return 2
+            _, capsule = capsules.find(capsule_id)
         if as_json:
             print_json(capsule.record())
             return 0
