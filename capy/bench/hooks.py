@@ -6,6 +6,8 @@ The run uses a throw-away project and home (shipped packs, default settings), wa
 cache and bytecode first (as after `pip install`, which compiles it), and also times the
 in-process `capy.hooks.handle` call: what a running capy server pays when the host calls it
 through an `mcp_tool` hook instead of starting a process. Goal: PreToolUse <= 2.5x.
+Every payload also runs with capsule capture off in the same rounds (capy.bench.hooks_capture):
+capture must add at most 5 ms to any event's median.
 """
 
 from __future__ import annotations
@@ -115,17 +117,25 @@ def run(runs: int = 30) -> dict:
 
 
 def _run(scratch: Path, runs: int) -> dict:
+    from capy.bench import hooks_capture as capture
+
     project, home, environ = scratch_project(scratch)
+    capture.write_transcript(project / "transcript.jsonl")
     base = hook_command()
     cases = [
         (name, [*base, "--platform", "claude-code", event], _payload(project, event, fields))
-        for name, event, fields in CASES
+        for name, event, fields in (*CASES, *capture.CAPTURE_CASES)
     ]
-    for _name, command, payload in cases:  # warm: rules cache, bytecode, guidance shown once
-        timed_process(command, payload, environ, project)
-    samples = interleaved(cases, runs, environ, project)
+    # Each case again with capture off, in the same rounds: the difference is capture's cost.
+    off = [(name + capture.OFF_SUFFIX, command, payload) for name, command, payload in cases]
+    environ_off = capture.capture_off_environment(environ)
+    environs = {name: environ_off for name, _, _ in off}
+    for name, command, payload in cases + off:  # warm: rules cache, bytecode, guidance shown
+        timed_process(command, payload, environs.get(name, environ), project)
+    samples = interleaved(cases + off, runs, environ, project, environs)
     bare = statistics.median(samples[BASELINE])
     rows = [summary_row(name, samples[name], bare) for name, _, _ in cases]
+    capture_rows = capture.capture_rows(samples, [name for name, _, _ in cases])
     pre_tool = [row for row in rows if row["name"].startswith("PreToolUse")]
     worst = max(row["ratio"] for row in pre_tool)
     return {
@@ -134,6 +144,7 @@ def _run(scratch: Path, runs: int) -> dict:
         "baseline_ms": round(bare, 2),
         "command": shown_command(base),
         "results": rows,
+        "capture": capture_rows,
         "in_process": _in_process(project, home, runs),
         "through_server": _through_server(project, environ, runs),
         "goal_ratio": GOAL_RATIO,
@@ -142,7 +153,8 @@ def _run(scratch: Path, runs: int) -> dict:
                 "goal": f"PreToolUse median <= {GOAL_RATIO}x bare Python (worst payload)",
                 "value": round(worst, 2),
                 "met": worst <= GOAL_RATIO,
-            }
+            },
+            capture.capture_goal(capture_rows),
         ],
     }
 

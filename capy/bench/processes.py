@@ -70,15 +70,21 @@ def timed_process(command: list[str], stdin: bytes, environ: dict[str, str], cwd
 
 
 def interleaved(
-    cases: list[tuple[str, list[str], bytes]], runs: int, environ: dict[str, str], cwd: Path
+    cases: list[tuple[str, list[str], bytes]],
+    runs: int,
+    environ: dict[str, str],
+    cwd: Path,
+    environs: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, list[float]]:
-    """Samples per case name, plus BASELINE, from `runs` rotated rounds."""
+    """Samples per case name, plus BASELINE, from `runs` rotated rounds; `environs` gives some
+    cases an environment of their own (the same command with a setting changed)."""
+    environs = environs or {}
     samples: dict[str, list[float]] = {BASELINE: [], **{name: [] for name, _, _ in cases}}
     order = [(BASELINE, bare_command(), b""), *cases]
     for round_index in range(runs):
         shift = round_index % len(order)
         for name, command, stdin in order[shift:] + order[:shift]:
-            samples[name].append(timed_process(command, stdin, environ, cwd))
+            samples[name].append(timed_process(command, stdin, environs.get(name, environ), cwd))
     return samples
 
 

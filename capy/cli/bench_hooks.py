@@ -8,7 +8,8 @@ from capy.cli.bench import JsonFlag, _emit
 
 
 def hooks(*, runs: int = 30, json_output: JsonFlag = False, markdown: Path | None = None) -> int:
-    """Time `capy hook` processes on representative payloads against `python -c pass`.
+    """Time `capy hook` processes on representative payloads against `python -c pass`, each
+    with capsule capture on and off in the same rounds.
 
     Parameters
     ----------
@@ -46,4 +47,6 @@ def hooks_tables(report: dict) -> list:
             for row in report["through_server"]
         ],
     )
-    return [table, in_process, server, goals_table("goal", report["goals"])]
+    from capy.bench.hooks_capture import capture_table
+
+    return [table, capture_table(report), in_process, server, goals_table("goal", report["goals"])]

@@ -6,13 +6,16 @@ register here, so this file stays the one list of what `capy capsules` offers.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from cyclopts import App, Parameter
 
 from capy.cli.guard import guarded
 from capy.cli.output import say
 from capy.cli.store import JsonFlag
+
+if TYPE_CHECKING:
+    from capy.capsules import CapsuleStore
 
 app = App(
     name="capsules",
@@ -59,6 +62,16 @@ PathOption = Annotated[
 ]
 
 
+def drain_before_reading(capsules: CapsuleStore, path: Path | None) -> None:
+    """Hooks spool what they capture; a command that reads the default log drains the spool
+    first, so it sees every captured capsule (a log chosen by --path is left alone)."""
+    if path is None:
+        from capy.capsules.spool import drain_quietly
+        from capy.cli.output import error_line
+
+        drain_quietly(capsules, notify=error_line)
+
+
 @app.command
 def verify(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
     """Prove that no capsule was altered or dropped: check every scope's hash chain.
@@ -76,6 +89,7 @@ def verify(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
         from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             reports = capsules.verify()
         if as_json:
             print_json(
@@ -129,6 +143,7 @@ def forget(
         from capy.capsules import open_capsules
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             capsule = capsules.forget(capsule_id, reason)
         say(f"forgot capsule {capsule.id[:12]} ({capsule.kind}); its derived rows are gone")
         return 0

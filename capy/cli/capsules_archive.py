@@ -8,7 +8,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-from capy.cli.capsules import PathOption
+from capy.cli.capsules import PathOption, drain_before_reading
 from capy.cli.guard import guarded
 from capy.cli.output import say
 from capy.cli.store import JsonFlag
@@ -32,6 +32,7 @@ def archive(*, as_json: JsonFlag = False, path: PathOption = None) -> int:
         from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             report = seal_segments(capsules)
         if as_json:
             print_json({**vars(report), "folder": str(report.folder)})
@@ -75,6 +76,7 @@ def export(
         from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             report = export_segments(capsules, folder, Scope(scope) if scope else None)
         if as_json:
             print_json({**vars(report), "folder": str(report.folder)})

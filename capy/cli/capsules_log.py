@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from cyclopts import Parameter
 
-from capy.cli.capsules import PathOption
+from capy.cli.capsules import PathOption, drain_before_reading
 from capy.cli.guard import guarded
 from capy.cli.output import say
 from capy.cli.store import JsonFlag
@@ -125,6 +125,7 @@ def list_capsules(
         from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             pack = capsules.rules.view("capsules")
             if limit is not None and limit < 1:
                 raise CapsuleError("--limit must be at least 1")
@@ -200,6 +201,7 @@ def show(capsule_id: str, /, *, as_json: JsonFlag = False, path: PathOption = No
         from capy.cli.output import print_json
 
         with open_capsules(path) as capsules:
+            drain_before_reading(capsules, path)
             _, capsule = capsules.find(capsule_id)
         if as_json:
             print_json(capsule.record())

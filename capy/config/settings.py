@@ -134,6 +134,13 @@ class HooksSettings(_Section):
         le=1_048_576,
         description="Most bytes of remembered context injected when a session starts (0: none).",
     )
+    capture: bool = Field(
+        default=True,
+        description=(
+            "Whether hooks keep capsules of prompts, tool calls, diffs, errors, responses and "
+            "session boundaries (spooled, then drained into the capsule log)."
+        ),
+    )
     allow_commands: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description=(

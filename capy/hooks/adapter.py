@@ -32,6 +32,8 @@ class HookInput:
         "tool",
         "tool_input",
         "tool_response",
+        "tool_use_id",
+        "transcript_path",
     )
 
     def __init__(
@@ -47,6 +49,8 @@ class HookInput:
         prompt: str | None = None,
         source: str | None = None,
         error: str | None = None,
+        transcript_path: str | None = None,
+        tool_use_id: str | None = None,
     ):
         self.event = event
         self.session_id = session_id
@@ -58,6 +62,8 @@ class HookInput:
         self.prompt = prompt
         self.source = source
         self.error = error
+        self.transcript_path = transcript_path
+        self.tool_use_id = tool_use_id
 
 
 class Adapter:
@@ -100,6 +106,8 @@ class Adapter:
             prompt=_text(self.read(payload, "prompt")),
             source=_text(self.read(payload, "source")),
             error=_text(self.read(payload, "error")),
+            transcript_path=_text(self.read(payload, "transcript_path")),
+            tool_use_id=_text(self.read(payload, "tool_use_id")),
         )
 
     def canonical_tool(self, native: str) -> str:

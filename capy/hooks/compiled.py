@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 # 3: project config and overlays are judged, and the trust file is watched; an older entry may
-# hold what an untrusted project set, so none is read again.
-CACHE_FORMAT = 3
+# hold what an untrusted project set, so none is read again. 4: capture rules and detectors.
+CACHE_FORMAT = 4
 _HOOK_PACKS = ("platforms", "routing")
 
 
@@ -78,6 +78,8 @@ def build_entry(start: str) -> dict[str, Any]:
     try:
         watched += overlay_inputs(root)
         data = _compact(root)
+        if data["capture"]:  # its detectors file: gone or changed, the entry is rebuilt
+            watched.append(data["capture"]["secrets_file"])
     except HookRulesError as error:
         return _entry(watched, error=str(error))
     except ConfigError as error:
@@ -111,6 +113,8 @@ def _compact(root: Path) -> dict[str, Any]:
         if rule.get("kind") == "command":
             rule["kind"], rule["pattern"] = COMMAND_REGEX, command_regex_source(rule["pattern"])
     hooks = settings.hooks
+    from capy.hooks.capture_rules import compact_capture
+
     return {
         "project_root": str(root),
         "data_dir": str(settings.data_dir),
@@ -119,6 +123,7 @@ def _compact(root: Path) -> dict[str, Any]:
             for entry in packs["platforms"]["platforms"]
         },
         "routing": packs["routing"],
+        "capture": compact_capture(ruleset, enabled=hooks.capture),
         "settings": {
             "guidance": hooks.guidance,
             "session_start_max_bytes": hooks.session_start_max_bytes,

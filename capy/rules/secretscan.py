@@ -7,14 +7,13 @@ match is the secret.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from capy.masking import judged_spans
 from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
 
 
@@ -42,32 +41,8 @@ class SecretDetector:
 
     def judge(self, text: str, matches: Iterable[re.Match[str]]) -> list[SecretFinding]:
         """The findings among regex matches: secret span, entropy floor, allowlists."""
-        findings = []
-        has_group = "secret" in self.pattern.groupindex
-        for match in matches:
-            start, end = match.span("secret") if has_group else (-1, -1)
-            if start < 0:
-                # A pattern may offer a self-delimiting token in one branch (no group) and a
-                # `name = (?P<secret>value)` branch in another: the branch without it is whole.
-                start, end = match.span()
-            if start == end:
-                continue
-            secret = text[start:end]
-            if self.min_entropy is not None and shannon_entropy(secret) < self.min_entropy:
-                continue
-            if any(allowed.search(secret) for allowed in self.allowlist):
-                continue
-            findings.append(SecretFinding(self.rule_id, start, end))
-        return findings
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character; random base64 scores near 6, English words near 3."""
-    if not value:
-        return 0.0
-    counts = Counter(value)
-    size = len(value)
-    return -sum(count / size * math.log2(count / size) for count in counts.values())
+        spans = judged_spans(self.pattern, text, matches, self.min_entropy, self.allowlist)
+        return [SecretFinding(self.rule_id, start, end) for start, end in spans]
 
 
 def compile_detector(

@@ -14,14 +14,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# MASK and mask_for are re-exported: callers have long imported them from here.
+from capy.masking import MASK as MASK
+from capy.masking import mask_for as mask_for
+from capy.masking import splice_masks
+
 if TYPE_CHECKING:
     from capy.rules.secretscan import SecretFinding
     from capy.rules.views.secrets import SecretsPack
-
-# The full rule id stays in the mask, so a reader knows what kind of secret was there and can
-# find the rule (`capy rules show <id>`). "REDACTED" is on the pack's placeholder allowlist, so
-# redacting already-redacted text changes nothing.
-MASK = "[REDACTED:{rule_id}]"
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,6 @@ class Redaction:
     @property
     def changed(self) -> bool:
         return bool(self.findings)
-
-
-def mask_for(rule_id: str) -> str:
-    return MASK.format(rule_id=rule_id)
 
 
 def load_secrets_view(project_dir: Path | None = None) -> SecretsPack:
@@ -77,14 +73,7 @@ def redact(
     findings = secrets.find_secrets(text)
     if not findings:
         return Redaction(text, ())
-    parts: list[str] = []
-    cursor = 0
-    for finding in findings:
-        parts.append(text[cursor : finding.start])
-        parts.append(mask_for(finding.rule_id))
-        cursor = finding.end
-    parts.append(text[cursor:])
-    return Redaction("".join(parts), tuple(findings))
+    return Redaction(splice_masks(text, findings), tuple(findings))
 
 
 def redact_text(text: str, *, secrets: SecretsPack | None = None) -> str:

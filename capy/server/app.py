@@ -96,7 +96,7 @@ async def serve_stdio(
 ) -> None:
     from capy.api.workspace import Workspace
     from capy.capsules.pipeline.background import start_background_pipeline
-    from capy.server.upkeep import checkpoint_periodically
+    from capy.server.upkeep import checkpoint_periodically, drain_capture_spool
 
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
@@ -106,6 +106,7 @@ async def serve_stdio(
             group.start_soon(_watch_parent, workspace, os.getppid())
             group.start_soon(_watch_signals, workspace)
             group.start_soon(checkpoint_periodically, workspace)
+            group.start_soon(drain_capture_spool, workspace)
             await server.run_stdio_async()
             group.cancel_scope.cancel()
     finally:

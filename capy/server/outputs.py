@@ -178,3 +178,12 @@ class DoctorOutput(_Closed):
     ok: bool = Field(description="False when any check failed.")
     summary: DoctorSummaryOutput = Field(description="Checks per status.")
     checks: list[CheckOutput] = Field(description="Every check, in the text's order.")
+
+
+# --- capy_remember -----------------------------------------------------------------------------
+
+
+class RememberOutput(_Closed):
+    id: str = Field(description="The capsule's id (the SHA-256 of its canonical JSON).")
+    kind: Literal["note", "decision"] = Field(description="The kind it was kept as.")
+    new: bool = Field(description="False when the same capsule was kept already.")

@@ -21,11 +21,17 @@ def register_tools(
 ) -> None:
     """Add every capy_* tool to `server`, bound to `workspace`; `capy_hook` only with
     `mcp_hooks` (the host runs hooks as tool calls: `capy serve --mcp-hooks`)."""
+    from capy.server.tools_capsules import register_capsule_tools
     from capy.server.tools_knowledge import register_knowledge_tools
     from capy.server.tools_run import register_run_tools
     from capy.server.tools_service import register_hook_tool, register_service_tools
 
-    for register in (register_run_tools, register_knowledge_tools, register_service_tools):
+    for register in (
+        register_run_tools,
+        register_knowledge_tools,
+        register_service_tools,
+        register_capsule_tools,
+    ):
         register(server, workspace, throttle)
     if mcp_hooks:
         register_hook_tool(server, workspace)

@@ -1,4 +1,5 @@
-"""The server's WAL checkpoint on a schedule, since its kept-open connections never close.
+"""The server's upkeep: the capture spool drained at start, and the WAL checkpointed on a
+schedule, since its kept-open connections never close.
 
 SQLite checkpoints by itself as commits grow the WAL (every 1,000 pages), and the last
 connection to close checkpoints the rest; a server that keeps its connections open for hours
@@ -39,3 +40,17 @@ def passive_checkpoint(workspace: Workspace) -> None:
                 store.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     except Exception:  # a missing or locked store waits for the next round
         logger.debug("a scheduled checkpoint was skipped", exc_info=True)
+
+
+async def drain_capture_spool(workspace: Workspace) -> None:
+    """Once at start: move what hooks spooled into the capsule log, off the event loop."""
+    await anyio.to_thread.run_sync(_drain_capture_spool, workspace)
+
+
+def _drain_capture_spool(workspace: Workspace) -> None:
+    from capy.capsules.spool import drain_for_project
+
+    try:
+        drain_for_project(workspace.project_dir, workspace.rules)
+    except Exception:  # broken packs are the tools' to report; the spool waits
+        logger.debug("the capture spool was not drained", exc_info=True)

@@ -24,6 +24,7 @@ STRUCTURED_TOOLS = frozenset(
         "capy_vault_search",
         "capy_stats",
         "capy_doctor",
+        "capy_remember",
     }
 )
 

@@ -20,6 +20,7 @@ TOOLS = {
     "capy_doctor",
     "capy_cleanup",
     "capy_vault_search",
+    "capy_remember",
 }
 
 

@@ -1,7 +1,9 @@
-"""PostToolUse and PostToolUseFailure: record one compact event for the session."""
+"""PostToolUse and PostToolUseFailure: record one compact event for the session, and keep the
+call (or its error, or its diff) as a capsule."""
 
 from __future__ import annotations
 
+from capy.hooks.capture import capture_safely
 from capy.hooks.context import HookContext
 from capy.hooks.events import ERROR, categorise, failure_text, record, response_error
 from capy.hooks.outcome import Verdict
@@ -9,6 +11,9 @@ from capy.hooks.state import StateBusy, session_state
 
 
 def handle(context: HookContext) -> Verdict:
+    from capy.hooks.capture_events import capture_tool_call
+
+    capture_safely(context, capture_tool_call)
     hook = context.hook
     config = context.routing.get("session_events")
     if not hook.tool or config is None:

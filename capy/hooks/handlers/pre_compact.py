@@ -1,8 +1,10 @@
 """PreCompact: keep a snapshot of the session (at most the pack's budget) for SessionStart to
-re-inject after the compaction, and save the session's events to the knowledge base."""
+re-inject after the compaction, and save the session's events to the knowledge base; then start
+the capture spool's drainer."""
 
 from __future__ import annotations
 
+from capy.hooks.capture import drain_if_due
 from capy.hooks.context import HookContext
 from capy.hooks.knowledge import persist_session
 from capy.hooks.outcome import Verdict
@@ -11,6 +13,12 @@ from capy.hooks.state import StateBusy, session_state
 
 
 def handle(context: HookContext) -> Verdict:
+    verdict = _snapshot(context)
+    drain_if_due(context)  # last: the drainer then has the machine to itself
+    return verdict
+
+
+def _snapshot(context: HookContext) -> Verdict:
     hook = context.hook
     if not context.routing["escape_hatches"]["switches"].get("precompact_snapshot", True):
         return Verdict()

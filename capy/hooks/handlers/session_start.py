@@ -1,7 +1,9 @@
-"""SessionStart: the routing block on a fresh start; after a compaction, the snapshot too."""
+"""SessionStart: the routing block on a fresh start; after a compaction, the snapshot too. The
+session's start is kept as a capsule."""
 
 from __future__ import annotations
 
+from capy.hooks.capture import capture_safely
 from capy.hooks.context import HookContext
 from capy.hooks.outcome import Verdict
 from capy.hooks.snapshot import fit_bytes
@@ -11,6 +13,9 @@ COMPACT_SOURCE = "compact"
 
 
 def handle(context: HookContext) -> Verdict:
+    from capy.hooks.capture_events import capture_boundary
+
+    capture_safely(context, capture_boundary)
     hatches = context.routing["escape_hatches"]
     parts = []
     if hatches["switches"].get("session_start", True):

@@ -1,7 +1,9 @@
-"""UserPromptSubmit: remember what the user asked for (the snapshot ranks it high)."""
+"""UserPromptSubmit: remember what the user asked for (the snapshot ranks it high) and keep it
+as a capsule."""
 
 from __future__ import annotations
 
+from capy.hooks.capture import capture_safely
 from capy.hooks.context import HookContext
 from capy.hooks.events import USER_PROMPT, describe, record
 from capy.hooks.outcome import Verdict
@@ -9,6 +11,9 @@ from capy.hooks.state import StateBusy, session_state
 
 
 def handle(context: HookContext) -> Verdict:
+    from capy.hooks.capture_events import capture_prompt
+
+    capture_safely(context, capture_prompt)
     text = describe(context.hook.prompt)
     config = context.routing.get("session_events")
     if text is None or config is None:

@@ -103,6 +103,48 @@ class Summaries(Section):
     llm: SummaryLlm
 
 
+class CaptureBounds(Section):
+    prompt_chars: int
+    response_chars: int
+    diff_chars: int
+    error_chars: int
+    tool_input_chars: int
+    tool_output_chars: int
+
+
+class TranscriptShape(Section):
+    message_fields: tuple[str, ...]
+    assistant_role: str
+    text_types: tuple[str, ...]
+
+
+class Spool(Section):
+    file: str
+    drain_over_bytes: int
+    drain_batch: int
+
+
+class SourceLabel(Section):
+    tools: tuple[str, ...]
+    fields: tuple[str, ...]
+
+
+class Capture(Section):
+    """What hooks capture: event to kind, bounds, the spool and when it is drained."""
+
+    events: dict[str, str]
+    diff_tools: tuple[str, ...]
+    bounds: CaptureBounds
+    redaction_margin_chars: int
+    transcript_tail_bytes: int
+    transcript: TranscriptShape
+    source_label: SourceLabel
+    exit_status_fields: tuple[str, ...]
+    file_fields: tuple[str, ...]
+    spool: Spool
+    drain_on: tuple[str, ...]
+
+
 class CapsulesPack(PackView):
     kinds: dict[str, str]
     sources: dict[str, str]
@@ -115,6 +157,7 @@ class CapsulesPack(PackView):
     entities: tuple[EntityRule, ...] = ()
     relations: Relations
     summaries: Summaries
+    capture: Capture | None = None
 
     @property
     def live_stages(self) -> tuple[Stage, ...]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from capy.masking import merge_overlaps
 from capy.rules.secretscan import SecretDetector, SecretFinding, SecretScanner, compile_detector
 from capy.rules.views.base import BaseModel, ConfigDict, Field, PackView, RuleView, active
 
@@ -107,16 +108,7 @@ class SecretsPack(PackView):
             found = self._find_directly(text)
         else:
             found = self.scanner.find(text)
-        found.sort(key=lambda f: (f.start, -f.end))
-        merged: list[SecretFinding] = []
-        for finding in found:
-            if merged and finding.start < merged[-1].end:
-                last = merged[-1]
-                if finding.end > last.end:
-                    merged[-1] = SecretFinding(last.rule_id, last.start, finding.end)
-                continue
-            merged.append(finding)
-        return merged
+        return merge_overlaps(found, SecretFinding)
 
     def _find_directly(self, text: str) -> list[SecretFinding]:
         """Detector by detector; a regex is compiled only once its keywords occur in a text

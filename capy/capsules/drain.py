@@ -1,0 +1,35 @@
+"""`python -m capy.capsules.drain [PROJECT_DIR]`: drain the capture spool into the capsule log.
+
+Hooks start it detached (SessionEnd, PreCompact, and a spool past the pack's size), so it must
+never print to a terminal it shares, and never fail loudly: a drain that cannot run now leaves
+the spool for the next one. The detached start is `capy.hooks.capture.start_drainer`, which
+imports nothing of the capsule log (a hook pays for every import).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from pathlib import Path
+
+    from capy.capsules import open_capsules
+    from capy.capsules.spool import drain_spool_report
+    from capy.store.errors import StoreError
+
+    args = sys.argv[1:] if argv is None else argv
+    project = Path(args[0]) if args else Path.cwd()
+    try:
+        with open_capsules(project_dir=project, notify=lambda _line: None) as store:
+            report = drain_spool_report(store)
+    except StoreError as error:
+        print(f"capy: the capture spool was not drained: {error.message}", file=sys.stderr)
+        return 1
+    if report is not None and report.refused:
+        print(f"capy: {report.refused} spooled capsule(s) were refused", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Capsule capture from hooks: a redacted, bounded record appended to the spool, and nothing
+the agent waits for beyond that.
+
+What each event becomes, the bounds and the spool live in the capsules pack (`capture`), which
+reaches the hook through its compact rules cache together with the secrets detectors in force.
+Content is redacted here, before the spool sees it: the spool never holds a secret the
+redactor would catch. The drainer (`python -m capy.capsules.drain`) moves records into the log;
+hooks start it at the pack's `drain_on` events and when the spool grows past its size, never at
+Stop, which fires after every turn.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from capy.hooks.events import printable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from capy.hooks.context import HookContext
+    from capy.masking import PlainSecrets
+
+# Between the head and the tail of text longer than its bound.
+_CUT = "\n[... {omitted:,} characters not kept ...]\n"
+
+
+class Capture:
+    """The capture rules of one hook call and the redactor built from them (once)."""
+
+    def __init__(self, context: HookContext, config: dict[str, Any]):
+        self.context = context
+        self.config = config
+        self.bounds: dict[str, int] = config["bounds"]
+        self._secrets: PlainSecrets | None = None
+
+    @property
+    def secrets(self) -> PlainSecrets:
+        if self._secrets is None:
+            from capy.hooks.capture_rules import read_detectors
+            from capy.masking import PlainSecrets
+
+            self._secrets = PlainSecrets(read_detectors(self.config["secrets_file"]))
+        return self._secrets
+
+    def kind_for(self, event: str) -> str | None:
+        kind = self.config["events"].get(event)
+        return kind if kind in self.config["kinds"] else None
+
+    def bounded(self, text: str, bound: str) -> str:
+        """`text` redacted and cut to the pack's bound (head and tail around a marker). Text
+        just past each cut is redacted with the kept part, so a secret across a cut is whole
+        when the detectors judge it."""
+        limit = self.bounds[bound]
+        redact = self.secrets.redact
+        if len(text) <= limit:
+            return printable(redact(text))
+        margin = self.config["redaction_margin_chars"]
+        head_chars = limit // 2
+        tail_chars = limit - head_chars
+        head = redact(text[: head_chars + margin])[:head_chars]
+        tail = redact(text[-(tail_chars + margin) :])[-tail_chars:]
+        omitted = len(text) - head_chars - tail_chars
+        return printable(head + _CUT.format(omitted=omitted) + tail)
+
+    def redacted(self, value: Any, bound: str) -> Any:
+        """A metadata value with every string in it redacted and bounded."""
+        if isinstance(value, str):
+            return self.bounded(value, bound)
+        if isinstance(value, list):
+            return [self.redacted(item, bound) for item in value]
+        if isinstance(value, dict):
+            return {str(key): self.redacted(item, bound) for key, item in value.items()}
+        return value
+
+    def keep(self, kind: str, content: str, metadata: dict[str, Any]) -> None:
+        """Spool one capsule record (content already bounded and redacted)."""
+        from capy.spooling import append_record
+
+        hook = self.context.hook
+        known = {
+            "session_id": hook.session_id,
+            "platform": self.context.adapter.key,
+            **{key: value for key, value in metadata.items() if value not in (None, "", [])},
+        }
+        record = {
+            "project": self.context.rules["project_root"],
+            "kind": kind,
+            "content": content,
+            "metadata": self.redacted(known, "tool_input_chars"),
+            "created_at": _utc_now(),
+        }
+        size = append_record(self.spool_path, record)
+        if size > self.config["spool"]["drain_over_bytes"]:
+            self.start_drainer()
+
+    @property
+    def spool_path(self) -> str:
+        return os.path.join(self.context.data_dir, self.config["spool"]["file"])
+
+    def start_drainer(self) -> None:
+        """A detached drainer, unless one holds the drain lock already."""
+        if not _drainer_running(self.spool_path):
+            start_drainer(self.context.rules["project_root"])
+
+
+def capture_for(context: HookContext) -> Capture | None:
+    config = context.rules.get("capture")
+    return Capture(context, config) if config else None
+
+
+def capture_safely(context: HookContext, action: Any) -> None:
+    """Run `action(capture)` when capture is on; a failure is one note, never the hook's."""
+    capture = capture_for(context)
+    if capture is None:
+        return
+    try:
+        action(capture)
+    except Exception as problem:  # capture comes first in its handlers: it must not stop them
+        context.note(f"the capsule was not captured ({type(problem).__name__})")
+
+
+def drain_if_due(context: HookContext) -> None:
+    """At the pack's drain events, start the drainer when there is a spool to drain."""
+    capture = capture_for(context)
+    if capture is None or context.hook.event not in capture.config["drain_on"]:
+        return
+    try:
+        if os.path.exists(capture.spool_path):
+            capture.start_drainer()
+    except OSError as problem:
+        context.note(f"the capsule drainer was not started ({type(problem).__name__})")
+
+
+def start_drainer(project_dir: str) -> None:
+    """`python -m capy.capsules.drain PROJECT` in its own session, detached from the hook's
+    stdio; the hook does not wait for it."""
+    import subprocess
+    import sys
+
+    subprocess.Popen(
+        [sys.executable, "-m", "capy.capsules.drain", project_dir],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=project_dir if os.path.isdir(project_dir) else None,
+        start_new_session=True,
+        close_fds=True,
+    )
+
+
+def _drainer_running(spool: str) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(spool + ".lock", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _utc_now() -> str:
+    """The capsule's canonical time spelling (capy.capsules.model.TIME_FORMAT)."""
+    now = time.time()
+    seconds = int(now)
+    micros = int((now - seconds) * 1e6)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"

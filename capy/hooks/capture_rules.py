@@ -1,0 +1,57 @@
+"""The capture rules a hook reads from its compact cache (built on the slow path only).
+
+The detectors in force are a hundred kilobytes of JSON that only capturing hooks need, so they
+sit in a file of their own beside the cache entry, named by their hash; the entry holds its
+name and watches it (a missing or changed file rebuilds the entry). PreToolUse never reads it.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from capy.rules.ruleset import RuleSet
+
+
+def compact_capture(ruleset: RuleSet, *, enabled: bool) -> dict[str, Any] | None:
+    """The capsules pack's `capture` section, its kinds, and the file holding the detectors in
+    force (the hook redacts with them); None when capture is off or the pack has no section."""
+    from capy.hooks.compiled import in_force
+
+    data = ruleset.pack("capsules").data
+    if not enabled or not data.get("capture"):
+        return None
+    return {
+        **in_force(data["capture"]),
+        "kinds": sorted(data["kinds"]),
+        "secrets_file": _write_detectors(ruleset),
+    }
+
+
+def _write_detectors(ruleset: RuleSet) -> str:
+    import json
+    import os
+    import zlib
+
+    from capy.hooks.compiled import CACHE_FORMAT, cache_dir
+    from capy.masking import plain_detectors
+    from capy.watched import write_entry
+
+    detectors = plain_detectors(ruleset.view("secrets"))
+    body = json.dumps(detectors, sort_keys=True)
+    path = os.path.join(cache_dir(), f"detectors-{zlib.crc32(body.encode()):08x}.json")
+    write_entry(path, {"format": CACHE_FORMAT, "secrets": detectors})
+    return path
+
+
+def read_detectors(path: str) -> dict[str, Any]:
+    """The detectors `compact_capture` wrote; an OSError when the file is gone or unreadable
+    (the hook then captures nothing rather than spool what it could not redact)."""
+    from capy.hooks.compiled import CACHE_FORMAT
+    from capy.watched import read_entry
+
+    entry = read_entry(path, CACHE_FORMAT)
+    if entry is None:
+        raise OSError(f"the capture redaction rules are missing: {path}")
+    return entry["secrets"]
