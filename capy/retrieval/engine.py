@@ -39,6 +39,7 @@ from capy.retrieval.query import (
 )
 from capy.retrieval.query import trigram_query as build_trigram_query
 from capy.retrieval.snippets import make_snippet
+from capy.retrieval.vectors import join_vector_list, nearest_of
 from capy.rules.views.search import SearchPack
 
 FUZZY_LAYER = "fuzzy"
@@ -70,6 +71,11 @@ def search(
     if parsed.empty:
         return SearchResult(query=shown_query, hits=())  # nothing was searched, nothing to note
     retrieved = _retrieve(corpus, parsed, limit, filters, rules)
+    if nearest_of(corpus) is not None:  # the semantic layer's list, gated by the pack
+        joined, primary = join_vector_list(
+            corpus, shown_query, retrieved.fused, retrieved.primary, filters, rules
+        )
+        retrieved = replace(retrieved, fused=joined, primary=primary)
     # Boosts re-rank; finding every term in every chunk is the costly part of them, and a
     # candidate far down the fused list seldom climbs into the results.
     fused = retrieved.fused[: limit * rules.fusion.rerank_per_result]

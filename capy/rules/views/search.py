@@ -268,6 +268,23 @@ class Synonyms(Section):
         return self.expansions.get(term.lower(), ())
 
 
+class VectorWeights(Section):
+    strong: float
+    disagree: float
+    weak: float
+
+
+class Vectors(Section):
+    """How the vector list joins the fusion (see the pack); absent: it never does."""
+
+    exact_max_vectors: int = 0
+    depth: int = 0
+    min_similarity: float = 1.0
+    min_similarity_alone: float = 1.0
+    agree_top: int = 10
+    weight: VectorWeights = VectorWeights(strong=0.0, disagree=0.0, weak=0.0)
+
+
 class SearchPack(PackView):
     query: Query
     bm25: Bm25
@@ -284,6 +301,7 @@ class SearchPack(PackView):
     intents: Intents = Intents()
     # Word forms beyond porter's (see capy.retrieval.morphology); None: none added.
     morphology: Morphology | None = None
+    vectors: Vectors = Vectors()
 
     @model_validator(mode="after")
     def _limits_consistent(self) -> SearchPack:
