@@ -71,15 +71,15 @@ def search(
     if parsed.empty:
         return SearchResult(query=shown_query, hits=())  # nothing was searched, nothing to note
     retrieved = _retrieve(corpus, parsed, limit, filters, rules)
-    if nearest_of(corpus) is not None:  # the semantic layer's list, gated by the pack
-        joined, primary = join_vector_list(
-            corpus, shown_query, retrieved.fused, retrieved.primary, filters, rules
-        )
-        retrieved = replace(retrieved, fused=joined, primary=primary)
     # Boosts re-rank; finding every term in every chunk is the costly part of them, and a
     # candidate far down the fused list seldom climbs into the results.
     fused = retrieved.fused[: limit * rules.fusion.rerank_per_result]
     hits = _rank(replace(retrieved, fused=fused), limit, rules)
+    if nearest_of(corpus) is not None:  # the semantic layer's list, gated by the pack
+        and_found = len(retrieved.fused) if retrieved.primary is None else retrieved.primary
+        hits = join_vector_list(
+            corpus, shown_query, hits, and_found, retrieved.terms, limit, filters, rules
+        )
     if hits:
         corpus.record_access({hit.source_id for hit in hits})
     corrected = parsed.with_terms(retrieved.terms).shown if retrieved.corrected else None
@@ -113,7 +113,8 @@ def _retrieve(
             found, active, was_corrected = retry, corrected, True
     primary = None
     if settings.and_then_or and len(active) > 1:
-        primary = len(found) or None
+        # 0 when AND found nothing: one tier, as None, but the vector gate can tell it apart.
+        primary = len(found)
         # Once AND filled every slot the caller will see, OR only adds spare candidates.
         spare = len(found) >= limit
         found = _merge(
@@ -124,7 +125,8 @@ def _retrieve(
             corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
         )
         if retry:
-            return _Retrieved(retry, corrected, corrected=True)
+            tier = 0 if settings.and_then_or else None  # an OR retry holds no AND result
+            return _Retrieved(retry, corrected, corrected=True, primary=tier)
     return _Retrieved(found, active, corrected=was_corrected, primary=primary)
 
 

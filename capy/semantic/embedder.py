@@ -45,6 +45,10 @@ class OnnxEmbedder:
         tokenizer.enable_truncation(max_length=model.max_tokens)
         tokenizer.enable_padding()  # to the batch's longest, not the file's fixed length
         self._tokenizer = tokenizer
+        plain = Tokenizer.from_file(str(found.path("tokenizer.json")))
+        plain.no_truncation()
+        plain.no_padding()
+        self._plain = plain  # for cutting windows: no truncation, no special-token padding
         self._run_lock = threading.Lock()
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
@@ -68,6 +72,30 @@ class OnnxEmbedder:
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def windows(
+        self, title: str, content: str, stride: int, most: int, size: int | None = None
+    ) -> list[str]:
+        """`content` cut into pieces the model reads whole (`size` tokens, at most its
+        `max_tokens`, less the title's and the special tokens), `stride` tokens apart, at most
+        `most`, each led by the title: a chunk longer than the model's input is represented by
+        all of its parts, not by its first 128 tokens."""
+        head = f"{title}\n" if title.strip() else ""
+        if not content.strip():
+            return [head.strip()] if head else []
+        whole = f"{head}{content}".strip()
+        size = min(size or self.model.max_tokens, self.model.max_tokens)
+        room = size - 2 - len(self._plain.encode(head, add_special_tokens=False))
+        offsets = self._plain.encode(content, add_special_tokens=False).offsets
+        if len(offsets) <= room or room < 8:
+            return [whole]
+        pieces = []
+        for start in range(0, len(offsets), max(1, stride)):
+            end = min(start + room, len(offsets))
+            pieces.append(f"{head}{content[offsets[start][0] : offsets[end - 1][1]]}".strip())
+            if end == len(offsets) or len(pieces) == most:
+                break
+        return pieces
 
     def embed(self, texts: Sequence[str]) -> list[bytes]:
         """float16 bytes per text, as the stores keep them."""

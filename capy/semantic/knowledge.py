@@ -23,10 +23,8 @@ from capy.store.database import transaction
 from capy.store.migrations import chunk_rowid_range
 
 if TYPE_CHECKING:
-
     from capy.rules import RuleSet
     from capy.rules.views.semantic import EmbeddingModel
-    from capy.semantic.embedder import OnnxEmbedder
     from capy.store import Store
 
 # (sources done, sources in all, chunks embedded so far)
@@ -64,18 +62,18 @@ def backlog(conn: Any, model_id: str, kinds: Sequence[str]) -> list[tuple[int, i
     ).fetchall()
 
 
-def status(store: Store, model_id: str, kinds: Sequence[str]) -> VectorStatus:
+def status(store: Store, version: str, kinds: Sequence[str]) -> VectorStatus:
     conn = store.conn
     sources = conn.execute(
         f"SELECT count(*) FROM sources WHERE kind IN ({_kinds_sql(kinds)}) "
         "AND index_version IS NOT NULL",
         list(kinds),
     ).fetchone()[0]
-    waiting = backlog(conn, model_id, kinds)
+    waiting = backlog(conn, version, kinds)
     vectors = dict(conn.execute("SELECT model, count(*) FROM chunk_vectors GROUP BY model"))
-    current = vectors.pop(model_id, 0)
+    current = vectors.pop(version, 0)
     return VectorStatus(
-        model=model_id,
+        model=version,
         kinds=tuple(kinds),
         sources=sources,
         embedded=sources - len(waiting),
@@ -87,7 +85,8 @@ def status(store: Store, model_id: str, kinds: Sequence[str]) -> VectorStatus:
 
 def embed_backlog(
     store: Store,
-    embedder: OnnxEmbedder,
+    embedder: Any,
+    pieces: Pieces,
     kinds: Sequence[str],
     *,
     batch_size: int,
@@ -98,20 +97,41 @@ def embed_backlog(
 ) -> int:
     """Embed waiting sources until the backlog is empty, `deadline` (monotonic) passes or `stop`
     is set; the number of chunks embedded. Sleeps after each batch to keep to `cpu_share`."""
-    waiting = backlog(store.conn, embedder.model_id, kinds)
+    waiting = backlog(store.conn, pieces.version, kinds)
     done_chunks = 0
     for done, (source_id, _) in enumerate(waiting, start=1):
         if (deadline is not None and time.monotonic() > deadline) or (stop and stop.is_set()):
             break
-        done_chunks += _embed_source(store, embedder, source_id, batch_size, cpu_share, stop)
+        done_chunks += _embed_source(
+            store, embedder, pieces, source_id, batch_size, cpu_share, stop
+        )
         if progress:
             progress(done, len(waiting), done_chunks)
     return done_chunks
 
 
+@dataclass(frozen=True)
+class Pieces:
+    """How chunks become model inputs: the vector version rows record, and the cutting."""
+
+    version: str
+    stride: int
+    most: int
+
+
+def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
+    pack = rules.view("semantic")
+    model = pack.model()
+    if model is None:
+        return None
+    settings = pack.embedding
+    return model, Pieces(pack.vector_version(model), settings.window_stride, settings.max_windows)
+
+
 def _embed_source(
     store: Store,
-    embedder: OnnxEmbedder,
+    embedder: Any,
+    pieces: Pieces,
     source_id: int,
     batch_size: int,
     cpu_share: float,
@@ -126,13 +146,17 @@ def _embed_source(
         "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
         (first, last),
     ).fetchall()
-    vectors: list[bytes] = []
-    for start in range(0, len(chunks), batch_size):
-        batch = chunks[start : start + batch_size]
-        started = time.thread_time()
-        vectors += embedder.embed(
-            [f"{title or ''}\n{content or ''}".strip() for _, title, content in batch]
+    parts = [
+        (rowid, part, text)
+        for rowid, title, content in chunks
+        for part, text in enumerate(
+            embedder.windows(title or "", content or "", pieces.stride, pieces.most)
         )
+    ]
+    vectors: list[bytes] = []
+    for start in range(0, len(parts), batch_size):
+        started = time.thread_time()
+        vectors += embedder.embed([text for _, _, text in parts[start : start + batch_size]])
         _pace(time.thread_time() - started, cpu_share, stop)
     with transaction(conn):
         current = conn.execute(
@@ -142,16 +166,17 @@ def _embed_source(
             return 0  # re-chunked while we embedded: it is back in the backlog
         conn.execute("DELETE FROM chunk_vectors WHERE source_id = ?", (source_id,))
         conn.executemany(
-            "INSERT INTO chunk_vectors (chunk_id, source_id, model, vector) VALUES (?, ?, ?, ?)",
+            "INSERT INTO chunk_vectors (chunk_id, part, source_id, model, vector) "
+            "VALUES (?, ?, ?, ?, ?)",
             [
-                (rowid, source_id, embedder.model_id, vector)
-                for (rowid, _, _), vector in zip(chunks, vectors, strict=True)
+                (rowid, part, source_id, pieces.version, vector)
+                for (rowid, part, _), vector in zip(parts, vectors, strict=True)
             ],
         )
         conn.execute(
             "INSERT OR REPLACE INTO source_vectors (source_id, model, index_version, chunks) "
             "VALUES (?, ?, ?, ?)",
-            (source_id, embedder.model_id, row[0], len(chunks)),
+            (source_id, pieces.version, row[0], len(parts)),
         )
         _bump(conn)
     return len(chunks)
@@ -196,13 +221,13 @@ def vector_count(conn: Any, model_id: str) -> int:
     ).fetchone()[0]
 
 
-def matrix(store: Store, model: EmbeddingModel) -> _Matrix:
-    """The current model's vectors of this database, read again when they changed."""
+def matrix(store: Store, model: EmbeddingModel, version: str) -> _Matrix:
+    """The current version's vectors of this database, read again when they changed."""
     import numpy as np
 
     from capy.semantic.embedder import decode
 
-    key = (str(store.path), model.model_id)
+    key = (str(store.path), version)
     cached = _matrices.setdefault(key, _Matrix())
     generation = store.conn.execute(
         "SELECT value FROM meta WHERE key = 'vector_generation'"
@@ -212,8 +237,8 @@ def matrix(store: Store, model: EmbeddingModel) -> _Matrix:
         if cached.generation != generation:
             rows = store.conn.execute(
                 "SELECT chunk_id, source_id, vector FROM chunk_vectors WHERE model = ? "
-                "ORDER BY chunk_id",
-                (model.model_id,),
+                "ORDER BY chunk_id, part",
+                (version,),
             ).fetchall()
             cached.chunk_ids = np.array([row[0] for row in rows], dtype=np.int64)
             cached.source_ids = np.array([row[1] for row in rows], dtype=np.int64)
@@ -256,24 +281,31 @@ def _nearest(
 
     semantic = rules.view("semantic")
     settings = rules.view("search").vectors
-    model = semantic.model()
-    if model is None:
+    chosen = pieces_for(rules)
+    if chosen is None:
         return []
-    count = vector_count(store.conn, model.model_id)
+    model, pieces = chosen
+    count = vector_count(store.conn, pieces.version)
     if count == 0 or count > settings.exact_max_vectors:
         return []
-    found = matrix(store, model)
+    found = matrix(store, model, pieces.version)
     if found.vectors is None or len(found.vectors) == 0:
         return []
-    scores = found.vectors @ shared_embedder(model, semantic.embedding.threads).vectors([query])[0]
+    query_vector = shared_embedder(model, semantic.embedding.threads).vectors([query])[0]
+    scores = found.vectors @ query_vector
     if allowed_sources is not None:
         allowed = np.fromiter(allowed_sources(), dtype=np.int64)
         scores = np.where(np.isin(found.source_ids, allowed), scores, -np.inf)
-    limit = min(limit, len(scores))
-    top = np.argpartition(-scores, limit - 1)[:limit]
-    top = top[np.argsort(-scores[top], kind="stable")]
+    # A chunk scores as its best piece: rows are ordered by chunk, so each chunk's pieces
+    # are one run, reduced by maximum.
+    starts = np.flatnonzero(np.r_[True, found.chunk_ids[1:] != found.chunk_ids[:-1]])
+    best = np.maximum.reduceat(scores, starts)
+    ids = found.chunk_ids[starts]
+    limit = min(limit, len(best))
+    top = np.argpartition(-best, limit - 1)[:limit]
+    top = top[np.argsort(-best[top], kind="stable")]
     return [
-        (int(found.chunk_ids[i]), -float(scores[i]))
+        (int(ids[i]), -float(best[i]))
         for i in top
-        if np.isfinite(scores[i]) and scores[i] >= settings.min_similarity
+        if np.isfinite(best[i]) and best[i] >= settings.min_similarity
     ]

@@ -222,9 +222,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "0008-chunk-vectors",
         """
         -- Vectors of chunks (the optional semantic layer, capy.semantic.knowledge), float16
-        -- little-endian blobs, one per chunk rowid, encrypted with the rest of the file.
-        --   model   the model id that made it (name and file hash): another model's rows are
-        --           stale and are replaced in the background
+        -- little-endian blobs, encrypted with the rest of the file; a chunk longer than the
+        -- model's input has one per piece (`part`, from 0).
+        --   model   the vector version that made it (model name, file hash, how chunks are cut
+        --           into pieces): another version's rows are stale and are replaced in the
+        --           background
         -- `source_vectors` records which sources are embedded, with which model and from which
         -- chunking: a source without a row for the current model is the backlog. New content
         -- or new chunks delete the row (and the vectors) in the writer's own transaction, so
@@ -232,11 +234,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         --   vector_generation (meta): bumped on every change, so a process that keeps the
         --   vectors in memory knows when to read them again.
         CREATE TABLE chunk_vectors (
-            chunk_id  INTEGER PRIMARY KEY,
+            chunk_id  INTEGER NOT NULL,
+            part      INTEGER NOT NULL,
             source_id INTEGER NOT NULL,
             model     TEXT    NOT NULL,
-            vector    BLOB    NOT NULL
-        );
+            vector    BLOB    NOT NULL,
+            PRIMARY KEY (chunk_id, part)
+        ) WITHOUT ROWID;
         CREATE INDEX chunk_vectors_by_source ON chunk_vectors (source_id);
         CREATE TABLE source_vectors (
             source_id     INTEGER PRIMARY KEY,

@@ -269,8 +269,8 @@ class Synonyms(Section):
 
 
 class VectorWeights(Section):
-    strong: float
-    disagree: float
+    and_found: float
+    covered: float
     weak: float
 
 
@@ -281,8 +281,8 @@ class Vectors(Section):
     depth: int = 0
     min_similarity: float = 1.0
     min_similarity_alone: float = 1.0
-    agree_top: int = 10
-    weight: VectorWeights = VectorWeights(strong=0.0, disagree=0.0, weak=0.0)
+    coverage: float = 1.0
+    weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
 
 
 class SearchPack(PackView):

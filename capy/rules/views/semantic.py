@@ -39,6 +39,8 @@ class EmbeddingModel(RuleView):
 
 class Embedding(Section):
     batch_size: int
+    window_stride: int
+    max_windows: int
     cpu_share: float
     threads: int
     kinds: tuple[str, ...]
@@ -49,6 +51,11 @@ class SemanticPack(PackView):
     default_model: str
     models: tuple[EmbeddingModel, ...]
     embedding: Embedding
+
+    def vector_version(self, model: EmbeddingModel) -> str:
+        """What stored vectors record: the model id and how chunks were cut into pieces, so a
+        change of either marks older vectors stale."""
+        return f"{model.model_id}+w{self.embedding.window_stride}x{self.embedding.max_windows}"
 
     def model(self, model_id: str | None = None) -> EmbeddingModel | None:
         """The live model with this rule id (the pack's default when None)."""
