@@ -146,3 +146,132 @@ def run_needle_sets(
             for half in HALVES
         }
     return report
+
+
+# --- TREC (nDCG@10 against the bm25 floor) ---
+
+
+def run_hybrid_trec(collection: Any, rules: Any, progress: Progress | None = None) -> dict:
+    """capy lexical-only and hybrid nDCG@10 on the collection's judged topics, by half, with the
+    plain FTS5 bm25 floor of `capy.bench.trec` beside them."""
+    from capy.bench.scratch import scratch_store
+    from capy.bench.trec import NDCG_DEPTH, build_floor, docnos, floor_ranking
+    from capy.store.batch import BatchItem, index_batch
+    from capy.store.corpus import search_store
+
+    topics = collection.judged_topics
+
+    def run(store: Any) -> dict[str, list[str]]:
+        return {
+            topic.id: docnos(
+                search_store(store, [topic.text.lower()], limit=NDCG_DEPTH, rules=rules)[0].hits
+            )
+            for topic in topics
+        }
+
+    with scratch_store() as store:
+        items = [
+            BatchItem(d.docno, d.text, content_type="plaintext")
+            for d in collection.documents
+            if d.text
+        ]
+        index_batch(store, items, rules=rules)
+        lexical = run(store)
+        embed_store(store, rules, progress, collection.name)
+        hybrid = run(store)
+    floor_conn = build_floor(collection.documents)
+    floor = {t.id: floor_ranking(floor_conn, t.text, NDCG_DEPTH) for t in topics}
+    report: dict[str, Any] = {}
+    for half in HALVES:
+        chosen = [t for t in topics if half_of(t.id) == half]
+        row = {}
+        for name, runs in (("bm25", floor), ("lexical", lexical), ("hybrid", hybrid)):
+            row[name] = metrics.mean(
+                [metrics.ndcg_at(runs[t.id], collection.qrels[t.id], NDCG_DEPTH) for t in chosen]
+            )
+        row["topics"] = len(chosen)
+        row["lexical_x"] = row["lexical"] / row["bm25"] if row["bm25"] else None
+        row["hybrid_x"] = row["hybrid"] / row["bm25"] if row["bm25"] else None
+        report[half] = row
+    return report
+
+
+def run_hybrid(
+    needle_sets: dict[str, Sequence[Any]],
+    collection: Any,
+    rules: Any,
+    progress: Progress | None = None,
+) -> dict:
+    """Every set, lexical-only and hybrid side by side; {"skipped": why} without the layer."""
+    why = semantic_ready(rules)
+    if why is not None:
+        return {"skipped": why}
+    report: dict[str, Any] = {"needles": run_needle_sets(needle_sets, rules, progress=progress)}
+    if collection is not None:
+        report["trec"] = {collection.name: run_hybrid_trec(collection, rules, progress)}
+    return report
+
+
+def hybrid_tables(report: dict) -> list[Any]:
+    from capy.bench.report import Table, fmt, skipped_table
+
+    if "skipped" in report:
+        return [skipped_table("lexical and hybrid", report["skipped"])]
+    needles = Table(
+        "lexical-only and hybrid (the gated vector list) on the needle sets, by half",
+        (
+            "set",
+            "half",
+            "cases",
+            "R@1 lex",
+            "R@1 hyb",
+            "R@5 lex",
+            "R@5 hyb",
+            "nDCG lex",
+            "nDCG hyb",
+            "neg lex",
+            "neg hyb",
+        ),
+    )
+    for name, halves in report["needles"].items():
+        for half in HALVES:
+            lex, hyb = halves[half]["lexical"], halves[half]["hybrid"]
+            needles.rows.append(
+                (
+                    name,
+                    half,
+                    str(lex["cases"]),
+                    fmt(lex["r@1"]),
+                    fmt(hyb["r@1"]),
+                    fmt(lex["r@5"]),
+                    fmt(hyb["r@5"]),
+                    fmt(lex["ndcg@10"]),
+                    fmt(hyb["ndcg@10"]),
+                    fmt(lex["negative_pass"]),
+                    fmt(hyb["negative_pass"]),
+                )
+            )
+    needles.notes.append(
+        "halves by the SHA-256 of each case id; the gate was tuned on dev halves only"
+    )
+    tables = [needles]
+    for name, halves in report.get("trec", {}).items():
+        trec = Table(
+            f"TREC {name}: nDCG@10, bm25 floor, lexical-only and hybrid, by half",
+            ("half", "topics", "bm25", "lexical", "hybrid", "lexical/bm25", "hybrid/bm25"),
+        )
+        for half in HALVES:
+            row = halves[half]
+            trec.rows.append(
+                (
+                    half,
+                    str(row["topics"]),
+                    fmt(row["bm25"]),
+                    fmt(row["lexical"]),
+                    fmt(row["hybrid"]),
+                    fmt(row["lexical_x"]),
+                    fmt(row["hybrid_x"]),
+                )
+            )
+        tables.append(trec)
+    return tables
