@@ -66,6 +66,18 @@ def insert_chunks(
     conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]
 ) -> Counter[str]:
     """Write chunks into both FTS tables under the same rowids; return their vocabulary counts."""
+    add_chunk_count(conn, source_id, len(chunks))
+    insert_chunk_rows(conn, source_id, chunks)
+    return chunk_terms(chunks)
+
+
+def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]) -> None:
+    """Only the FTS rows; the caller moves the chunk count and the vocabulary.
+
+    FTS5 writes the rows it holds in memory out as a segment at every savepoint and before any
+    statement that may need to roll back alone (an upsert, an UPDATE with triggers) runs in the
+    same transaction. A writer that puts these inserts after all its other statements gets one
+    segment per commit instead of one per source."""
     rows = [
         (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
         for ordinal, chunk in enumerate(chunks)
@@ -76,7 +88,9 @@ def insert_chunks(
             "VALUES (?, ?, ?, ?, ?)",
             rows,
         )
-    add_chunk_count(conn, source_id, len(rows))
+
+
+def chunk_terms(chunks: Sequence[Chunk]) -> Counter[str]:
     return term_counts(text for chunk in chunks for text in (chunk.title, chunk.content))
 
 

@@ -18,10 +18,12 @@ import sqlcipher3
 from capy.rules.views.chunking import ContentType
 from capy.rules.views.retention import RetentionPack, SourceKind
 from capy.store.chunkstore import (
+    add_chunk_count,
     chunk_for_index,
+    chunk_terms,
     count_chunks,
     drop_chunks,
-    insert_chunks,
+    insert_chunk_rows,
     set_index_version,
 )
 from capy.store.codec import compress_text
@@ -156,22 +158,59 @@ def prepare_source(
     return source
 
 
+@dataclass(frozen=True)
+class PendingChunks:
+    """A written source row's chunks, still to go into the FTS tables, and its vocabulary."""
+
+    source_id: int
+    chunks: list[Chunk]
+    added: Counter[str]
+    removed: Counter[str]
+
+
 def write_source(
     conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
 ) -> IndexResult:
     """The writes for one source; the caller holds the write transaction. The row is looked
     up again under the lock, so two processes indexing one label at once end with one row."""
+    result, pending = write_source_row(conn, source, rules)
+    if pending is not None:
+        write_chunks(conn, [pending])
+    return result
+
+
+def write_source_row(
+    conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
+) -> tuple[IndexResult, PendingChunks | None]:
+    """Everything of one source but its FTS rows: the row, its old chunks dropped, its chunk
+    count. The caller writes the returned chunks (`write_chunks`) in the same transaction."""
     existing = find_source(conn, source.label, source.kind)
     if _is_current(existing, source):
         _touch(conn, existing.id, source.now, source.expires_at)
-        return source.result(existing.id, count_chunks(conn, existing.id), "unchanged")
+        return source.result(existing.id, count_chunks(conn, existing.id), "unchanged"), None
     if source.chunks is None:  # current when prepared, changed since: rare, chunk it now
         _chunk(source, rules)
     source_id = _upsert_source(conn, source)
     removed = drop_chunks(conn, source_id) if existing else Counter()
-    apply_term_delta(conn, insert_chunks(conn, source_id, source.chunks), removed)
+    add_chunk_count(conn, source_id, len(source.chunks))
     set_index_version(conn, source.version)
-    return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed")
+    pending = PendingChunks(source_id, source.chunks, chunk_terms(source.chunks), removed)
+    return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed"), (
+        pending
+    )
+
+
+def write_chunks(conn: sqlcipher3.Connection, pending: list[PendingChunks]) -> None:
+    """The vocabulary of all of them in one pass, then their FTS rows, last (see
+    `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit)."""
+    added: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
+    for item in pending:
+        added.update(item.added)
+        removed.update(item.removed)
+    apply_term_delta(conn, added, removed)
+    for item in pending:
+        insert_chunk_rows(conn, item.source_id, item.chunks)
 
 
 def _chunk(source: PreparedSource, rules: RuleSet) -> None:
@@ -277,5 +316,7 @@ __all__ = [
     "prepare_source",
     "reindex_stale",
     "stale_count",
+    "write_chunks",
     "write_source",
+    "write_source_row",
 ]
