@@ -109,7 +109,8 @@ def test_a_label_twice_in_one_batch_keeps_the_last_content(store, rules) -> None
 
 def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
     # FTS5 writes its pending rows out at every savepoint after them: were each source's
-    # chunks written before the next source's savepoint, 40 sources would leave about ten segments (crisismerge merges every 16).
+    # chunks written before the next source's savepoint, 40 sources would leave about ten
+    # segments (crisismerge merges every 16); written last, they make one.
     items = [BatchItem(f"doc-{n}.md", f"# Doc {n}\n\nword{n} here and there\n") for n in range(40)]
     index_batch(store, items, rules=rules)
     for table in ("chunks", "chunks_trigram"):
