@@ -23,16 +23,15 @@ from typing import TYPE_CHECKING
 
 import sqlcipher3
 
+from capy.store.chunkstore import PendingChunks, write_chunks
 from capy.store.database import transaction
 from capy.store.errors import StoreError
 from capy.store.fts_tuning import bulk_load
 from capy.store.indexing import (
     AUTO_CONTENT_TYPE,
     IndexResult,
-    PendingChunks,
     PreparedSource,
     prepare_source,
-    write_chunks,
     write_source,
     write_source_row,
 )

@@ -18,13 +18,14 @@ import sqlcipher3
 from capy.rules.views.chunking import ContentType
 from capy.rules.views.retention import RetentionPack, SourceKind
 from capy.store.chunkstore import (
+    PendingChunks,
     add_chunk_count,
     chunk_for_index,
     chunk_terms,
     count_chunks,
     drop_chunks,
-    insert_chunk_rows,
     set_index_version,
+    write_chunks,
 )
 from capy.store.codec import compress_text
 from capy.store.content import ContentError, PreparedContent, prepare_content
@@ -35,7 +36,6 @@ from capy.store.reindexing import (
     reindex_stale,
     stale_count,
 )
-from capy.store.vocabulary import apply_term_delta
 
 if TYPE_CHECKING:
     from capy.chunking import Chunk
@@ -158,16 +158,6 @@ def prepare_source(
     return source
 
 
-@dataclass(frozen=True)
-class PendingChunks:
-    """A written source row's chunks, still to go into the FTS tables, and its vocabulary."""
-
-    source_id: int
-    chunks: list[Chunk]
-    added: Counter[str]
-    removed: Counter[str]
-
-
 def write_source(
     conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
 ) -> IndexResult:
@@ -198,19 +188,6 @@ def write_source_row(
     return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed"), (
         pending
     )
-
-
-def write_chunks(conn: sqlcipher3.Connection, pending: list[PendingChunks]) -> None:
-    """The vocabulary of all of them in one pass, then their FTS rows, last (see
-    `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit)."""
-    added: Counter[str] = Counter()
-    removed: Counter[str] = Counter()
-    for item in pending:
-        added.update(item.added)
-        removed.update(item.removed)
-    apply_term_delta(conn, added, removed)
-    for item in pending:
-        insert_chunk_rows(conn, item.source_id, item.chunks)
 
 
 def _chunk(source: PreparedSource, rules: RuleSet) -> None:
@@ -316,7 +293,6 @@ __all__ = [
     "prepare_source",
     "reindex_stale",
     "stale_count",
-    "write_chunks",
     "write_source",
     "write_source_row",
 ]
