@@ -16,10 +16,11 @@ first, so that the write lock is never held for long while hooks and the server 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlcipher3
 
@@ -165,12 +166,11 @@ def _rows_then_chunks(
         if (source.label, source.kind) in labels:
             _write_chunks(conn, chunks)
             chunks, labels = [], set()
-        try:
-            with _savepoint(conn):
-                result, rows = write_source_row(conn, source, rules)
-        except (StoreError, sqlcipher3.DatabaseError) as error:
-            outcomes[slot] = BatchFailure(source.label, _message(error))
+        row = functools.partial(write_source_row, conn, source, rules)
+        done = _alone(conn, slot, source, outcomes, row)
+        if done is None:
             continue
+        result, rows = done
         written.append((slot, result))
         labels.add((source.label, source.kind))
         if rows is not None:
@@ -192,14 +192,33 @@ def _one_by_one(
     outcomes: list[Outcome | None],
     rules: RuleSet,
 ) -> list[tuple[int, IndexResult]]:
-    written: list[tuple[int, IndexResult]] = []
-    for slot, source in pending:
-        try:
-            with _savepoint(conn):
-                written.append((slot, write_source(conn, source, rules)))
-        except (StoreError, sqlcipher3.DatabaseError) as error:
-            outcomes[slot] = BatchFailure(source.label, _message(error))
-    return written
+    done = [
+        (
+            slot,
+            _alone(
+                conn, slot, source, outcomes, functools.partial(write_source, conn, source, rules)
+            ),
+        )
+        for slot, source in pending
+    ]
+    return [(slot, result) for slot, result in done if result is not None]
+
+
+def _alone(
+    conn: sqlcipher3.Connection,
+    slot: int,
+    source: PreparedSource,
+    outcomes: list[Outcome | None],
+    write: Callable[[], Any],
+) -> Any:
+    """`write()` under the source's own savepoint; a failure rolls back that source alone, is
+    recorded in its slot, and gives None."""
+    try:
+        with _savepoint(conn):
+            return write()
+    except (StoreError, sqlcipher3.DatabaseError) as error:
+        outcomes[slot] = BatchFailure(source.label, _message(error))
+        return None
 
 
 @contextmanager
