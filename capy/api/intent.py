@@ -27,6 +27,7 @@ from capy.api.intent_compare import comparison_section
 from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
+from capy.api.intent_tally import CLEAN, tally_lines, tally_section
 from capy.api.output_excerpts import (
     GAP,
     answer_sections,
@@ -75,10 +76,16 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     absent = absent_names(chunks, shown_intent, rules)
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
-    if weak and not compared and not (failure and reports_problems(stored, rules)):
+    problems = reports_problems(stored, rules)
+    if failure and not problems and (clean := tally_lines(stored, rules, says=CLEAN)):
+        return _ran_clean(indexed, clean[-1], budget)
+    tally = tally_section(stored, shown_intent, rules)
+    if weak and not compared and not (failure and problems):
+        if tally:  # the run's totals answer it though no other line does
+            return "\n".join([_header(indexed, stored), *tally]) + "\n"
         return _nothing_matched(indexed, shown_intent, terms, budget, absent=absent)
     shown = shown_hits(shares, budget.section_share_of_best)
-    lines = [_header(indexed, stored), *compared]
+    lines = [_header(indexed, stored), *tally, *compared]
     lines += answer_sections(
         stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
     )
@@ -230,6 +237,16 @@ def _nothing_matched(
     if shown:
         text += " Terms: " + ", ".join(f"`{t}`" for t in shown) + "."
     return text + "\n"
+
+
+def _ran_clean(indexed: IndexResult, verdict: str, budget: IntentReply) -> str:
+    """The short reply to a failure intent on an output that flags no error or failure and
+    says its run was clean: that line is the answer."""
+    said = json.dumps(one_line(verdict)[: budget.nothing_matched_bytes // 2], ensure_ascii=False)
+    return (
+        f"The output reports no errors or failures; its summary says {said}. "
+        f"{human_bytes(indexed.bytes)} indexed as `{indexed.label}`.\n"
+    )
 
 
 def _header(

@@ -27,6 +27,11 @@ class FailureIntent(Section):
     words: tuple[str, ...] = ()
 
 
+class TallyIntent(Section):
+    words: tuple[str, ...] = ()
+    max_bytes: int = 600
+
+
 class Superlative(Section):
     words: tuple[str, ...]
     order: Order
@@ -55,4 +60,5 @@ class Compare(Section):
 
 class Intents(Section):
     failure: FailureIntent = FailureIntent()
+    tally: TallyIntent = TallyIntent()
     compare: Compare = Compare()
