@@ -1,4 +1,5 @@
-"""Intents that ask how many or how a run ended, on real captured outputs of the niah-real set.
+"""Intents about a test or check run: how many, how it ended, why it failed, on real captured
+outputs of the niah-real set.
 
 The summary line (`192 passed, 1 skipped in 26.83s`, `Found 208 errors in 1 file`) shares no
 word with "final tally" or "how many errors", so it comes from the chunking pack's tally rules,
@@ -55,3 +56,10 @@ def test_a_failing_run_still_lists_its_failures(project_dir):
     text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")
     assert "reports no errors or failures" not in text
     assert "### Errors and failures in the output" in text
+
+
+def test_a_why_question_gets_the_message_pytest_explains_it_with(project_dir):
+    # `E       fixture 'benchmark' not found` is the reason of every setup error; it used to
+    # fall between the error headings and their file lines, all the list had room for.
+    text, intent = _ask(project_dir, "pytest-humanize-ra-01", "positive")
+    assert all(needle in text for needle in intent.needles), text
