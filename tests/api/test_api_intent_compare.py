@@ -40,6 +40,10 @@ def _intent(intent_id: str):
         "csv-stocks-01",  # highest price: the column the intent names
         "pytest-cov-click-02",  # lowest coverage: a whitespace table's `Cover` column, in %
         "git-log-stat-capy-01",  # most files: `git log --stat` records, by their counted words
+        # The measure sits in a finding's message: `arguments ... (16 > 5)` with ruff's
+        # ` --> path:line:col` after it; `complexity of 84` under eslint's file heading.
+        "ruff-click-full-01",
+        "eslint-semver-all-02",
     ],
 )
 def test_a_superlative_is_answered_from_the_records(project_dir, intent_id):

@@ -53,6 +53,12 @@ class Compare(Section):
     summary_rows: tuple[str, ...] = ()
     # Regexes matching the first line of a multi-line record (`commit <hash>`).
     record_starts: tuple[str, ...] = ()
+    # Findings compared by a number in their message: the line naming their file (above,
+    # indented findings only), the line saying where each is (right after), and how far the
+    # number may sit from the word naming it.
+    message_heading: str | None = None
+    message_location: str | None = None
+    message_gap_chars: int = 40
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
