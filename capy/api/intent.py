@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from capy.api.intent_absent import absent_names
 from capy.api.intent_compare import comparison_section
+from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
@@ -71,6 +72,7 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     # about them: a question about bundle sizes wants the sizes, not the build's error list.
     failure = is_failure_intent(intent, rules)
     compared = comparison_section(stored, shown_intent, rules)
+    compared += date_section(stored, shown_intent, rules)
     shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.

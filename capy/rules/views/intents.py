@@ -27,6 +27,11 @@ class FailureIntent(Section):
     words: tuple[str, ...] = ()
 
 
+class DateIntent(Section):
+    months: tuple[tuple[str, ...], ...] = ()
+    max_lines: int = 8
+
+
 class TallyIntent(Section):
     words: tuple[str, ...] = ()
     max_bytes: int = 600
@@ -67,4 +72,5 @@ class Compare(Section):
 class Intents(Section):
     failure: FailureIntent = FailureIntent()
     tally: TallyIntent = TallyIntent()
+    dates: DateIntent = DateIntent()
     compare: Compare = Compare()
