@@ -5,15 +5,18 @@ returning it. The output is indexed as an ephemeral source (replacing an earlier
 label) and searched with the agent's own words through the retrieval core. The reply carries:
 for an intent about failures (the search pack's `intents.failure` words), the errors and
 failures the output reports (found by the chunking pack's log rules); for a superlative or
-threshold intent, the output's records sorted on the field it names
-(`capy.api.intent_compare`); the matching sections cut down to the lines that hold the query's
-words, sections far weaker than the best left out (`capy.api.intent_focus`); the output's
-distinctive terms, and the exact call that searches further. An intent whose words the best
-section barely holds (below the executor pack's relevance floor, `capy.api.intent_relevance`),
-or that names an identifier the output never holds (`capy.api.intent_absent`), gets one line
-instead, unless it is a comparison the records answer or a failure intent on an output that
-reports failures: nothing matched, and the output's distinctive terms. Everything shown is read
-back from the store, so it is redacted.
+threshold intent, the output's records (or findings whose message holds the measure) sorted
+on the field it names (`capy.api.intent_compare`); for an intent asking how many or how a run
+ended, the lines where the output sums itself up (`capy.api.intent_tally`); for an intent
+naming a day, the lines dated that day (`capy.api.intent_dates`); the matching sections cut
+down to the lines that hold the query's words, sections far weaker than the best left out
+(`capy.api.intent_focus`); the output's distinctive terms, and the exact call that searches
+further. An intent whose words the best section barely holds (below the executor pack's
+relevance floor, `capy.api.intent_relevance`), or that names an identifier the output never
+holds (`capy.api.intent_absent`), gets one line instead, unless it is a comparison the records
+answer or a failure intent on an output that reports failures: nothing matched, and the
+output's distinctive terms. A failure intent on a run that flags nothing and says it ran clean
+gets that verdict line alone. Everything shown is read back from the store, so it is redacted.
 Sizes come from the executor pack (`limits.output.intent_reply`)."""
 
 from __future__ import annotations

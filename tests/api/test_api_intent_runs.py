@@ -10,41 +10,23 @@ encrypted store, the reply as the agent reads it.
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
-
 import pytest
 
-from capy.api.execute import execute_code
-from capy.api.workspace import Workspace
-from capy.bench.niah_real_set import load_real_set
+from tests.niah_real_helpers import ask
 
-SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
 NEGATIVE_REPLY_BYTES = 300
-
-
-def _ask(project_dir: Path, intent_id: str, kind: str):
-    for output in load_real_set(SET).outputs:
-        for intent in output.intents:
-            if intent.intent_id == intent_id:
-                assert intent.kind == kind, f"{intent_id} is not a {kind} intent"
-                code = f"cat {shlex.quote(str(output.path.resolve()))}"
-                workspace = Workspace(project_dir)
-                reply = execute_code(workspace, language="shell", code=code, intent=intent.intent)
-                return reply.text, intent
-    raise AssertionError(f"no intent {intent_id} in the set")
 
 
 @pytest.mark.parametrize("intent_id", ["pytest-toolz-verbose-03", "mypy-strict-tabulate-01"])
 def test_a_question_about_totals_gets_the_summary_line(project_dir, intent_id):
-    text, intent = _ask(project_dir, intent_id, "positive")
+    text, intent = ask(project_dir, intent_id, "positive")
     assert "### How the output sums itself up" in text
     assert all(needle in text for needle in intent.needles), text
 
 
 @pytest.mark.parametrize("intent_id", ["pytest-toolz-verbose-04", "pytest-cov-click-06"])
 def test_a_failure_question_on_a_clean_run_gets_its_verdict_alone(project_dir, intent_id):
-    text, intent = _ask(project_dir, intent_id, "negative")
+    text, intent = ask(project_dir, intent_id, "negative")
     assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
     assert "reports no errors or failures" in text
     assert " passed" in text  # the verdict line itself
@@ -53,7 +35,7 @@ def test_a_failure_question_on_a_clean_run_gets_its_verdict_alone(project_dir, i
 
 def test_a_failing_run_still_lists_its_failures(project_dir):
     # Not clean: 15 setup errors. The failure list stays, the verdict reply does not apply.
-    text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")
+    text, _ = ask(project_dir, "pytest-humanize-ra-06", "negative")
     assert "reports no errors or failures" not in text
     assert "### Errors and failures in the output" in text
 
@@ -61,5 +43,5 @@ def test_a_failing_run_still_lists_its_failures(project_dir):
 def test_a_why_question_gets_the_message_pytest_explains_it_with(project_dir):
     # `E       fixture 'benchmark' not found` is the reason of every setup error; it used to
     # fall between the error headings and their file lines, all the list had room for.
-    text, intent = _ask(project_dir, "pytest-humanize-ra-01", "positive")
+    text, intent = ask(project_dir, "pytest-humanize-ra-01", "positive")
     assert all(needle in text for needle in intent.needles), text
