@@ -12,6 +12,7 @@ findings) and the line saying where it is right after it (`message_location`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from capy.api.intent_compare import _Ask, _meets, _Table
@@ -30,23 +31,37 @@ def message_table(stored: str, ask: _Ask, compare: Compare) -> _Table | None:
     lines = stored.split("\n")
     after = re.compile(_NUMBER_AFTER.format(gap=compare.message_gap_chars))
     for group in ask.nearest:
+        # Only lines holding a word that could meet the group are read word by word: a cheap
+        # scan first, so a long output costs one regex pass per name, not a stem per word.
+        near = re.compile(
+            r"\b(?:" + "|".join(re.escape(stem[:4]) for stem in group) + ")", re.IGNORECASE
+        )
         valued = [
             (number, value)
             for number, line in enumerate(lines)
-            if (value := _value_after(line, group, after)) is not None
+            if (value := _value_after(line, group, near, after)) is not None
         ]
         if len(valued) >= compare.min_rows:
             return _table(lines, valued, group, compare)
     return None
 
 
-def _value_after(line: str, group: frozenset[str], after: re.Pattern[str]) -> str | None:
-    for word in _WORD.finditer(line):
-        if _meets(intent_stems(word.group())[0], group):
+def _value_after(
+    line: str, group: frozenset[str], near: re.Pattern[str], after: re.Pattern[str]
+) -> str | None:
+    """The number right after the first word of `line` that names the group."""
+    for start in near.finditer(line):
+        word = _WORD.match(line, start.start())
+        if word and _meets(_stem(word.group()), group):
             found = after.match(line, word.end())
             if found:
                 return found.group(1)
     return None
+
+
+@lru_cache(maxsize=4096)
+def _stem(word: str) -> str:
+    return intent_stems(word)[0]
 
 
 def _table(
