@@ -25,10 +25,15 @@ def run() -> None:
         if code is not None:
             sys.exit(code)
         from capy.cli import run as run_cli
+        from capy.cli.quick import heavy_start
 
+        heavy_start()
         run_cli()
         return
     event, platform = parsed
+    from capy.codecache import install
+
+    install()
     sys.exit(run_hook(event, platform))
 
 

@@ -40,6 +40,9 @@ DEFAULT_WIDTH = 80
 NARROWEST = 40  # columns from which the layout below is rich's own
 BOLD, CYAN, RESET = "\x1b[1m", "\x1b[36m", "\x1b[0m"
 PLAIN = ("", "")
+# Allocations between two young-generation collections in a command run here (Python's own
+# default is 700): importing a few hundred modules then triggers a handful, not hundreds.
+GC_YOUNG_THRESHOLD = 50_000
 
 
 def answer(arguments: list[str]) -> int | None:
@@ -137,6 +140,7 @@ def _plain_serve(project: str | None, db: str | None, mcp_hooks: bool) -> int:
 def _as_main(command: Callable[[], int]) -> int:
     """Run `command` as `capy.cli.main` runs a command: what escapes it is one line, not a
     traceback."""
+    heavy_start()
     from capy.cli import _report
     from capy.cli.output import error_line
 
@@ -147,6 +151,19 @@ def _as_main(command: Callable[[], int]) -> int:
         return 130
     except Exception as exc:
         return _report(exc, error_line)
+
+
+def heavy_start() -> None:
+    """Ready this process for a command that imports much of capy: the code its dataclasses
+    compile comes from disk (capy.codecache), and the cyclic garbage collector, which would
+    otherwise walk every object imported so far hundreds of times over, runs rarely (a command
+    is short and its cycles few; they are still collected)."""
+    import gc
+
+    from capy.codecache import install
+
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    install()
 
 
 # --- help -------------------------------------------------------------------------------------
