@@ -1,15 +1,19 @@
-"""The code `@dataclass` compiles, kept on disk between processes.
+"""What the interpreter compiles again in every process, kept on disk: the code `@dataclass`
+generates and the programs of regular expressions.
 
 `@dataclass` writes the source of a class's `__init__`, `__repr__`, `__eq__` and the rest as
-text and compiles it when the class is created: about half a millisecond a class, and a warm
-`capy search` or a hook creates thirty and more, which is a bare Python start again. The text is
-all that goes into the compiled code, so the code is kept in one marshal file per interpreter
-build, looked up by the very text it was compiled from: an entry can never stand for any other
-source, and a new Python (whose marshal format and bytecode may differ) has a file of its own.
+text and compiles it when the class is created: about half a millisecond a class. `re.compile`
+parses a pattern and assembles its program in pure Python. A warm `capy search` or a hook
+creates thirty and more classes and compiles forty and more patterns, which together cost more
+than a bare Python start. Both results are a function of their input text alone, so each is
+kept in one marshal file per interpreter build, looked up by that very text (and, for a regex,
+its flags): an entry can never stand for any other input, and another Python (whose bytecode,
+marshal format or regex engine may differ) has a file of its own.
 
 The file is read only when it belongs to this user and nobody else may write it (it holds code
-that runs), and written back, best effort, when a process compiled something new. The objects
-`exec` then makes from the code are exactly what `@dataclass` would have made.
+that runs), and written back, best effort, when a process compiled something new. What is made
+from an entry is what the interpreter would have made: the same code object runs, and the same
+regex program is handed to the same engine call.
 """
 
 from __future__ import annotations
@@ -22,22 +26,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# Past this many entries the file starts again: each capy version's classes add theirs.
+# Past this many entries a map starts again: each capy version's classes and patterns add theirs.
 MAX_ENTRIES = 4096
-_codes: dict[str, Any] = {}
-_new: list[str] = []
+# The regex half relies on the engine's internals as they are in these versions (`re._compiler`
+# and `_sre.compile`); elsewhere patterns compile as usual.
+REGEX_VERSIONS = ((3, 11), (3, 12))
+_maps: dict[str, dict[Any, Any]] = {"dataclasses": {}, "regex": {}}
+_new: list[tuple[str, Any]] = []
 
 
 def install() -> None:
-    """Route `@dataclass`'s compiling through the cache, from now on in this process."""
+    """Route `@dataclass`'s and `re`'s compiling through the cache, from now on in this
+    process."""
     import dataclasses
 
     if getattr(dataclasses, "exec", None) is _cached_exec:
         return
-    _codes.update(_load(cache_path()))
+    for name, entries in _load(cache_path()).items():
+        _maps[name].update(entries)
     # dataclasses calls `exec(text, globals, namespace)` by its global name: a module attribute
     # of that name comes before the builtin.
     dataclasses.exec = _cached_exec  # type: ignore[attr-defined]
+    if sys.version_info[:2] in REGEX_VERSIONS:
+        import re
+
+        _regex_engine.extend([re._compiler, re._compiler.compile])  # type: ignore[attr-defined]
+        re._compiler.compile = _cached_regex  # type: ignore[attr-defined]
     import atexit
 
     atexit.register(_save)
@@ -47,39 +61,102 @@ def cache_path() -> str:
     from capy.watched import cache_dir
 
     build = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-O{sys.flags.optimize}"
-    return os.path.join(cache_dir("code"), f"dataclasses-{build}.marshal")
+    return os.path.join(cache_dir("code"), f"compiled-{build}.marshal")
+
+
+# --- dataclasses ------------------------------------------------------------------------------
 
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
     if isinstance(source, str):
-        code = _codes.get(source)
+        codes = _maps["dataclasses"]
+        code = codes.get(source)
         if code is None:
             # What `exec` of the text in dataclasses compiles: its file name, and no future
             # flags (dataclasses has none; this module's must not leak in).
             code = compile(source, "<string>", "exec", dont_inherit=True)
-            _codes[source] = code
-            _new.append(source)
+            codes[source] = code
+            _new.append(("dataclasses", source))
         source = code
     exec(source, globals, locals)
 
 
-def _load(path: str) -> dict[str, Any]:
+# --- regular expressions ----------------------------------------------------------------------
+
+_regex_engine: list[Any] = []  # re._compiler, and its own compile
+
+
+def _cached_regex(pattern: Any, flags: int = 0) -> Any:
+    """`re._compiler.compile`, its parse and assembly taken from the cache: the arguments it
+    would hand `_sre.compile` for this pattern and these flags."""
+    compiler, original = _regex_engine
+    if not isinstance(pattern, str | bytes) or flags & compiler.SRE_FLAG_DEBUG:
+        return original(pattern, flags)
+    key = (pattern, flags)
+    arguments = _maps["regex"].get(key)
+    if arguments is None:
+        arguments = _regex_arguments(compiler, pattern, flags)
+        _maps["regex"][key] = arguments
+        _new.append(("regex", key))
+    return compiler._sre.compile(pattern, *arguments)
+
+
+def _regex_arguments(compiler: Any, pattern: Any, flags: int) -> tuple[Any, ...]:
+    """What `re._compiler.compile` passes `_sre.compile` after the pattern (Python 3.11, 3.12)."""
+    parsed = compiler._parser.parse(pattern, flags)
+    code = [int(item) for item in compiler._code(parsed, flags)]  # opcodes are int subclasses
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return (
+        flags | parsed.state.flags,
+        code,
+        parsed.state.groups - 1,
+        groupindex,
+        tuple(indexgroup),
+    )
+
+
+# --- the file ---------------------------------------------------------------------------------
+
+
+def _load(path: str) -> dict[str, dict[Any, Any]]:
+    from capy.watched import read_own_file
+
+    content = read_own_file(path)  # code someone else could have written never runs
+    if content is None:
+        return {}
     try:
-        with open(path, "rb") as stream:
-            status = os.fstat(stream.fileno())
-            if status.st_uid != os.geteuid() or status.st_mode & 0o022:
-                return {}  # code someone else could have written never runs
-            loaded = marshal.loads(stream.read())
-    except (OSError, ValueError, EOFError, TypeError):
+        loaded = marshal.loads(content)
+    except (ValueError, EOFError, TypeError):
         return {}
     if not isinstance(loaded, dict):
         return {}
     code_type = type(_load.__code__)
-    return {
-        text: code
-        for text, code in loaded.items()
-        if isinstance(text, str) and isinstance(code, code_type)
-    }
+    found: dict[str, dict[Any, Any]] = {}
+    codes = loaded.get("dataclasses")
+    if isinstance(codes, dict):
+        found["dataclasses"] = {
+            text: code
+            for text, code in codes.items()
+            if isinstance(text, str) and isinstance(code, code_type)
+        }
+    regexes = loaded.get("regex")
+    if isinstance(regexes, dict):
+        found["regex"] = {key: value for key, value in regexes.items() if _regex_entry(key, value)}
+    return found
+
+
+def _regex_entry(key: Any, value: Any) -> bool:
+    return (
+        isinstance(key, tuple)
+        and len(key) == 2
+        and isinstance(key[0], str | bytes)
+        and isinstance(value, tuple)
+        and len(value) == 5
+        and isinstance(value[1], list)
+    )
 
 
 def _save() -> None:
@@ -88,10 +165,13 @@ def _save() -> None:
     from capy.hooks.state import write_atomically
 
     path = cache_path()
-    # Another process may have added entries meanwhile: keep them.
-    merged = {**_load(path), **_codes} if len(_codes) < MAX_ENTRIES else dict(_codes)
-    if len(merged) > MAX_ENTRIES:
-        merged = {text: _codes[text] for text in _new}
+    on_disk = _load(path)  # another process may have added entries meanwhile: keep them
+    merged: dict[str, dict[Any, Any]] = {}
+    for name, entries in _maps.items():
+        both = {**on_disk.get(name, {}), **entries}
+        if len(both) > MAX_ENTRIES:
+            both = {key: entries[key] for kind, key in _new if kind == name}
+        merged[name] = both
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         write_atomically(path, marshal.dumps(merged))
