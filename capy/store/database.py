@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import random
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -262,6 +261,8 @@ def _retry_busy(action: Callable[[], object], deadline_s: float = WRITE_LOCK_DEA
         except sqlcipher3.OperationalError as error:
             if not _is_busy(error) or time.monotonic() >= deadline:
                 raise
+        import random
+
         time.sleep(delay * (0.5 + random.random()))
         delay = min(delay * 2, 0.25)
 

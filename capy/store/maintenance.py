@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -381,4 +380,6 @@ def _new_key(source: KeySource, text: str | None, label: str, generate: bool) ->
             f"{source.label}; give the new key with --new-key-file or "
             f"{new_key_env_var(source.name)}"
         )
+    import secrets
+
     return DatabaseKey(secrets.token_bytes(KEY_BYTES), target)
