@@ -46,6 +46,13 @@ Notify = Callable[[str], None]
 Migrator = Callable[[sqlcipher3.Connection], object]
 
 
+def is_plaintext(path: Path) -> bool:
+    """Whether `path` starts as an unencrypted SQLite file does (here, not in maintenance:
+    every open asks, and maintenance's imports are for the commands that change a file)."""
+    with path.open("rb") as handle:
+        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
 def stderr_notice(message: str) -> None:
     print(f"capy: {message}", file=sys.stderr)
 

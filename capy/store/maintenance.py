@@ -10,10 +10,10 @@ from pathlib import Path
 import sqlcipher3
 
 from capy.store.database import (
-    SQLITE_HEADER,
     DatabaseError,
     connect,
     file_lock,
+    is_plaintext,
     utc_stamp,
     write_key_check,
     wrong_key_error,
@@ -183,11 +183,6 @@ class EncryptResult:
     backup: Path  # the previous file, untouched, opens as it did before (plaintext or old key)
     was_plaintext: bool
     row_counts: dict[str, int]
-
-
-def is_plaintext(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def encrypt_database(
