@@ -3,9 +3,10 @@ generates and the programs of regular expressions.
 
 `@dataclass` writes the source of a class's `__init__`, `__repr__`, `__eq__` and the rest as
 text and compiles it when the class is created: about half a millisecond a class. `re.compile`
-parses a pattern and assembles its program in pure Python. A warm `capy search` or a hook
+parses a pattern and assembles its program in pure Python. A warm `capy search` or `stats`
 creates thirty and more classes and compiles forty and more patterns, which together cost more
-than a bare Python start. Both results are a function of their input text alone, so each is
+than a bare Python start. (Not installed for a hook: its lean path imports no dataclasses, and
+this module would.) Both results are a function of their input text alone, so each is
 kept in one marshal file per interpreter build, looked up by that very text (and, for a regex,
 its flags): an entry can never stand for any other input, and another Python (whose bytecode,
 marshal format or regex engine may differ) has a file of its own.

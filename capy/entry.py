@@ -31,9 +31,7 @@ def run() -> None:
         run_cli()
         return
     event, platform = parsed
-    from capy.codecache import install
-
-    install()
+    # No capy.codecache here: a hook's lean path imports no dataclasses, and the cache would.
     sys.exit(run_hook(event, platform))
 
 
