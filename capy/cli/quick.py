@@ -40,7 +40,7 @@ DEFAULT_WIDTH = 80
 NARROWEST = 40  # columns from which the layout below is rich's own
 BOLD, CYAN, RESET = "\x1b[1m", "\x1b[36m", "\x1b[0m"
 PLAIN = ("", "")
-# Allocations between two young-generation collections in a command run here (Python's own
+# Allocations between two young-generation collections in a quick search or stats (Python's own
 # default is 700): importing a few hundred modules then triggers a handful, not hundreds.
 GC_YOUNG_THRESHOLD = 50_000
 _ends_early: list[bool] = []
@@ -62,8 +62,10 @@ def answer(arguments: list[str]) -> int | None:
     if arguments == ["rules", "hash"]:
         return _cached_line("rules-hash", _hash_line)
     if len(arguments) > 1 and arguments[0] == "search" and _all_positional(arguments[1:]):
+        _collect_rarely()
         return _short_lived(_as_main(_plain_search(arguments[1:])))
     if arguments == ["stats"]:
+        _collect_rarely()
         return _short_lived(_as_main(_plain_stats))
     if arguments and arguments[0] == "serve":
         options = serve_options(arguments[1:])
@@ -180,15 +182,19 @@ def _short_lived(code: int) -> int:
 
 def heavy_start() -> None:
     """Ready this process for a command that imports much of capy: the code its dataclasses
-    compile comes from disk (capy.codecache), and the cyclic garbage collector, which would
-    otherwise walk every object imported so far hundreds of times over, runs rarely (a command
-    is short and its cycles few; they are still collected)."""
-    import gc
-
+    and regexes compile comes from disk (capy.codecache)."""
     from capy.codecache import install
 
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     install()
+
+
+def _collect_rarely() -> None:
+    """For a short command: the cyclic garbage collector, which would otherwise walk every
+    object imported so far hundreds of times over, runs rarely (the command's cycles are few,
+    and still collected). Not for a long-lived process such as the server."""
+    import gc
+
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
 # --- help -------------------------------------------------------------------------------------
