@@ -9,7 +9,9 @@ than a bare Python start. (Not installed for a hook: its lean path imports no da
 this module would.) Both results are a function of their input text alone, so each is
 kept in one marshal file per interpreter build, looked up by that very text (and, for a regex,
 its flags): an entry can never stand for any other input, and another Python (whose bytecode,
-marshal format or regex engine may differ) has a file of its own.
+marshal format or regex engine may differ) has a file of its own. Only patterns compiled while
+a module is imported are written (capy's and its libraries' own): a pattern compiled later may
+be built from a query or a file's content, which must never reach the disk unencrypted.
 
 The file is read only when it belongs to this user and nobody else may write it (it holds code
 that runs), and written back, best effort, when a process compiled something new. What is made
@@ -97,9 +99,25 @@ def _cached_regex(pattern: Any, flags: int = 0) -> Any:
     arguments = _maps["regex"].get(key)
     if arguments is None:
         arguments = _regex_arguments(compiler, pattern, flags)
-        _maps["regex"][key] = arguments
-        _new.append(("regex", key))
+        if _importing():
+            _maps["regex"][key] = arguments
+            _new.append(("regex", key))
     return compiler._sre.compile(pattern, *arguments)
+
+
+def _importing() -> bool:
+    """Whether a module is being imported: only a pattern compiled then is written down. Such
+    a pattern is capy's or a library's own; one compiled later may be made from what a person
+    searched for or a file held, which must never land on disk in the clear."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename == _IMPORT_MACHINERY:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_IMPORT_MACHINERY = "<frozen importlib._bootstrap>"
 
 
 def _regex_arguments(compiler: Any, pattern: Any, flags: int) -> tuple[Any, ...]:

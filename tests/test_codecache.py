@@ -14,7 +14,14 @@ from types import SimpleNamespace
 
 import pytest
 
-# A process that installs the cache, makes a dataclass, and prints what the class does.
+# A module whose patterns are compiled while it is imported, as capy's own are.
+PATTERNS = r"""
+import re
+found = re.compile(r"(?i)(?P<key>token)[=:]\s*(?P<value>[a-z0-9]{4,})\b(?#capy-test)")
+controls = re.compile(rb"[\x00-\x1f]+(?#capy-test)")
+"""
+# A process that installs the cache, makes a dataclass, uses those patterns, and compiles one
+# from data at run time (a query, say), which must not be written down.
 PROGRAM = r"""
 import capy.codecache as cache
 cache.install()
@@ -29,17 +36,25 @@ class Point:
 p = Point(1)
 print(p, p == Point(1, 2, ("a",)), p < Point(2), hash(p) == hash(Point(1)))
 print(Point.__init__.__code__.co_filename, Point.__init__.__annotations__)
-import re
-found = re.compile(r"(?i)(?P<key>token)[=:]\s*(?P<value>[a-z0-9]{4,})\b(?#capy-test)")
+import re, sys
+sys.path.insert(0, sys.argv[1])
+from capy_test_patterns import controls, found
 print(found.search("x TOKEN: ab12cd").groupdict(), found.flags, found.groups)
-print(re.compile(rb"[\x00-\x1f]+(?#capy-test)").sub(b"?", b"a\x01\x02b"))
+print(controls.sub(b"?", b"a\x01\x02b"))
+query = "ghp_" + "Q" * 36
+print(re.compile(re.escape(query) + "|capy-runtime").search("capy-runtime") is not None)
 """
 
 
 def run(home: Path) -> subprocess.CompletedProcess:
     environ = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    (home / "capy_test_patterns.py").write_text(PATTERNS, encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-c", PROGRAM], env=environ, capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROGRAM, str(home)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=True,
     )
 
 
@@ -72,6 +87,9 @@ def test_a_cached_regex_program_is_what_the_engine_is_handed(tmp_path: Path) -> 
     stored = marshal.loads(cache_file(tmp_path).read_bytes())["regex"]
     ours = {key: value for key, value in stored.items() if b"capy-test" in _bytes(key[0])}
     assert len(ours) == 2
+    # Compiled at run time from data: used, never written down.
+    assert not [key for key in stored if b"capy-runtime" in _bytes(key[0])]
+    assert b"QQQQ" not in cache_file(tmp_path).read_bytes()
     compiler, handed = re._compiler, []  # type: ignore[attr-defined]
     engine = compiler._sre
     recorder = SimpleNamespace(**{name: getattr(engine, name) for name in dir(engine)})
