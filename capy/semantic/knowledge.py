@@ -255,26 +255,8 @@ def nearest_in_store(
     allowed_sources: Callable[[], Sequence[int]] | None,
 ) -> list[tuple[int, float]]:
     """(chunk id, -cosine) of the `limit` nearest chunks, best first (lower is better, as
-    bm25); [] when there are no vectors, more than the exact-search size, nothing in scope,
-    or no usable model (search goes on lexically; `capy doctor` and `capy semantic status`
-    say why)."""
-    from capy.semantic import SemanticError, extra_installed
-
-    if not extra_installed():
-        return []
-    try:
-        return _nearest(store, rules, query, limit, allowed_sources)
-    except SemanticError:
-        return []
-
-
-def _nearest(
-    store: Store,
-    rules: RuleSet,
-    query: str,
-    limit: int,
-    allowed_sources: Callable[[], Sequence[int]] | None,
-) -> list[tuple[int, float]]:
+    bm25); [] when there are no vectors, more than the exact-search size, or nothing in scope.
+    Raises SemanticError when the model is missing or altered."""
     import numpy as np
 
     from capy.semantic.embedder import shared_embedder

@@ -204,7 +204,11 @@ class StoreCorpus:
         scope = self._scope(filters)
         if scope is None or self.rules is None or not has_vectors(self.store.conn):
             return []
+        from capy.semantic import SemanticError, extra_installed
         from capy.semantic.knowledge import nearest_in_store
+
+        if not extra_installed():
+            return []
 
         allowed, params = scope.allowed
         conn = self.store.conn
@@ -214,7 +218,10 @@ class StoreCorpus:
                 row[0] for row in conn.execute(f"SELECT id FROM sources WHERE {allowed}", params)
             ]
 
-        found = nearest_in_store(self.store, self.rules, query, limit, in_scope)
+        try:
+            found = nearest_in_store(self.store, self.rules, query, limit, in_scope)
+        except SemanticError:  # search goes on lexically; doctor and status say why
+            return []
         return [
             replace(candidate, rank=-candidate.rank) for candidate in self._read("chunks", found)
         ]
