@@ -146,8 +146,9 @@ def _measure(name: str, turns: list[Turn], count: int, rules, folder: Path) -> d
     }
 
 
-def _fresh_log(path: Path, rules):
-    """A capsule log with a throw-away key: a benchmark never touches the user's key files."""
+def _fresh_log(path: Path, rules, secret: bytes | None = None):
+    """A capsule log with a throw-away key (or `secret`, to open it again): a benchmark never
+    touches the user's key files."""
     from capy.capsules import CapsuleStore
     from capy.capsules.location import CapsulesLocation
     from capy.capsules.sqlite.schema import prepare_capsules
@@ -155,7 +156,7 @@ def _fresh_log(path: Path, rules):
     from capy.store.keys import DatabaseKey, KeySource
 
     source = KeySource("capsules", "benchmark key")
-    key = DatabaseKey(secrets.token_bytes(32), source)
+    key = DatabaseKey(secret or secrets.token_bytes(32), source)
     conn = open_database(path, key, migrator=prepare_capsules)
     location = CapsulesLocation(path=path, key_source=source, project_root=path.parent)
     return CapsuleStore(conn=conn, location=location, key=key, _rules=rules)
