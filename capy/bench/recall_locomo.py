@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 
-from capy.bench.capsules_import import DEV, HELD_BACK
+from capy.bench.capsules_import import DEV, HELD_BACK, dated_turns
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 SCOPE_PREFIX = "locomo/"
-TURN_SECONDS = 30  # turns of one session are spaced this far apart
 
 
 @dataclass(frozen=True)
@@ -59,26 +57,16 @@ def load_locomo(path: Path) -> tuple[list[LocomoTurn], list[LocomoQuestion]]:
     for sample in samples:
         conversation = sample["sample_id"]
         talk = sample["conversation"]
-        for key, value in talk.items():
-            if not key.startswith("session_") or not isinstance(value, list):
-                continue
-            started = datetime.strptime(talk[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
-            for offset, turn in enumerate(value):
-                text = turn["text"]
-                if turn.get("blip_caption"):
-                    text += f" [shares {turn['blip_caption']}]"
-                moment = started + timedelta(seconds=offset * TURN_SECONDS)
-                turns.append(
-                    LocomoTurn(
-                        conversation,
-                        key,
-                        turn["dia_id"],
-                        turn["speaker"],
-                        turn["speaker"] == talk["speaker_a"],
-                        text,
-                        moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                    )
+        for session, turn, created_at in dated_turns(sample):
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text += f" [shares {turn['blip_caption']}]"
+            first = turn["speaker"] == talk["speaker_a"]
+            turns.append(
+                LocomoTurn(
+                    conversation, session, turn["dia_id"], turn["speaker"], first, text, created_at
                 )
+            )
         half = half_of(conversation)
         for number, qa in enumerate(sample["qa"]):
             evidence = tuple(_dia_ids(qa.get("evidence") or ()))
