@@ -38,7 +38,7 @@ def blocked_by(command: str, block: dict[str, Any], wrappers: Any) -> bool:
         {"kind": "argv", "command": block["command"], "word": block.get("word")}, {}
     )
     parts = split_command(command)
-    readings, _undecidable = command_readings(parts or [command], wrappers)
+    readings, _undecidable = command_readings(parts or [command], wrappers, dequote=False)
     return any(matcher.matches(reading) for reading in readings)
 
 

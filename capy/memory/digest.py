@@ -61,7 +61,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "type": record["type"],
                 "text": record["text"],
                 "confidence": record["confidence"],
-                "terms": sorted(stems(record["text"] + " " + " ".join(record.get("entities", [])))),
+                "terms": sorted(stems(" ".join([record["text"], *_about(record)]))),
                 "block": (
                     {"id": block.id, "command": list(block.command), "word": block.word}
                     if block is not None and record.get("blocking", True)
@@ -87,13 +87,16 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     }
 
 
+def _about(record: dict[str, Any]) -> list[str]:
+    """What a record is about beyond its text: its entities and the command it corrected."""
+    return [*record.get("entities", ()), record.get("context") or ""]
+
+
 def _plain(node: Any) -> Any:
-    """The wrappers section without its documentation (examples are long and never read)."""
+    """The wrappers section without its prose (the view wants the rest, examples included)."""
     if isinstance(node, dict):
         return {
-            key: _plain(value)
-            for key, value in node.items()
-            if key not in ("examples", "description", "docs")
+            key: _plain(value) for key, value in node.items() if key not in ("description", "docs")
         }
     if isinstance(node, list):
         return [_plain(item) for item in node]

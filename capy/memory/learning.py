@@ -32,7 +32,7 @@ def session_lessons(session: Session, pack: MemoryPack) -> tuple[list[Lesson], l
         if isinstance(event, Action) and event.failed:
             lesson = _error_fix(session.id, events, index, pack)
         elif isinstance(event, Said):
-            lesson = _from_sentence(session.id, event, pack)
+            lesson = _from_sentence(session.id, event, pack, _last_command(events, index, pack))
         else:
             continue
         if lesson is None:
@@ -97,7 +97,19 @@ def _fix_lesson(
     return lesson
 
 
-def _from_sentence(session: str, said: Said, pack: MemoryPack) -> Lesson | None:
+def _last_command(events: list, index: int, pack: MemoryPack) -> str | None:
+    """The command the agent ran just before the user spoke: a correction is about it."""
+    for earlier in reversed(events[max(index - pack.learning.fix_window, 0) : index]):
+        if isinstance(earlier, Said):
+            return None
+        if isinstance(earlier, Action) and earlier.command:
+            return earlier.command
+    return None
+
+
+def _from_sentence(
+    session: str, said: Said, pack: MemoryPack, previous: str | None
+) -> Lesson | None:
     sentence = said.sentence.strip()
     if sentence.endswith("?"):
         return None
@@ -120,6 +132,7 @@ def _from_sentence(session: str, said: Said, pack: MemoryPack) -> Lesson | None:
             at=said.at,
             entities=list(dict.fromkeys(backticked(sentence))),
             words=words,
+            context=previous if phrasing.intent == "correction" else None,
             block_class=block if anti else None,
         )
         lesson.scores = score_sentence(sentence, what, pack)

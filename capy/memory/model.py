@@ -37,6 +37,7 @@ class Lesson:
     signature: str | None = None
     fix: str | None = None
     block_class: str | None = None
+    context: str | None = None  # the command a correction was about
     scores: dict[str, int] = field(default_factory=dict)
 
 
@@ -61,6 +62,7 @@ class Record:
     words: list[str] = field(default_factory=list)
     signature: str | None = None
     fix: str | None = None
+    context: str | None = None
     block_class: str | None = None
     blocking: bool = True
     supersedes: str | None = None

@@ -80,6 +80,7 @@ def _absorb(projection: Projection, lesson: Lesson, scope: Scope, pack: MemoryPa
         words=list(lesson.words),
         signature=lesson.signature,
         fix=lesson.fix,
+        context=lesson.context,
         block_class=lesson.block_class,
         created_ts=lesson.at,
         last_seen_ts=lesson.at,

@@ -12,7 +12,9 @@ from capy.security.shellsplit import dequoted, without_assignments
 from capy.security.wrappers import wrapped_commands
 
 
-def command_readings(texts: list[str], wrappers: Any) -> tuple[list[str], bool]:
+def command_readings(
+    texts: list[str], wrappers: Any, *, dequote: bool = True
+) -> tuple[list[str], bool]:
     """Each text, and each command it runs through a wrapper: as written, with quotes removed,
     and without leading assignments; no repeats. True when some wrapper could not be read."""
     queue = list(dict.fromkeys(texts))
@@ -26,7 +28,8 @@ def command_readings(texts: list[str], wrappers: Any) -> tuple[list[str], bool]:
     for text in dict.fromkeys(queue):
         # Quote removal and assignment stripping only change texts that have quotes or an `=`
         # in the first word; skipping the rest keeps a megabyte of commands fast.
-        variants = [text, dequoted(text) if any(q in text for q in "'\"\\") else None]
+        quoted = dequote and any(q in text for q in "'\"\\")
+        variants = [text, dequoted(text) if quoted else None]
         for reading in variants:
             if not reading:
                 continue
