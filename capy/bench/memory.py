@@ -254,35 +254,31 @@ def _latency(project: Path, runs: int = 25) -> dict[str, float]:
 
 
 def _reinforcement(project: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Feedback events, given through the library API, needed for a candidate rule to become
-    established (helped) and to fall below the injection gate (harmed)."""
+    """Feedback events (through the library API, kept as capsules) for a learned rule to fall
+    below the prompt injection gate when it harms, then to rise above it again when it helps."""
     from capy.capsules import open_capsules
     from capy.memory import records_of, write_operation
 
-    candidates = [record for record in records if record["status"] == "candidate"]
-    if len(candidates) < 2:
-        return {"skipped": "fewer than two candidate records"}
-    helped, harmed = candidates[0]["id"], candidates[1]["id"]
+    rules = [record for record in records if record["type"] == "rule"]
+    if not rules:
+        return {"skipped": "no learned rule"}
+    record_id = rules[-1]["id"]
     result: dict[str, Any] = {}
     with open_capsules(project_dir=project, notify=lambda _line: None) as store:
         pack = store.rules.view("memory")
         limit = pack.feedback.reinforcement_events
         gate = pack.injection.prompt.min_confidence
-        for name, record_id, verdict, done in (
-            ("helpful", helped, "helpful", lambda r: r["status"] == "established"),
-            ("harmful", harmed, "harmful", lambda r: r["confidence"] < gate),
+        for verdict, done in (
+            ("harmful", lambda record: record["confidence"] < gate),
+            ("helpful", lambda record: record["confidence"] >= gate),
         ):
             events = None
             for count in range(1, limit + 1):
-                write_operation(
-                    store,
-                    {"op": "feedback", "record": record_id, "verdict": verdict},
-                    source="cli",
-                    session_id="reinforcement",
-                )
-                now = next(r for r in records_of(store) if r["id"] == record_id)
+                operation = {"op": "feedback", "record": record_id, "verdict": verdict}
+                write_operation(store, operation, source="cli", session_id="reinforcement")
+                now = next(item for item in records_of(store) if item["id"] == record_id)
                 if done(now):
                     events = count
                     break
-            result[name] = {"events": events, "limit": limit}
+            result[verdict] = {"events": events, "limit": limit}
     return result
