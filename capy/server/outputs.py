@@ -187,3 +187,26 @@ class RememberOutput(_Closed):
     id: str = Field(description="The capsule's id (the SHA-256 of its canonical JSON).")
     kind: Literal["note", "decision"] = Field(description="The kind it was kept as.")
     new: bool = Field(description="False when the same capsule was kept already.")
+
+
+# --- capy_memory_* -----------------------------------------------------------------------------
+
+
+class MemoryRecordShown(_Closed):
+    id: str = Field(description="The record's id.")
+    type: Literal["rule", "anti_pattern", "preference", "principle"] = Field(
+        description="The kind of lesson."
+    )
+    text: str = Field(description="The lesson.")
+    confidence: float = Field(description="How sure capy is, 0 to 1.")
+    status: Literal["candidate", "established", "deprecated", "superseded"] = Field(
+        description="Where the record stands."
+    )
+
+
+class MemorySearchOutput(_Closed):
+    records: list[MemoryRecordShown] = Field(description="The relevant records, best first.")
+
+
+class MemoryRecordOutput(_Closed):
+    record: MemoryRecordShown = Field(description="The record as it stands now.")

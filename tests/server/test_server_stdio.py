@@ -21,6 +21,9 @@ TOOLS = {
     "capy_cleanup",
     "capy_vault_search",
     "capy_remember",
+    "capy_memory_search",
+    "capy_memory_add",
+    "capy_memory_feedback",
 }
 
 
