@@ -149,10 +149,15 @@ def classify(action: Action, pack: MemoryPack) -> None:
     else:
         action.line = _first_error_line(text)
     action.line = action.line.strip()[: pack.learning.error_chars]
-    program = " ".join(action.command.split()[:2])
-    action.signature = (
-        f"{action.category}|{normalised(program, pack)}|{normalised(action.line, pack)}"
-    )
+    words = action.command.split()
+    program = " ".join(words[:2])
+    line = action.line
+    # The command's own arguments echoed in the error (a branch, a file) vary between runs of
+    # the same failure; they are volatile here too.
+    for word in sorted(set(words[2:]), key=len, reverse=True):
+        if len(word) >= pack.learning.min_word_chars:
+            line = line.replace(word, "#")
+    action.signature = f"{action.category}|{normalised(program, pack)}|{normalised(line, pack)}"
 
 
 def normalised(text: str, pack: MemoryPack) -> str:
