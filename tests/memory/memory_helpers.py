@@ -17,8 +17,14 @@ def call(session: str, command: str, output: str, at: str, *, failed: bool = Fal
     )
 
 
-def push_episode(session: str, day: int) -> list[CapsuleDraft]:
-    at = f"2026-05-{day:02d}T10:00:0"
+def push_episode(session: str, day: int | None = None) -> list[CapsuleDraft]:
+    """A rejected push, a rebase and a push that worked; on May `day`, or today when None."""
+    if day is None:
+        from datetime import UTC, datetime
+
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:0")
+    else:
+        at = f"2026-05-{day:02d}T10:00:0"
     return [
         prompt(session, "push the login-form branch", at + "0Z"),
         call(
