@@ -62,6 +62,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "text": record["text"],
                 "confidence": record["confidence"],
                 "terms": sorted(stems(" ".join([record["text"], *_about(record)]))),
+                "anchors": sorted(stems(" ".join([*record.get("words", ()), *_about(record)]))),
                 "block": (
                     {"id": block.id, "command": list(block.command), "word": block.word}
                     if block is not None and record.get("blocking", True)
@@ -88,8 +89,9 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
 
 
 def _about(record: dict[str, Any]) -> list[str]:
-    """What a record is about beyond its text: its entities and the command it corrected."""
-    return [*record.get("entities", ()), record.get("context") or ""]
+    """What a record is about beyond its text: its entities, the command it corrected and the
+    task it was learned in."""
+    return [*record.get("entities", ()), record.get("context") or "", record.get("task") or ""]
 
 
 def _plain(node: Any) -> Any:

@@ -60,6 +60,10 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         shared = query.intersection(record["terms"])
         if len(shared) < budget["min_shared_terms"]:
             continue
+        # At least one shared stem must name what the record is about (a command, an entity,
+        # its task), not only words of an error message.
+        if budget["anchored"] and not shared.intersection(record.get("anchors", ())):
+            continue
         weight = sum(idf(term) for term in shared)
         if weight / possible < budget["relevance_floor"]:
             continue

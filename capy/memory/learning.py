@@ -37,6 +37,7 @@ def session_lessons(session: Session, pack: MemoryPack) -> tuple[list[Lesson], l
             continue
         if lesson is None:
             continue
+        lesson.task = _task(events, index, lesson.capsules)
         total = sum(lesson.scores.values())
         if total >= pack.gate.threshold:
             lessons.append(lesson)
@@ -95,6 +96,19 @@ def _fix_lesson(
     )
     lesson.scores = score_fix(error, fix, edits, pack)
     return lesson
+
+
+def _task(events: list, index: int, own: list[str]) -> str | None:
+    """What the user asked for when the session went where the lesson was learned: the first
+    prompt before it (not the lesson's own), so the record is found by the task it belongs to."""
+    first = next((event for event in events[:index] if isinstance(event, Said)), None)
+    if first is None or first.capsule in own:
+        return None
+    return " ".join(
+        event.sentence
+        for event in events[:index]
+        if isinstance(event, Said) and event.capsule == first.capsule
+    )
 
 
 def _last_command(events: list, index: int, pack: MemoryPack) -> str | None:

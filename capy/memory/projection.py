@@ -81,6 +81,7 @@ def _absorb(projection: Projection, lesson: Lesson, scope: Scope, pack: MemoryPa
         signature=lesson.signature,
         fix=lesson.fix,
         context=lesson.context,
+        task=lesson.task,
         block_class=lesson.block_class,
         created_ts=lesson.at,
         last_seen_ts=lesson.at,

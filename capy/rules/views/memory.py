@@ -135,6 +135,7 @@ class PromptBudget(Section):
     min_confidence: float
     relevance_floor: float
     min_shared_terms: int
+    anchored: bool
 
 
 class Injection(Section):
