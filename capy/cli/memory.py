@@ -15,7 +15,7 @@ from capy.cli.store import JsonFlag
 app = App(
     name="memory",
     help="What capy learned from sessions: list, show, add, edit, forget, feedback, stats, "
-    "export, import, log, learn, rebuild.",
+    "export, import, log, learn, rebuild, consolidate.",
 )
 TypeOption = Annotated[
     str, Parameter(name="--type", help="rule, anti_pattern, preference or principle")
@@ -328,6 +328,27 @@ def rebuild() -> int:
             f"{report.records} records rebuilt from {report.capsules} capsules in "
             f"{report.scopes} scopes"
         )
+        return 0
+
+    return _with_store(action)
+
+
+@app.command
+def consolidate(*, as_json: JsonFlag = False) -> int:
+    """The principles consolidated from clusters of related records (learning makes them; this
+    shows them)."""
+
+    def action(store) -> int:
+        from capy.cli.output import print_json
+        from capy.memory.manage import project_records
+
+        principles = [record for record in project_records(store) if record["type"] == "principle"]
+        if as_json:
+            print_json(principles)
+        elif not principles:
+            say("no principles yet: a cluster of related records becomes one")
+        else:
+            _table(principles, f"{len(principles)} principles")
         return 0
 
     return _with_store(action)

@@ -44,6 +44,9 @@ def project(capsules: list[Capsule], scope: Scope, pack: MemoryPack) -> Projecti
         for event in session.events:
             if isinstance(event, Operation):
                 _operate(projection, event, scope, pack)
+    from capy.memory.consolidation import consolidate
+
+    consolidate(projection, pack)
     for record in projection.records.values():
         settle(record, pack)
     return projection

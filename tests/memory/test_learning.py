@@ -123,3 +123,30 @@ def test_the_digest_holds_what_hooks_need_and_only_its_owner_reads_it(store, pro
     [record] = digest["records"]
     assert record["block"]["id"] == "memory.block-terraform-destroy"
     assert digest["wrappers"]["wrappers"]
+
+
+def test_a_cluster_of_related_records_is_consolidated_into_a_principle(store):
+    store.write(
+        [
+            prompt(
+                "s1",
+                "Always run the pytest suite with -x before you commit.",
+                "2026-05-01T10:00:00Z",
+            ),
+            prompt(
+                "s2",
+                "Please always run the pytest suite with -x -q when checking a pull request.",
+                "2026-05-02T10:00:00Z",
+            ),
+            prompt(
+                "s3", "From now on, run the pytest suite with -x first.", "2026-05-03T10:00:00Z"
+            ),
+            prompt("s4", "I prefer tabs over spaces in the Makefile.", "2026-05-04T10:00:00Z"),
+        ]
+    )
+    records = _records(store)
+    [principle] = [record for record in records if record["type"] == "principle"]
+    assert principle["sessions"] == ["s1", "s2", "s3"]
+    assert "pytest suite with -x" in principle["text"]
+    assert len([record for record in records if record["type"] == "preference"]) == 4
+    # The members stay: a principle adds to them, it does not replace them.
