@@ -147,6 +147,7 @@ def _from_sentence(
             entities=list(dict.fromkeys(backticked(sentence))),
             words=words,
             context=previous if phrasing.intent == "correction" else None,
+            polarity=phrasing.polarity,
             block_class=block if anti else None,
         )
         lesson.scores = score_sentence(sentence, what, pack)

@@ -38,6 +38,7 @@ class Lesson:
     fix: str | None = None
     block_class: str | None = None
     context: str | None = None  # the command a correction was about
+    polarity: str | None = None  # do or avoid, for lessons from the user's words
     task: str | None = None  # what the user asked for in the session
     scores: dict[str, int] = field(default_factory=dict)
 
@@ -64,6 +65,7 @@ class Record:
     signature: str | None = None
     fix: str | None = None
     context: str | None = None
+    polarity: str | None = None
     task: str | None = None
     block_class: str | None = None
     blocking: bool = True

@@ -84,12 +84,32 @@ def _absorb(projection: Projection, lesson: Lesson, scope: Scope, pack: MemoryPa
         signature=lesson.signature,
         fix=lesson.fix,
         context=lesson.context,
+        polarity=lesson.polarity,
         task=lesson.task,
         block_class=lesson.block_class,
         created_ts=lesson.at,
         last_seen_ts=lesson.at,
     )
     projection.log.append((lesson.at, new_id, "learned", lesson.text[:120]))
+    _supersede_contradicted(projection, projection.records[new_id], lesson.at)
+
+
+def _supersede_contradicted(projection: Projection, newer: Record, at: float) -> None:
+    """A newer lesson about the same subject (the same command in backticks) with the opposite
+    polarity supersedes the older one; both are kept, linked."""
+    if newer.polarity is None or not newer.entities:
+        return
+    subject = set(newer.entities)
+    for older in list(projection.records.values()):
+        if (
+            older.id == newer.id
+            or older.superseded_by
+            or older.polarity in (None, newer.polarity)
+            or not subject.intersection(older.entities)
+        ):
+            continue
+        older.superseded_by, newer.supersedes = newer.id, older.id
+        projection.log.append((at, older.id, "superseded", f"contradicted by {newer.id}"))
 
 
 def _duplicate_of(projection: Projection, lesson: Lesson, pack: MemoryPack) -> Record | None:

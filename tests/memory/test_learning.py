@@ -150,3 +150,20 @@ def test_a_cluster_of_related_records_is_consolidated_into_a_principle(store):
     assert "pytest suite with -x" in principle["text"]
     assert len([record for record in records if record["type"] == "preference"]) == 4
     # The members stay: a principle adds to them, it does not replace them.
+
+
+def test_a_later_contradiction_supersedes_the_older_record_and_keeps_both(store):
+    store.write(
+        [
+            prompt(
+                "s1", "Never use `npm ci` in this repo, it is too slow.", "2026-05-01T10:00:00Z"
+            ),
+            prompt(
+                "s2", "From now on, always use `npm ci` for clean installs.", "2026-05-02T10:00:00Z"
+            ),
+        ]
+    )
+    records = {record["status"]: record for record in _records(store)}
+    assert set(records) == {"superseded", "candidate"}
+    assert records["superseded"]["superseded_by"] == records["candidate"]["id"]
+    assert records["candidate"]["supersedes"] == records["superseded"]["id"]
