@@ -53,11 +53,14 @@ def learn(store: CapsuleStore, *, rebuild: bool = False, now: float | None = Non
     version = memory_version(store)
     if rebuild:
         tables.clear(store.conn)
+    from capy.memory.llm_gate import gate_for
+
     pack = store.rules.view("memory")
+    llm = gate_for(store, pack)
     report = LearnReport()
     for scope, last_n in tables.scopes_with_news(store.conn, version):
         capsules = [capsule for _, capsule in store.backend.scan(scope)]
-        projection = project(capsules, scope, pack)
+        projection = project(capsules, scope, pack, llm)
         records = [record.as_json() for record in projection.records.values()]
         tables.replace_scope(
             store.conn, scope, records, projection.log, last_n=last_n, version=version

@@ -12,6 +12,7 @@ from capy.memory.signals import Action, Edit, Said, backticked, command_words
 from capy.retrieval.matching import stem
 
 if TYPE_CHECKING:
+    from capy.memory.llm_gate import LlmGate
     from capy.memory.signals import Session
     from capy.rules.views.memory import MemoryPack
 
@@ -24,9 +25,13 @@ class Rejected:
         self.reason = reason
 
 
-def session_lessons(session: Session, pack: MemoryPack) -> tuple[list[Lesson], list[Rejected]]:
+def session_lessons(
+    session: Session, pack: MemoryPack, llm: LlmGate | None = None
+) -> tuple[list[Lesson], list[Rejected], list[tuple[Lesson, str]]]:
+    """The session's lessons that pass the gate, those it rejected, and the LLM fallbacks."""
     lessons: list[Lesson] = []
     rejected: list[Rejected] = []
+    fallbacks: list[tuple[Lesson, str]] = []
     events = session.events
     for index, event in enumerate(events):
         if isinstance(event, Action) and event.failed:
@@ -38,13 +43,19 @@ def session_lessons(session: Session, pack: MemoryPack) -> tuple[list[Lesson], l
         if lesson is None:
             continue
         lesson.task = _task(events, index, lesson.capsules)
+        if llm is not None:
+            scores, why = llm.scores(lesson)
+            if scores is not None:
+                lesson.scores = scores  # the total below is recomputed from these four
+            elif why:
+                fallbacks.append((lesson, why))
         total = sum(lesson.scores.values())
         if total >= pack.gate.threshold:
             lessons.append(lesson)
         else:
             shown = ", ".join(f"{name} {value}" for name, value in lesson.scores.items())
             rejected.append(Rejected(lesson, f"gate {total}/{pack.gate.threshold} ({shown})"))
-    return lessons, rejected
+    return lessons, rejected, fallbacks
 
 
 def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Lesson | None:

@@ -18,6 +18,7 @@ from capy.memory.signals import Action, Operation, Said, sessions_of
 
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule, Scope
+    from capy.memory.llm_gate import LlmGate
     from capy.rules.views.memory import MemoryPack
 
 
@@ -30,13 +31,18 @@ class Projection:
     )  # at, record, event, detail
 
 
-def project(capsules: list[Capsule], scope: Scope, pack: MemoryPack) -> Projection:
-    """The records `capsules` (one scope's, in log order) teach under `pack`."""
+def project(
+    capsules: list[Capsule], scope: Scope, pack: MemoryPack, llm: LlmGate | None = None
+) -> Projection:
+    """The records `capsules` (one scope's, in log order) teach under `pack` (and the LLM gate,
+    when one is configured or its replies are cached)."""
     projection = Projection()
     for session in sessions_of(capsules, pack):
-        lessons, rejected = session_lessons(session, pack)
+        lessons, rejected, fallbacks = session_lessons(session, pack, llm)
         for item in rejected:
             projection.log.append((item.lesson.at, "", "rejected", _rejection(item)))
+        for lesson, why in fallbacks:
+            projection.log.append((lesson.at, "", "llm-fallback", why[:200]))
         _judge_fixes(projection, session.events, pack)
         for lesson in lessons:
             _absorb(projection, lesson, scope, pack)
