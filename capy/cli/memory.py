@@ -57,6 +57,18 @@ def _table(records: list[dict[str, Any]], title: str) -> None:
     print_table(Table(columns, _rows(records), frozenset({3, 4})), title=title)
 
 
+def _show_records(records: list[dict[str, Any]], as_json: bool, empty: str, what: str) -> int:
+    from capy.cli.output import print_json
+
+    if as_json:
+        print_json(records)
+    elif not records:
+        say(empty)
+    else:
+        _table(records, f"{len(records)} {what}")
+    return 0
+
+
 @app.command(name="list")
 def list_records(
     *,
@@ -77,7 +89,6 @@ def list_records(
     """
 
     def action(store) -> int:
-        from capy.cli.output import print_json
         from capy.memory.manage import project_records
 
         records = [
@@ -86,13 +97,8 @@ def list_records(
             if (type is None or record["type"] == type)
             and (every or record["status"] not in ("deprecated", "superseded"))
         ]
-        if as_json:
-            print_json(records)
-        elif not records:
-            say("no memory records yet: capy learns them from sessions (or capy memory add)")
-        else:
-            _table(records, f"{len(records)} memory records")
-        return 0
+        empty = "no memory records yet: capy learns them from sessions (or capy memory add)"
+        return _show_records(records, as_json, empty, "memory records")
 
     return _with_store(action)
 
@@ -339,16 +345,10 @@ def consolidate(*, as_json: JsonFlag = False) -> int:
     shows them)."""
 
     def action(store) -> int:
-        from capy.cli.output import print_json
         from capy.memory.manage import project_records
 
         principles = [record for record in project_records(store) if record["type"] == "principle"]
-        if as_json:
-            print_json(principles)
-        elif not principles:
-            say("no principles yet: a cluster of related records becomes one")
-        else:
-            _table(principles, f"{len(principles)} principles")
-        return 0
+        empty = "no principles yet: a cluster of related records becomes one"
+        return _show_records(principles, as_json, empty, "principles")
 
     return _with_store(action)
