@@ -73,13 +73,31 @@ class Session:
 def sessions_of(capsules: list[Capsule], pack: MemoryPack) -> list[Session]:
     """The capsules grouped by session (in order of first appearance), each read as events."""
     found: dict[str, Session] = {}
+    calls: dict[str, Action] = {}
     for capsule in capsules:
         if capsule.forgotten:
             continue
         session_id = str(capsule.metadata.get("session_id") or f"capsule:{capsule.id[:12]}")
         session = found.setdefault(session_id, Session(session_id))
-        session.events.extend(_events(capsule, pack))
+        call_id = capsule.metadata.get("tool_use_id")
+        earlier = calls.get(call_id) if isinstance(call_id, str) else None
+        if capsule.kind == "error" and earlier is not None and not earlier.failed:
+            # A backfilled session keeps the call and, after it, its error (capy.capsules
+            # .backfill): the call failed, with the error's text.
+            _fail(earlier, capsule, pack)
+            continue
+        for event in _events(capsule, pack):
+            session.events.append(event)
+            if isinstance(event, Action) and isinstance(call_id, str):
+                calls[call_id] = event
     return list(found.values())
+
+
+def _fail(action: Action, capsule: Capsule, pack: MemoryPack) -> None:
+    action.failed = True
+    action.capsule = capsule.id
+    action.output = _output_of(capsule.content) or capsule.content
+    classify(action, pack)
 
 
 def _events(capsule: Capsule, pack: MemoryPack) -> list[Any]:
@@ -106,7 +124,7 @@ def _action(capsule: Capsule, at: float, pack: MemoryPack) -> Action:
     command = metadata.get("command") if isinstance(metadata.get("command"), str) else ""
     tool = str(metadata.get("tool") or capsule.content.split("\n", 1)[0])
     subject = command or _input_text(capsule.content)
-    output = capsule.content.split("\noutput: ", 1)[1] if "\noutput: " in capsule.content else ""
+    output = _output_of(capsule.content)
     files = tuple(str(item) for item in metadata.get("files") or ())
     action = Action(
         capsule=capsule.id,
@@ -121,6 +139,14 @@ def _action(capsule: Capsule, at: float, pack: MemoryPack) -> Action:
     if action.failed:
         classify(action, pack)
     return action
+
+
+def _output_of(content: str) -> str:
+    """What the call printed: after `output: ` in a hook capsule, after the first blank line in a
+    backfilled one (its summary, then its output)."""
+    if "\noutput: " in content:
+        return content.split("\noutput: ", 1)[1]
+    return content.split("\n\n", 1)[1] if "\n\n" in content else ""
 
 
 def _input_text(content: str) -> str:
