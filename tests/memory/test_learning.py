@@ -167,3 +167,25 @@ def test_a_later_contradiction_supersedes_the_older_record_and_keeps_both(store)
     assert set(records) == {"superseded", "candidate"}
     assert records["superseded"]["superseded_by"] == records["candidate"]["id"]
     assert records["candidate"]["supersedes"] == records["superseded"]["id"]
+
+
+def test_real_sessions_from_the_vault_teach_rules_from_their_errors(
+    store, shared_testdata, tmp_path
+):
+    from capy.capsules.backfill import backfill_from_vault
+    from capy.vault import open_vault
+    from capy.vault.importer import ImportOptions, import_sessions
+
+    source = shared_testdata("claude-transcripts", "spotter")
+    with open_vault(tmp_path / "vault.db") as vault:
+        import_sessions(vault, ImportOptions(source=source))
+        backfill_from_vault(store, vault)
+    learn(store)
+    rules = [record for record in records_of(store) if record["type"] == "rule"]
+    assert rules, "the long real session has failed calls followed by ones that worked"
+    kinds = {capsule.kind for record in rules for capsule in _capsules(store, record)}
+    assert kinds == {"error", "tool_call"}
+
+
+def _capsules(store, record):
+    return [store.find(capsule_id)[1] for capsule_id in record["provenance"]]
