@@ -97,3 +97,44 @@ def test_a_broken_digest_is_silence_not_an_error(project, store):
     answer = _hook(project, "PreToolUse", "s1", tool_name="Bash", tool_input={"command": "ls"})
     assert _decision(answer)[0] != "deny"
     assert _context(_hook(project, "UserPromptSubmit", "s1", prompt="push the branch")) == ""
+
+
+def test_a_shown_rule_is_credited_by_a_related_success_and_blamed_when_its_error_recurs(
+    project, store
+):
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1"))
+    learn(store)
+    bash = {"tool_name": "Bash"}
+    for session, follow in (
+        (
+            "s2",
+            {
+                "tool_response": {"stdout": "ok", "exit_code": 0},
+                "event": "PostToolUse",
+                "command": "git pull --rebase origin checkout",
+            },
+        ),
+        (
+            "s3",
+            {
+                "error": " ! [rejected] main -> main (non-fast-forward)",
+                "event": "PostToolUseFailure",
+                "command": "git push origin main",
+            },
+        ),
+    ):
+        shown = _context(
+            _hook(project, "UserPromptSubmit", session, prompt="push my branch to origin")
+        )
+        assert "git pull --rebase" in shown
+        event = follow.pop("event")
+        command = follow.pop("command")
+        _hook(project, event, session, **bash, tool_input={"command": command}, **follow)
+    drain_spool(store)
+    learn(store)
+    from capy.memory import records_of
+
+    [rule] = [record for record in records_of(store) if record["type"] == "rule"]
+    assert (rule["helpful"], rule["harmful"]) == (1, 1)
