@@ -109,6 +109,7 @@ def run(fixtures: Path, root: Path, progress: Any = None) -> dict[str, Any]:
         report["prompts"] = _prompts(project, scenarios, records)
         report["blocking"] = _blocking(project, scenarios)
         report["latency"] = _latency(project)
+        report["processes"] = _processes(project)
         report["reinforcement"] = _reinforcement(project, records)
     report["goals"] = GOALS
     return report
@@ -282,3 +283,48 @@ def _reinforcement(project: Path, records: list[dict[str, Any]]) -> dict[str, An
                     break
             result[verdict] = {"events": events, "limit": limit}
     return result
+
+
+def _processes(project: Path, runs: int = 9) -> dict[str, float]:
+    """Median wall time of real `capy hook` processes with the memory digest in place, and of a
+    bare Python start beside them (interleaved), in ms: the ratio is what the hooks' goal is
+    stated in."""
+    import subprocess
+    import sys
+
+    cases = {
+        "bare python": None,
+        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "push the branch"},
+        "PreToolUse benign": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git status"},
+        },
+        "PreToolUse blocked": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "timeout 5 git push --force"},
+        },
+    }
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, event in cases.items():
+            if event is None:
+                argv, payload = [sys.executable, "-c", "pass"], b""
+            else:
+                argv = [
+                    sys.executable,
+                    "-m",
+                    "capy",
+                    "hook",
+                    "--platform",
+                    "claude-code",
+                    event["hook_event_name"],
+                ]
+                payload = json.dumps(
+                    {**event, "session_id": "latency", "cwd": str(project)}
+                ).encode()
+            start = time.perf_counter()
+            subprocess.run(argv, input=payload, capture_output=True, cwd=project, check=False)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: round(statistics.median(values), 1) for name, values in times.items()}

@@ -104,4 +104,19 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
             ],
         )
     )
+    processes = report.get("processes") or {}
+    bare = processes.get("bare python")
+    rows = [
+        (name, fmt(value, 1), fmt(value / bare if bare else None, 2))
+        for name, value in processes.items()
+    ]
+    if rows:
+        tables.append(
+            Table(
+                "memory hook processes with a digest (median ms)",
+                ("event", "ms", "x bare python"),
+                rows,
+                ["Real `capy hook` processes, interleaved with a bare Python start."],
+            )
+        )
     return tables
