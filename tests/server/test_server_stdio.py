@@ -21,6 +21,7 @@ TOOLS = {
     "capy_cleanup",
     "capy_vault_search",
     "capy_remember",
+    "capy_recall",
     "capy_memory_search",
     "capy_memory_add",
     "capy_memory_feedback",

@@ -228,6 +228,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        "0005-recall",
+        """
+        -- Recall resolves the words of a query to entities by name, whatever their type or case.
+        CREATE INDEX entities_by_name ON entities (name COLLATE NOCASE);
+        """,
+    ),
+    Migration(
         "0008-memory",
         """
         -- Memory records (capy.memory): a projection of capsules, recomputed per scope from the
