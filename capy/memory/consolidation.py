@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from capy.memory.learning import stems
 from capy.memory.model import Record, record_id
+from capy.memory.words import stems
 
 if TYPE_CHECKING:
     from capy.memory.projection import Projection

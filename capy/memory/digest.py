@@ -45,7 +45,7 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
 
 def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
     """The digest for one project from its settled records and the rule set in force."""
-    from capy.memory.learning import stems
+    from capy.memory.words import stems
 
     pack = rules.view("memory")
     classes = {block.id: block for block in pack.blocking.live_classes}

@@ -35,7 +35,7 @@ def prompt_text(digest: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
 
 
 def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
-    from capy.memory.learning import stems
+    from capy.memory.words import stems
 
     budget = digest["prompt"]
     records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from capy.memory.gate import score_fix, score_sentence
 from capy.memory.model import Lesson
 from capy.memory.signals import Action, Edit, Said, backticked, command_words
-from capy.retrieval.matching import stem
+from capy.memory.words import stems
 
 if TYPE_CHECKING:
     from capy.memory.llm_gate import LlmGate
@@ -171,16 +171,6 @@ def _block_class(sentence: str, pack: MemoryPack) -> str | None:
         if block.mentions_regex.search(sentence):
             return block.id
     return None
-
-
-def stems(text: str) -> set[str]:
-    return {stem(word.lower()) for word in _words(text) if len(word) >= 2}
-
-
-def _words(text: str) -> list[str]:
-    from capy.retrieval.query import WORD_PART
-
-    return WORD_PART.findall(text)
 
 
 def _programs(command: str) -> list[str]:

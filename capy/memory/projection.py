@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from capy.memory.learning import Rejected, session_lessons, stems
+from capy.memory.learning import Rejected, session_lessons
 from capy.memory.model import Lesson, Record, record_id
 from capy.memory.signals import Action, Operation, Said, sessions_of
+from capy.memory.words import stems
 
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule, Scope

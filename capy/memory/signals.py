@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from capy.capsules.model import unix_seconds
-from capy.retrieval.query import WORD_PART
+from capy.memory.words import WORD_PART
 
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule
