@@ -31,6 +31,20 @@ GOALS = {
     "false_injection": 0.05,
     "tokens_per_prompt": 300,
 }
+# The events memory adds work to, as the latency figures time them.
+TIMED: dict[str, dict[str, Any]] = {
+    "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "push the branch"},
+    "PreToolUse benign": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status"},
+    },
+    "PreToolUse blocked": {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "timeout 5 git push --force"},
+    },
+}
 _SHOWN = re.compile(r"\(memory ([0-9a-f]{8})\)")
 
 
@@ -229,20 +243,7 @@ def _denied(project: Path, command: str) -> bool:
 def _latency(project: Path, runs: int = 25) -> dict[str, float]:
     """Median in-process time of the hook's handling (not the process start `capy bench
     hooks` measures) for the events memory adds work to."""
-    cases = {
-        "SessionStart": {"hook_event_name": "SessionStart", "source": "startup"},
-        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "push the branch"},
-        "PreToolUse benign": {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "git status"},
-        },
-        "PreToolUse blocked": {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "timeout 5 git push --force"},
-        },
-    }
+    cases = {"SessionStart": {"hook_event_name": "SessionStart", "source": "startup"}, **TIMED}
     found = {}
     for name, event in cases.items():
         times = []
@@ -292,20 +293,7 @@ def _processes(project: Path, runs: int = 9) -> dict[str, float]:
     import subprocess
     import sys
 
-    cases = {
-        "bare python": None,
-        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "push the branch"},
-        "PreToolUse benign": {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "git status"},
-        },
-        "PreToolUse blocked": {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "timeout 5 git push --force"},
-        },
-    }
+    cases: dict[str, dict[str, Any] | None] = {"bare python": None, **TIMED}
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, event in cases.items():
