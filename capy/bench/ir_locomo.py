@@ -6,7 +6,10 @@ them. Two collections come from it, both judged by that evidence (binary relevan
 - turns: one document per turn (`Speaker: text`, the photo caption appended when there is one),
   DOCNO `conv-26:D1:3`; a question's relevant documents are its evidence turns;
 - sessions: one document per session (its date line, then every turn), DOCNO `conv-26:S1`;
-  a question's relevant documents are the sessions holding its evidence.
+  a question's relevant documents are the sessions holding its evidence;
+- summaries: the turns again, searched with the upstream summary of each session (about 110
+  words of prose, written by the dataset's authors) as the topic; its relevant documents are
+  that session's turns. Questions are short; these are the long prose queries.
 
 Each conversation goes wholly to the dev half or the held half, by the first byte of the sha256 of
 its id (even: dev), fixed before any tuning; each half's collection pools its conversations, so
@@ -32,7 +35,7 @@ from capy.bench.trec_format import (
 )
 
 HALVES = ("dev", "held")
-GRAINS = ("turns", "sessions")
+GRAINS = ("turns", "sessions", "summaries")
 _SESSION = re.compile(r"^session_(\d+)$")
 
 
@@ -66,7 +69,7 @@ def build(grain: str, half: str, conversations: list[dict]) -> TrecCollection:
         cid = conversation["sample_id"]
         turn_doc: dict[str, str] = {}  # dia_id -> docno holding it
         for number, date, turns in _sessions(conversation["conversation"]):
-            if grain == "sessions":
+            if grain == "sessions":  # turns and summaries index the turns
                 docno = f"{cid}:S{number}"
                 lines = [date] if date else []
                 documents.append(TrecDocument(docno, "\n".join(lines + [_turn(t) for t in turns])))
@@ -76,6 +79,9 @@ def build(grain: str, half: str, conversations: list[dict]) -> TrecCollection:
                     docno = f"{cid}:{turn['dia_id']}"
                     documents.append(TrecDocument(docno, _turn(turn)))
                     turn_doc[turn["dia_id"]] = docno
+        if grain == "summaries":
+            _summary_topics(conversation, turn_doc, topics, qrels)
+            continue
         for index, qa in enumerate(conversation.get("qa", [])):
             relevant = frozenset(
                 turn_doc[e] for e in _evidence(qa.get("evidence")) if e in turn_doc
@@ -86,6 +92,23 @@ def build(grain: str, half: str, conversations: list[dict]) -> TrecCollection:
             topics.append(Topic(topic_id, " ".join(str(qa["question"]).split())))
             qrels[topic_id] = relevant
     return TrecCollection(f"locomo-{grain}-{half}", tuple(documents), tuple(topics), qrels)
+
+
+def _summary_topics(
+    conversation: dict,
+    turn_doc: dict[str, str],
+    topics: list[Topic],
+    qrels: dict[str, frozenset[str]],
+) -> None:
+    cid = conversation["sample_id"]
+    summaries = conversation.get("session_summary") or {}
+    for number, _date, turns in _sessions(conversation["conversation"]):
+        text = " ".join(str(summaries.get(f"session_{number}_summary", "")).split())
+        relevant = frozenset(turn_doc[t["dia_id"]] for t in turns if t.get("dia_id") in turn_doc)
+        if text and relevant:
+            topic_id = f"{cid}:s{number}"
+            topics.append(Topic(topic_id, text))
+            qrels[topic_id] = relevant
 
 
 def _sessions(conversation: dict) -> list[tuple[int, str, list[dict]]]:
