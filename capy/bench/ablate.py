@@ -38,7 +38,6 @@ class Ablation:
 # What capy does beyond bare bm25, one setting each. For a cap, "off" is a value no query reaches.
 ABLATIONS: tuple[Ablation, ...] = (
     Ablation("query.max_terms", 64),
-    Ablation("query.and_first", False),
     Ablation("query.trigram_when_porter_below", 0),
     Ablation("stopwords.english", ()),
     Ablation("synonyms.groups", ()),
@@ -70,9 +69,17 @@ def _set(section: Any, path: list[str], value: Any) -> Any:
     current = getattr(section, head)
     # Built anew rather than copied: a copy would carry the cached values (stopwords.all,
     # synonyms.expansions) computed from the old setting.
-    fields = {name: getattr(section, name) for name in type(section).model_fields}
+    fields = {name: getattr(section, name) for name in _field_names(type(section))}
     fields[head] = _set(current, rest, value) if rest else value
-    return type(section).model_construct(**fields)
+    return type(section).model_validate(fields)
+
+
+def _field_names(cls: type) -> list[str]:
+    """Field names of a view class, pydantic's or the plain models' of a warm process."""
+    declared = getattr(cls, "model_fields", None)
+    if declared is not None:
+        return list(declared)
+    return [spec.name for spec in cls._plain_fields()]
 
 
 def known_settings(pack: Any) -> list[str]:

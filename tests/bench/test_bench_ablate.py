@@ -37,6 +37,7 @@ def _conversation(cid: str) -> dict:
                 }
             ],
         },
+        "session_summary": {"session_2_summary": "Ann tells Bo that the kitten is named Pickle."},
         "qa": [
             {"question": "What is the kitten called?", "evidence": ["D2:1"], "category": 1},
             {"question": "When was the kitten adopted?", "evidence": ["D1:1; D1:2"]},
@@ -53,7 +54,7 @@ def test_halves_are_fixed_by_conversation_id() -> None:
 def test_turns_and_sessions_judged_by_evidence(tmp_path: Path) -> None:
     cid = next(f"c{n}" for n in range(50) if ir_locomo.half_of(f"c{n}") == "dev")
     built = {c.name: c for c in ir_locomo.collections([_conversation(cid)])}
-    assert set(built) == {"locomo-turns-dev", "locomo-sessions-dev"}
+    assert set(built) == {"locomo-turns-dev", "locomo-sessions-dev", "locomo-summaries-dev"}
     turns = built["locomo-turns-dev"]
     assert [d.docno for d in turns.documents] == [f"{cid}:D1:1", f"{cid}:D1:2", f"{cid}:D2:1"]
     assert turns.documents[2].text == "Ann: Her name is Pickle. [shares a photo of a cat]"
@@ -61,6 +62,12 @@ def test_turns_and_sessions_judged_by_evidence(tmp_path: Path) -> None:
     sessions = built["locomo-sessions-dev"]
     assert sessions.documents[0].text.splitlines()[0] == "1:00 pm on 8 May, 2023"
     assert sessions.qrels[f"{cid}:q1"] == {f"{cid}:S1"}
+    summaries = built["locomo-summaries-dev"]
+    assert summaries.documents == turns.documents
+    assert [(t.id, t.text) for t in summaries.topics] == [
+        (f"{cid}:s2", "Ann tells Bo that the kitten is named Pickle.")
+    ]
+    assert summaries.qrels == {f"{cid}:s2": {f"{cid}:D2:1"}}
     # Written and read back in the TREC layout, angle brackets kept as look-alikes.
     again = load_collection(ir_locomo.write_collection(turns, tmp_path))
     assert again.qrels == turns.qrels
@@ -94,7 +101,7 @@ def test_ablation_report_on_a_small_collection(trec_dir: Path) -> None:
 
 def test_cli_ablate_and_ir_build(trec_dir: Path, tmp_path: Path) -> None:
     locomo = tmp_path / "locomo.json"
-    cids = [f"c{n}" for n in range(6)]
+    cids = [f"c{n}" for n in range(8)]  # c6 falls in the held half
     locomo.write_text(json.dumps([_conversation(cid) for cid in cids]), encoding="utf-8")
     command = [sys.executable, "-m", "capy", "bench"]
     out = tmp_path / "ir"
@@ -128,6 +135,7 @@ def test_cli_ablate_and_ir_build(trec_dir: Path, tmp_path: Path) -> None:
         "tiny-trec",
         "locomo-turns-dev",
         "locomo-sessions-dev",
+        "locomo-summaries-dev",
     ]
     wrong = subprocess.run(
         [*command, "ablate", "--only", "boosts.nothing"], capture_output=True, text=True
@@ -145,6 +153,8 @@ def test_shared_locomo_split() -> None:
         "locomo-turns-held",
         "locomo-sessions-dev",
         "locomo-sessions-held",
+        "locomo-summaries-dev",
+        "locomo-summaries-held",
     ]
     dev, held = built[0], built[1]
     assert not {d.docno.split(":")[0] for d in dev.documents} & {
