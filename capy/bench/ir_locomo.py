@@ -139,7 +139,8 @@ def write_collection(collection: TrecCollection, directory: Path) -> Path:
     target = directory / collection.name
     target.mkdir(parents=True, exist_ok=True)
     docs = "".join(
-        f"<DOC>\n<DOCNO>{d.docno}</DOCNO>\n{_escape(d.text)}\n</DOC>\n" for d in collection.documents
+        f"<DOC>\n<DOCNO>{d.docno}</DOCNO>\n{_escape(d.text)}\n</DOC>\n"
+        for d in collection.documents
     )
     (target / DOCUMENTS_FILE).write_text(docs, encoding="utf-8")
     tops = "".join(

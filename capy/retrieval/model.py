@@ -42,9 +42,7 @@ class Candidate:
         column order every corpus's ranked-list query selects."""
         chunk_id, source_id, label, kind, title, content, rank, *more = row
         content_type = str(more[0] or "") if more else ""
-        return cls(
-            chunk_id, source_id, label, kind, title or "", content or "", rank, content_type
-        )
+        return cls(chunk_id, source_id, label, kind, title or "", content or "", rank, content_type)
 
 
 @dataclass(frozen=True)

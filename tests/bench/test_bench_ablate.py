@@ -58,7 +58,10 @@ def test_turns_and_sessions_judged_by_evidence(tmp_path: Path) -> None:
     turns = built["locomo-turns-dev"]
     assert [d.docno for d in turns.documents] == [f"{cid}:D1:1", f"{cid}:D1:2", f"{cid}:D2:1"]
     assert turns.documents[2].text == "Ann: Her name is Pickle. [shares a photo of a cat]"
-    assert turns.qrels == {f"{cid}:q0": {f"{cid}:D2:1"}, f"{cid}:q1": {f"{cid}:D1:1", f"{cid}:D1:2"}}
+    assert turns.qrels == {
+        f"{cid}:q0": {f"{cid}:D2:1"},
+        f"{cid}:q1": {f"{cid}:D1:1", f"{cid}:D1:2"},
+    }
     sessions = built["locomo-sessions-dev"]
     assert sessions.documents[0].text.splitlines()[0] == "1:00 pm on 8 May, 2023"
     assert sessions.qrels[f"{cid}:q1"] == {f"{cid}:S1"}
