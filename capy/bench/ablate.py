@@ -20,6 +20,7 @@ from typing import Any
 from capy.bench import metrics
 from capy.bench.trec import NDCG_DEPTH, build_floor, floor_ranking, indexed_collection, rankings
 from capy.bench.trec_format import TrecCollection
+from capy.rules.views.base import with_fields
 
 FULL = "full pipeline"
 FLOOR = "fts5 bm25"
@@ -31,8 +32,6 @@ class Ablation:
 
     setting: str  # dotted path in the search pack, e.g. "boosts.proximity"
     off: Any
-    # Where the setting is one of the pack's per-content-type profiles, the ablation changes
-    # it in every profile (a pass is off for all content); see `_set`.
 
 
 # What capy does beyond bare bm25, one setting each. For a cap, "off" is a value no query reaches.
@@ -54,6 +53,9 @@ ABLATIONS: tuple[Ablation, ...] = (
     Ablation("boosts.definition.weight", 0.0),
     Ablation("fuzzy.enabled", False),
     Ablation("diversity.max_per_source", 1000),
+    # Every chunk ranked by `boosts`, whatever its content type. A `boosts.*` ablation changes
+    # the weights that content without a profile (or a profile not setting that weight) uses.
+    Ablation("profiles", ()),
 )
 
 Progress = Callable[[str, int, int], None]
@@ -66,20 +68,8 @@ def ablated(pack: Any, ablation: Ablation) -> Any:
 
 def _set(section: Any, path: list[str], value: Any) -> Any:
     head, rest = path[0], path[1:]
-    current = getattr(section, head)
-    # Built anew rather than copied: a copy would carry the cached values (stopwords.all,
-    # synonyms.expansions) computed from the old setting.
-    fields = {name: getattr(section, name) for name in _field_names(type(section))}
-    fields[head] = _set(current, rest, value) if rest else value
-    return type(section).model_validate(fields)
-
-
-def _field_names(cls: type) -> list[str]:
-    """Field names of a view class, pydantic's or the plain models' of a warm process."""
-    declared = getattr(cls, "model_fields", None)
-    if declared is not None:
-        return list(declared)
-    return [spec.name for spec in cls._plain_fields()]
+    new = _set(getattr(section, head), rest, value) if rest else value
+    return with_fields(section, **{head: new})
 
 
 def known_settings(pack: Any) -> list[str]:
