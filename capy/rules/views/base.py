@@ -62,8 +62,8 @@ __all__ = [
     "Section",
     "active",
     "field_validator",
-    "with_fields",
     "model_validator",
+    "with_fields",
 ]
 
 R = TypeVar("R", bound=RuleView)
