@@ -45,6 +45,7 @@ COMMANDS = {
         "capy.cli.capsules:app",
         "The immutable capsule log: add, list, show, verify, forget, archive, export, import.",
     ),
+    "recall": ("capy.cli.recall:recall", "Recall past sessions' capsules as a brief in budget."),
 }
 
 

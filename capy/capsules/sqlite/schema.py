@@ -227,6 +227,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WITHOUT ROWID;
         """,
     ),
+    Migration(
+        "0005-recall",
+        """
+        -- Recall resolves the words of a query to entities by name, whatever their type or case.
+        CREATE INDEX entities_by_name ON entities (name COLLATE NOCASE);
+        """,
+    ),
 )
 
 # Derived tables, in an order that can be emptied safely; `rebuild` empties them.
