@@ -36,6 +36,7 @@ from capy.security.permissions import (
 from capy.security.settings_files import (
     DECISION_LISTS,
     LoadedSettings,
+    SettingsFile,
     read_settings,
     settings_files,
 )
@@ -98,15 +99,34 @@ _WARNED: set[str] = set()
 
 
 def load_policy(
-    project_dir: Path | None = None, *, home: Path | None = None, managed_dir: Path | None = None
+    project_dir: Path | None = None,
+    *,
+    home: Path | None = None,
+    managed_dir: Path | None = None,
+    ruleset: Any = None,
 ) -> Policy:
-    """Read every Claude Code settings file for `project_dir` (default: the working directory)."""
+    """Read every Claude Code settings file for `project_dir` (default: the working directory).
+
+    The parse is reused while no settings file changes (`capy.security.policy_memo`), so an
+    edit takes effect on the next call and an unchanged project costs a few stat calls.
+    `ruleset`, when given, says where the files are (else the packs in force are read).
+    """
     from capy.config.paths import home_dir, project_root
+    from capy.security.policy_memo import remembered_policy
 
     cwd = (Path(project_dir) if project_dir else Path.cwd()).expanduser().resolve()
     home = Path(home) if home else home_dir()
-    policy = Policy(project=project_root(cwd), project_cwd=cwd, home=home)
-    for file in settings_files(policy.project, policy.home, managed_dir):
+    project = project_root(cwd)
+    files = settings_files(project, home, managed_dir, ruleset)
+    return remembered_policy(
+        (str(cwd), str(project), str(home)),
+        files,
+        lambda: _parse_policy(Policy(project=project, project_cwd=cwd, home=home), files),
+    )
+
+
+def _parse_policy(policy: Policy, files: list[SettingsFile]) -> Policy:
+    for file in files:
         loaded = read_settings(file)
         if loaded is None:
             continue
