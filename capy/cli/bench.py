@@ -65,6 +65,16 @@ app.command(
     name="capsules-chaos",
     help="Capsules survive kill -9 of pipeline workers: each once, chains verify, all derived.",
 )
+app.command(
+    "capy.cli.bench_ablate:ablate",
+    name="ablate",
+    help="Turn off one ranking pass at a time: nDCG@10 per dev collection against bm25.",
+)
+app.command(
+    "capy.cli.bench_ablate:ir_build",
+    name="ir-build",
+    help="Write LoCoMo turns and sessions as TREC collections (dev and held halves).",
+)
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]
