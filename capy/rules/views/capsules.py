@@ -145,6 +145,31 @@ class Capture(Section):
     drain_on: tuple[str, ...]
 
 
+class ProxyTimeouts(Section):
+    connect_seconds: float
+    read_seconds: float
+    write_seconds: float
+
+
+class DropHeaders(Section):
+    request: tuple[str, ...]
+    response: tuple[str, ...]
+
+
+class Proxy(Section):
+    """`capy proxy`: its port, the hosts it answers, upstream timeouts, the headers it never
+    forwards, and what each chat role's message becomes."""
+
+    default_port: int
+    loopback_hosts: tuple[str, ...]
+    timeouts: ProxyTimeouts
+    drop_headers: DropHeaders
+    roles: dict[str, str]
+    shared_roles: tuple[str, ...]
+    bounds: dict[str, int]
+    non_text_part: str
+
+
 class CapsulesPack(PackView):
     kinds: dict[str, str]
     sources: dict[str, str]
@@ -158,6 +183,7 @@ class CapsulesPack(PackView):
     relations: Relations
     summaries: Summaries
     capture: Capture | None = None
+    proxy: Proxy | None = None
 
     @property
     def live_stages(self) -> tuple[Stage, ...]:
