@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -92,7 +92,7 @@ class ChatHandler(BaseHTTPRequestHandler):
             request = json.loads(raw)
         except ValueError:
             request = {}
-        self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": request})
+        self._saw(request)
         model = str(request.get("model") or "json")
         text = reply_text(request)
         if model == "fail":
@@ -111,8 +111,12 @@ class ChatHandler(BaseHTTPRequestHandler):
         self._send(200, json.dumps(completion(text)).encode())
 
     def do_GET(self) -> None:
-        self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": None})
+        self._saw(None)
         self._send(200, json.dumps({"object": "list", "data": [{"id": "json"}]}).encode())
+
+    def _saw(self, body: Any) -> None:
+        auth = self.headers.get("Authorization")
+        self.seen.append({"path": self.path, "auth": auth, "body": body})
 
     def _send(self, status: int, body: bytes) -> None:
         self.send_response(status)
@@ -160,10 +164,8 @@ def chat_upstream() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 def main() -> int:
     with chat_upstream() as (url, _seen):
         print(url, flush=True)
-        try:
+        with suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
     return 0
 
 

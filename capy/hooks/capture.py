@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from capy.hooks.context import HookContext
     from capy.masking import PlainSecrets
 
+
 class Capture:
     """The capture rules of one hook call and the redactor built from them (once)."""
 
@@ -158,8 +159,6 @@ def _drainer_running(spool: str) -> bool:
 
 
 def _utc_now() -> str:
-    """The capsule's canonical time spelling (capy.capsules.model.TIME_FORMAT)."""
-    now = time.time()
-    seconds = int(now)
-    micros = int((now - seconds) * 1e6)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
+    from capy.spooling import utc_stamp
+
+    return utc_stamp(time.time())

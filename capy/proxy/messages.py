@@ -97,7 +97,8 @@ def reply_fingerprint(history: list[ChatMessage], reply: dict[str, Any]) -> str:
 def conversation_id(history: list[ChatMessage]) -> str:
     """The conversation a request belongs to: the chain at its first user message (the system
     prompt and that message start a conversation; every later turn shares them)."""
-    first = next((each for each in history if each.role == "user"), history[-1] if history else None)
+    users = [each for each in history if each.role == "user"]
+    first = users[0] if users else (history[-1] if history else None)
     anchor = first.chained if first is not None else _digest(FINGERPRINT_FORMAT)
     return CONVERSATION_PREFIX + anchor[:CONVERSATION_CHARS]
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from capy.proxy.messages import chain, conversation_id, message_text, reply_fingerprint
 from capy.proxy.replies import reply_from_json, reply_from_stream
+from capy.spooling import utc_stamp
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,13 +55,16 @@ def plan_records(
         request = json.loads(exchange.request)
     except (ValueError, UnicodeDecodeError):
         return []
-    if proxy is None or not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+    messages = request.get("messages") if isinstance(request, dict) else None
+    if proxy is None or not isinstance(messages, list):
         return []
-    history = chain(request["messages"], proxy.shared_roles)
+    history = chain(messages, proxy.shared_roles)
     if not history:
         return []
-    reply = reply_from_stream(exchange.reply) if exchange.streamed else reply_from_json(
-        b"".join(exchange.reply)
+    reply = (
+        reply_from_stream(exchange.reply)
+        if exchange.streamed
+        else reply_from_json(b"".join(exchange.reply))
     )
     model = request.get("model")
     common = {
@@ -88,7 +92,7 @@ def plan_records(
             "kind": kind,
             "content": content,
             "metadata": {key: value for key, value in metadata.items() if value},
-            "created_at": utc_time(at),
+            "created_at": utc_stamp(at),
         }
         return Planned(fingerprint, record)
 
@@ -99,12 +103,3 @@ def plan_records(
     if reply is not None:
         found.append(planned(reply, reply_fingerprint(history, reply), exchange.replied_at))
     return [each for each in found if each is not None]
-
-
-def utc_time(seconds: float) -> str:
-    """The capsule's canonical spelling of a Unix time (capy.capsules.model.TIME_FORMAT)."""
-    whole = int(seconds)
-    micros = int(round((seconds - whole) * 1e6))
-    if micros >= 1_000_000:
-        whole, micros = whole + 1, micros - 1_000_000
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros:06d}Z"
