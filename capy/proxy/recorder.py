@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class Recorder:
         self.spool = project_spool_path(project_dir, rules)
         self.project = str(locate_capsules(None, project_dir).project_root)
         self.spooled = 0
+        self._problems: list[str] = []
 
     def start(self) -> None:
         self._thread.start()
@@ -59,25 +61,31 @@ class Recorder:
     def _run(self) -> None:
         while True:
             batch = [self._queue.get()]
-            while True:  # whatever queued meanwhile is drained in one go
+            while True:  # whatever queued meanwhile is recorded in one go
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
+            self._problems = []
             for exchange in batch:
                 if exchange is not _STOP:
                     self._guarded("an exchange was not recorded", lambda e=exchange: self._spool(e))
             self._guarded("recorded messages wait in the spool", self._drain)
+            if self._problems:  # one line per round, however many steps failed
+                self._log(self._problems[0])
             if _STOP in batch:
-                self._guarded("the capsule log did not close cleanly", self._close_store)
+                self._close_store()
                 return
 
     def _guarded(self, what: str, action: Callable[[], object]) -> None:
         try:
             action()
         except Exception as problem:  # a recording failure must never reach the server
-            detail = getattr(problem, "message", None) or type(problem).__name__
-            self._log(f"{what} ({detail})")
+            self._problem(what, problem)
+
+    def _problem(self, what: str, problem: Exception) -> None:
+        detail = getattr(problem, "message", None) or type(problem).__name__
+        self._problems.append(f"{what} ({detail})")
 
     def _spool(self, exchange: Exchange) -> None:
         from capy.proxy.recording import plan_records
@@ -105,7 +113,7 @@ class Recorder:
         try:
             return self._open().backend.recorded_fingerprints(fingerprints)
         except StoreError as problem:
-            self._log(f"the capsule log could not be read ({problem.message})")
+            self._problem("the capsule log could not be read", problem)
             return set()
 
     def _drain(self) -> None:
@@ -128,7 +136,8 @@ class Recorder:
 
     def _close_store(self) -> None:
         if self._store is not None:
-            self._store.close()
+            with suppress(Exception):  # closing at exit: nothing left to lose
+                self._store.close()
             self._store = None
 
     def _redactor(self) -> Callable[[str], str]:
