@@ -34,15 +34,18 @@ class RunningProxy:
     def logs(self) -> str:
         return self.stdout.read_text(errors="replace") + self.stderr.read_text(errors="replace")
 
-    def stop(self) -> int:
+    def stop(self) -> bool:
+        """SIGTERM, and wait for the exit; whether it exited as asked (uvicorn shuts down, then
+        lets the signal end the process: status -SIGTERM) rather than by crash or kill."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
-                return self.process.wait(STOP_SECONDS)
+                self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                return self.process.wait()
-        return self.process.returncode
+                self.process.wait()
+                return False
+        return self.process.returncode in (0, -signal.SIGTERM)
 
 
 @contextmanager

@@ -54,7 +54,9 @@ def test_the_async_client_streams_through_the_proxy(upstream, start_proxy):
         async with openai.AsyncOpenAI(
             base_url=proxy.base_url, api_key=API_KEY, max_retries=0
         ) as aclient:
-            stream = await aclient.chat.completions.create(model="stream", messages=ASK, stream=True)
+            stream = await aclient.chat.completions.create(
+                model="stream", messages=ASK, stream=True
+            )
             return "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
 
     assert asyncio.run(ask()) == reply_text({"messages": ASK})
