@@ -16,6 +16,7 @@ HTTP/1.1 with keep-alive (streams are chunked), as a real API answers.
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -84,6 +85,11 @@ def stream_events(text: str, with_tool: bool) -> Iterator[bytes]:
 class ChatHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     seen: list[dict[str, Any]]  # set per server (`handler_for`)
+
+    def setup(self) -> None:
+        super().setup()
+        # As API servers do: each write goes out at once (no Nagle wait for the previous ACK).
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))

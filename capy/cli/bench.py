@@ -55,6 +55,11 @@ app.command(
     name="capsules-chaos",
     help="Capsules survive kill -9 of pipeline workers: each once, chains verify, all derived.",
 )
+app.command(
+    "capy.cli.bench_proxy:proxy",
+    name="proxy",
+    help="What capy proxy adds to a chat completion against the direct call, and what it records.",
+)
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]

@@ -37,7 +37,6 @@ class ProxyOptions:
     port: int | None = None  # None: the pack's default_port; 0: any free port
     timeout: float | None = None  # None: the pack's read_seconds
     project_dir: Path | None = None
-    record: bool = True
 
 
 def checked_upstream(url: str) -> str:
@@ -68,7 +67,10 @@ def bind_loopback(port: int):
     """A listening socket on 127.0.0.1:`port` (0: a free port)."""
     import socket
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
+    # say they are TCP, and with Nagle on, a reply's headers and body go a delayed ACK apart
+    # (about 40 ms a request).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port))
@@ -102,7 +104,8 @@ def serve_proxy(options: ProxyOptions, announce: Callable[[str], None]) -> None:
     def log(line: str) -> None:
         print(f"capy proxy: {line}", file=sys.stderr, flush=True)
 
-    recorder = Recorder(project_dir, rules, log) if options.record else None
+    recorder = Recorder(project_dir, rules, log)
+    recorder.warm()
     settings = ProxySettings(
         upstream=upstream,
         rules=pack,

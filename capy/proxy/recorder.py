@@ -46,6 +46,16 @@ class Recorder:
         self.spooled = 0
         self._problems: list[str] = []
 
+    def warm(self) -> None:
+        """Open the log and build the redactor now, before the first request, so that work
+        does not share the first replies' time (a failure here is left for the first record,
+        logs it again)."""
+        self._problems = []
+        self._guarded("the capsule log could not be opened", lambda: self._open().stage_versions)
+        self._redactor()
+        if self._problems:
+            self._log(self._problems[0])
+
     def start(self) -> None:
         self._thread.start()
 
@@ -92,16 +102,14 @@ class Recorder:
         from capy.spooling import append_record
 
         planned = plan_records(
-            exchange, self._rules.view("capsules"), self.project, self._redactor()
+            exchange,
+            self._rules.view("capsules"),
+            self.project,
+            self._redactor(),
+            lambda fingerprints: self._pending | self._recorded(fingerprints),
         )
-        if not planned:
-            return
-        known = self._pending | self._recorded({each.fingerprint for each in planned})
         for each in planned:
-            if each.fingerprint in known:
-                continue
             append_record(str(self.spool), each.record)
-            known.add(each.fingerprint)
             self._pending.add(each.fingerprint)
             self.spooled += 1
 

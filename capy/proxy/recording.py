@@ -43,10 +43,16 @@ class Planned:
 
 
 def plan_records(
-    exchange: Exchange, pack: CapsulesPack, project: str, redact: Callable[[str], str]
+    exchange: Exchange,
+    pack: CapsulesPack,
+    project: str,
+    redact: Callable[[str], str],
+    known: Callable[[set[str]], set[str]],
 ) -> list[Planned]:
-    """The records of an exchange, request messages first, then the reply; empty when the
-    request is not a chat completion the proxy can read."""
+    """The records of an exchange's new messages, request messages first, then the reply;
+    `known` tells which fingerprints were recorded already. Only new messages are redacted:
+    a long history is resent every turn, and redacting it all again would be most of the
+    work."""
     from capy.hooks.events import printable
     from capy.masking import bounded_redaction
 
@@ -96,10 +102,19 @@ def plan_records(
         }
         return Planned(fingerprint, record)
 
-    found = [
-        planned(each.message, each.fingerprint, exchange.received_at + index * 1e-6)
+    candidates = [
+        (each.message, each.fingerprint, exchange.received_at + index * 1e-6)
         for index, each in enumerate(history)
     ]
     if reply is not None:
-        found.append(planned(reply, reply_fingerprint(history, reply), exchange.replied_at))
-    return [each for each in found if each is not None]
+        candidates.append((reply, reply_fingerprint(history, reply), exchange.replied_at))
+    seen = known({fingerprint for _, fingerprint, _ in candidates})
+    found = []
+    for message, fingerprint, at in candidates:
+        if fingerprint in seen:
+            continue
+        seen.add(fingerprint)  # the same message twice in one request is recorded once
+        each = planned(message, fingerprint, at)
+        if each is not None:
+            found.append(each)
+    return found
