@@ -52,6 +52,10 @@ COMMANDS = {
 }
 
 
+# Commands whose `--help` shows their whole docstring, not only the summary above: the proxy's
+# says exactly what it records and what it never stores.
+WHOLE_HELP = frozenset({"proxy"})
+
 _built: list = []  # the one app of this process, once built (functools would cost an import)
 
 
@@ -72,7 +76,7 @@ def build_app():
         result_action="return_value",
     )
     for name, (target, summary) in COMMANDS.items():
-        app.command(target, name=name, help=summary)
+        app.command(target, name=name, help=None if name in WHOLE_HELP else summary)
     _built.append(app)
     return app
 
