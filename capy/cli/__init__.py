@@ -42,7 +42,7 @@ COMMANDS = {
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
     "vault": ("capy.cli.vault:app", "Archive past sessions verbatim; search and restore them."),
     "proxy": (
-        "capy.cli.proxy:proxy",
+        "capy.cli.proxy:app",
         "Forward OpenAI-compatible chat completions and record them as capsules.",
     ),
     "capsules": (
@@ -51,10 +51,6 @@ COMMANDS = {
     ),
 }
 
-
-# Commands whose `--help` shows their whole docstring, not only the summary above: the proxy's
-# says exactly what it records and what it never stores.
-WHOLE_HELP = frozenset({"proxy"})
 
 _built: list = []  # the one app of this process, once built (functools would cost an import)
 
@@ -76,7 +72,7 @@ def build_app():
         result_action="return_value",
     )
     for name, (target, summary) in COMMANDS.items():
-        app.command(target, name=name, help=None if name in WHOLE_HELP else summary)
+        app.command(target, name=name, help=summary)
     _built.append(app)
     return app
 

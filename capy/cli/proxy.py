@@ -5,9 +5,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from cyclopts import Parameter
+from cyclopts import App, Parameter
+
+# Shown under `capy proxy --help`: what a user must know before pointing a program at it.
+WHAT_IT_KEEPS = """\
+Listens on 127.0.0.1 only. Point your client's base URL at the address it prints (for example
+http://127.0.0.1:8788/v1) and keep your API key in the client: the Authorization header passes
+through to the upstream untouched. Streamed replies are relayed chunk by chunk as they arrive;
+other API paths (models, embeddings) pass through unrecorded.
+
+Recorded, as capsules with source proxy in this project's capsule log, after the reply went
+out: the text of each chat message the first time the proxy sees it (clients resend the whole
+history every turn; each message is kept once, a system prompt once in all) and the text and
+tool calls of each reply's first choice, with the conversation id, model name and role.
+Content is redacted by the secrets pack and bounded (rules/capsules.yaml, proxy) before it is
+written anywhere, the capture spool included.
+
+Never stored or logged: the API key and every other request header, images, audio and files
+(a placeholder stands in for them), request settings other than the model, and exchanges
+that failed or broke off."""
+
+app = App(name="proxy", help_epilogue=WHAT_IT_KEEPS)
 
 
+@app.default
 def proxy(
     *,
     upstream: Annotated[str, Parameter(name="--upstream")],
@@ -16,21 +37,6 @@ def proxy(
     project: Annotated[Path | None, Parameter(name="--project")] = None,
 ) -> int:
     """Forward OpenAI-compatible chat completions to UPSTREAM and record them as capsules.
-
-    Listens on 127.0.0.1 only. Point your client's base URL at the address it prints (for
-    example http://127.0.0.1:8788/v1) and keep your API key in the client: the Authorization
-    header passes through to the upstream untouched. Streamed replies are relayed chunk by chunk
-    as they arrive; other API paths (models, embeddings) pass through unrecorded.
-
-    Recorded, as capsules with source `proxy` in this project's capsule log: the text of each
-    chat message the first time the proxy sees it (clients resend the whole history every turn;
-    each message is kept once) and the text of the first choice of each reply, with the
-    conversation id, model name and role. Content is redacted by the secrets pack and bounded
-    (rules/capsules.yaml, `proxy`) before it is written anywhere, the capture spool included.
-
-    Never stored or logged: the API key and every other request header, images, audio and
-    files (a placeholder stands in for them), request settings other than the model, and
-    failed or broken-off exchanges.
 
     Parameters
     ----------
