@@ -49,6 +49,7 @@ COMMANDS = {
         "capy.cli.capsules:app",
         "The immutable capsule log: add, list, show, verify, forget, archive, export, import.",
     ),
+    "recall": ("capy.cli.recall:recall", "Recall past sessions' capsules as a brief in budget."),
 }
 
 

@@ -187,3 +187,25 @@ class RememberOutput(_Closed):
     id: str = Field(description="The capsule's id (the SHA-256 of its canonical JSON).")
     kind: Literal["note", "decision"] = Field(description="The kind it was kept as.")
     new: bool = Field(description="False when the same capsule was kept already.")
+
+
+# --- capy_recall -------------------------------------------------------------------------------
+
+
+class RecallItemOutput(_Closed):
+    capsule_id: str = Field(description="The capsule's id; recall it by id for the whole text.")
+    kind: str = Field(description="prompt, response, tool_call, diff, error, note or decision.")
+    created_at: str = Field(description="When it happened (ISO 8601, UTC).")
+    session_id: str | None = Field(description="The agent session it came from, when known.")
+    project: str = Field(description="The scope's project it belongs to.")
+    score: float = Field(description="Its fused score (higher ranks first).")
+    lists: list[str] = Field(description="The ranked lists that found it (lexical, graph, vector).")
+    folded: list[str] = Field(description="Ids of near-duplicates it stands for.")
+    text: str = Field(description="The part of it that matched.")
+
+
+class RecallOutput(_Closed):
+    query: str = Field(description="The query as recalled.")
+    budget_tokens: int = Field(description="The token budget the brief kept to.")
+    tokens: int = Field(description="The brief's estimated tokens.")
+    items: list[RecallItemOutput] = Field(description="Every relevant capsule, best first.")

@@ -25,6 +25,7 @@ STRUCTURED_TOOLS = frozenset(
         "capy_stats",
         "capy_doctor",
         "capy_remember",
+        "capy_recall",
     }
 )
 

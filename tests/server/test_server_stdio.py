@@ -21,6 +21,7 @@ TOOLS = {
     "capy_cleanup",
     "capy_vault_search",
     "capy_remember",
+    "capy_recall",
 }
 
 

@@ -78,13 +78,18 @@ def relink(conn: sqlcipher3.Connection, entity_ids: Iterable[int], version: str)
         part = touched[start : start + 400]
         marks = ",".join("?" * len(part))
         conn.execute(f"DELETE FROM entity_edges WHERE a IN ({marks}) OR b IN ({marks})", part * 2)
-        conn.execute(
-            "INSERT INTO entity_edges (a, b, kind, weight, version) "
-            "SELECT x.entity_id, y.entity_id, ?, count(DISTINCT x.capsule_n), ? "
+        # Two indexed halves (the touched entity as the edge's lower end, then its upper
+        # end): one WHERE with OR scans every mention for each capsule linked.
+        pairs = (
+            "SELECT x.entity_id AS a, y.entity_id AS b, x.capsule_n AS n "
             "FROM capsule_entities AS x JOIN capsule_entities AS y "
             "ON y.capsule_n = x.capsule_n AND y.entity_id > x.entity_id "
-            f"WHERE x.entity_id IN ({marks}) OR y.entity_id IN ({marks}) "
-            "GROUP BY x.entity_id, y.entity_id",
+        )
+        conn.execute(
+            "INSERT INTO entity_edges (a, b, kind, weight, version) "
+            "SELECT a, b, ?, count(DISTINCT n), ? FROM ("
+            f"{pairs} WHERE x.entity_id IN ({marks}) UNION "
+            f"{pairs} WHERE y.entity_id IN ({marks})) GROUP BY a, b",
             (CO_MENTION, version, *part, *part),
         )
         conn.execute(

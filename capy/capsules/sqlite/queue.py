@@ -64,9 +64,12 @@ def claim(
 ) -> list[Job]:
     """Lease up to `limit` claimable jobs of `stage` to `worker`, oldest first."""
     now = time.time() if now is None else now
+    # `+dep.state`: without it the planner seeks the dependency through the claimable index
+    # (every done job of that stage, for each candidate: quadratic in the log's size) instead
+    # of the (target, stage, version) key.
     waits = "".join(
         " AND EXISTS (SELECT 1 FROM capsule_jobs AS dep WHERE dep.target = j.target"
-        " AND dep.stage = ? AND dep.state = 'done')"
+        " AND dep.stage = ? AND +dep.state = 'done')"
         for _ in after
     )
     with transaction(conn):

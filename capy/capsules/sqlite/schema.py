@@ -228,10 +228,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        "0005-recall",
+        """
+        -- Recall resolves the words of a query to entities by name, whatever their type or case.
+        CREATE INDEX entities_by_name ON entities (name COLLATE NOCASE);
+        """,
+    ),
+    Migration(
         "0006-proxy-messages",
         """
         -- The messages `capy proxy` has recorded, by fingerprint (the hash of a message and
-        -- the conversation before it, capy.proxy.fingerprints): clients resend the whole
+        -- the conversation before it, capy.proxy.messages): clients resend the whole
         -- history every turn, and a message already here is not recorded again. Filled by a
         -- trigger in the capsule's own transaction, so a capsule and its fingerprint land
         -- together (whether written at once or drained from the spool later). Not derived:

@@ -170,6 +170,48 @@ class Proxy(Section):
     non_text_part: str
 
 
+class RecallWeights(Section):
+    lexical: float
+    graph: float
+    vector: float
+
+
+class RecallGraph(Section):
+    max_entities: int
+    max_capsules: int
+    max_entity_capsules: int
+    hop_neighbours: int
+
+
+class RecallDuplicates(Section):
+    shingle_words: int
+    min_similarity: float
+
+
+class Recall(Section):
+    """How recall ranks, fuses, folds and fits capsules into a brief (see the pack)."""
+
+    default_budget_tokens: int
+    min_budget_tokens: int
+    max_budget_tokens: int
+    chars_per_token: float
+    candidates: int
+    rrf_k: int
+    weights: RecallWeights
+    recency_weight: float
+    graph: RecallGraph
+    relevance_floor: float
+    duplicates: RecallDuplicates
+    summaries_first_below_tokens: int
+    max_items: int
+    item_chars: int
+
+    def budget(self, requested: int | None) -> int:
+        if requested is None:
+            return self.default_budget_tokens
+        return max(self.min_budget_tokens, min(int(requested), self.max_budget_tokens))
+
+
 class CapsulesPack(PackView):
     kinds: dict[str, str]
     sources: dict[str, str]
@@ -184,6 +226,8 @@ class CapsulesPack(PackView):
     summaries: Summaries
     capture: Capture | None = None
     proxy: Proxy | None = None
+
+    recall: Recall | None = None
 
     @property
     def live_stages(self) -> tuple[Stage, ...]:

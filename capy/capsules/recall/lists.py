@@ -1,0 +1,133 @@
+"""The ranked lists recall fuses, each a list of capsule numbers, best first.
+
+- lexical: the retrieval core (`capy.retrieval.search`) over the capsule chunks, with the search
+  pack's query handling (stopwords, synonyms, word forms, AND then OR, porter and trigram);
+- graph: capsules that mention the entities the query names, then one hop out;
+- vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from capy.capsules.extraction import find_mentions
+from capy.capsules.sqlite import recall as sql
+from capy.retrieval import SearchHit, search
+from capy.retrieval.query import WORD_PART
+
+if TYPE_CHECKING:
+    import sqlcipher3
+
+    from capy.rules.views.capsules import CapsulesPack, Recall
+    from capy.rules.views.search import SearchPack
+
+VECTOR_PROVIDER = "capy.semantic.capsules"
+
+
+@dataclass(frozen=True)
+class LexicalList:
+    order: list[int]  # capsule numbers, best first
+    hits: dict[int, SearchHit]  # each capsule's best chunk
+
+
+def lexical_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    scope: sql.RecallScope,
+    search_pack: SearchPack,
+    settings: Recall,
+) -> LexicalList:
+    """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
+    corpus = sql.CapsuleCorpus(
+        conn, scope, weights=(search_pack.bm25.title_weight, search_pack.bm25.content_weight)
+    )
+    rules = _widened(search_pack, settings.candidates)
+    result = search(corpus, query, rules=rules, limit=settings.candidates)
+    hits: dict[int, SearchHit] = {}
+    for hit in result.hits:
+        hits.setdefault(hit.source_id, hit)
+    return LexicalList(list(hits), hits)
+
+
+def _widened(pack: SearchPack, candidates: int) -> SearchPack:
+    """The search pack allowing `candidates` results: a tool call's cap is for what an agent
+    reads, while recall reads candidates to fuse."""
+    if pack.limits.max_results >= candidates:
+        return pack
+    return pack.model_copy(
+        update={"limits": pack.limits.model_copy(update={"max_results": candidates})}
+    )
+
+
+def query_entities(
+    conn: sqlcipher3.Connection, query: str, pack: CapsulesPack, search_pack: SearchPack
+) -> list[int]:
+    """Ids of the entities the query names: what the entity rules find in it, and entities
+    whose name is one of its words (a command, a library, a file name typed bare)."""
+    names = [mention.entity.name for mention in find_mentions(query, pack.entities)]
+    stop = search_pack.stopwords.all
+    names += [word for word in _words(query) if word.lower() not in stop]
+    wanted = list(dict.fromkeys(name for name in names if name))
+    assert pack.recall is not None
+    found = sql.entities_named(conn, wanted, pack.recall.graph.max_entities)
+    return [entity_id for entity_id, _ in found]
+
+
+def _words(query: str) -> list[str]:
+    """The query's tokens as typed (a path or a dotted name kept whole) and their word parts."""
+    tokens = [token.strip(".,;:!?()[]{}'\"`") for token in query.split()]
+    parts = [part for token in tokens for part in WORD_PART.findall(token)]
+    return [token for token in (*tokens, *parts) if len(token) >= 2]
+
+
+def graph_list(
+    conn: sqlcipher3.Connection, entity_ids: Sequence[int], scope: sql.RecallScope, settings: Recall
+) -> list[int]:
+    """Capsules naming the query's entities (those naming more of them first), then capsules
+    naming their heaviest neighbours. Entities too common to tell capsules apart are skipped."""
+    graph = settings.graph
+    counts = sql.mention_counts(conn, entity_ids)
+    useful = [e for e in entity_ids if 0 < counts.get(e, 0) <= graph.max_entity_capsules]
+    direct = [n for n, _ in sql.capsules_mentioning(conn, useful, scope, graph.max_capsules)]
+    room = graph.max_capsules - len(direct)
+    if room <= 0 or not useful:
+        return direct
+    hop = [other for other, _ in sql.neighbours(conn, useful, graph.hop_neighbours)]
+    hop_counts = sql.mention_counts(conn, hop)
+    hop = [e for e in hop if hop_counts.get(e, 0) <= graph.max_entity_capsules]
+    seen = set(direct)
+    further = [
+        n for n, _ in sql.capsules_mentioning(conn, hop, scope, room + len(seen)) if n not in seen
+    ]
+    return direct + further[:room]
+
+
+class VectorSearch(Protocol):
+    """What the semantic layer provides for recall: capsule numbers nearest the query."""
+
+    def nearest(
+        self, conn: sqlcipher3.Connection, query: str, scope: sql.RecallScope, limit: int
+    ) -> list[int]: ...
+
+
+def find_vector_search() -> VectorSearch | None:
+    """The semantic layer's `capsule_vector_search()`, when it is installed and has a model."""
+    try:
+        provider = importlib.import_module(VECTOR_PROVIDER)
+    except ImportError:
+        return None
+    factory = getattr(provider, "capsule_vector_search", None)
+    return None if factory is None else factory()
+
+
+def vector_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    scope: sql.RecallScope,
+    limit: int,
+    searcher: VectorSearch | None,
+) -> list[int]:
+    return [] if searcher is None else list(searcher.nearest(conn, query, scope, limit))

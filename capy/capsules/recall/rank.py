@@ -1,0 +1,107 @@
+"""One recall, end to end: the lists, their fusion, recency, the floor, folding, and the items."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from capy.capsules.recall import RecallItem, _item
+from capy.capsules.recall import lists as ranked_lists
+from capy.capsules.recall.ranking import coverages, fold_duplicates, fuse, with_recency
+from capy.capsules.sqlite import recall as sql
+from capy.retrieval.matching import compile_terms
+from capy.retrieval.query import parse_query
+
+if TYPE_CHECKING:
+    from capy.capsules import Capsule, CapsuleStore
+    from capy.capsules.recall.lists import VectorSearch
+    from capy.rules.views.capsules import Recall
+
+LEXICAL, GRAPH, VECTOR = "lexical", "graph", "vector"
+
+
+def ranked_items(
+    store: CapsuleStore,
+    query: str,
+    where: sql.RecallScope,
+    settings: Recall,
+    *,
+    vectors: VectorSearch | None,
+    budget: int,
+) -> tuple[list[RecallItem], tuple[str, str] | None]:
+    """The relevant capsules for `query`, best first, and the session summary a small budget
+    opens with (None when the budget is large or the session has none)."""
+    conn = store.conn
+    pack = store.rules.view("capsules")
+    search_pack = store.rules.view("search")
+    lexical = ranked_lists.lexical_list(conn, query, where, search_pack, settings)
+    entity_ids = ranked_lists.query_entities(conn, query, pack, search_pack)
+    lists = {
+        LEXICAL: lexical.order,
+        GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
+        VECTOR: ranked_lists.vector_list(
+            conn, query, where, settings.candidates, vectors or ranked_lists.find_vector_search()
+        ),
+    }
+    fused = ranked_lists_fused(lists, settings)
+    capsules = store.backend.by_number(entry.n for entry in fused)
+    fused = [entry for entry in fused if entry.n in capsules and not capsules[entry.n].forgotten]
+    decay = store.rules.view("retention").scoring.decay_per_day
+    created = {n: capsule.created_at for n, capsule in capsules.items()}
+    fused = with_recency(fused, created, settings.recency_weight, decay)
+    texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
+    # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
+    patterns = compile_terms(parse_query(query, search_pack).terms)
+    shares = coverages([capsules[entry.n].content for entry in fused], patterns)
+    relevant = [
+        entry
+        for entry, share in zip(fused, shares, strict=True)
+        if share >= settings.relevance_floor or LEXICAL not in entry.lists
+    ]
+    dup = settings.duplicates
+    order, folded = fold_duplicates(
+        [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity
+    )
+    scores = {entry.n: entry for entry in relevant}
+    items = [
+        _with_folded(
+            _item(capsules[n], scores[n].score, tuple(scores[n].lists), texts[n]),
+            [capsules[m].id for m in folded[n]],
+        )
+        for n in order
+    ]
+    summary = None
+    if items and budget < settings.summaries_first_below_tokens:
+        summary = _summary(conn, capsules[order[0]])
+    return items, summary
+
+
+def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: ignore[no-untyped-def]
+    weights = {
+        LEXICAL: settings.weights.lexical,
+        GRAPH: settings.weights.graph,
+        VECTOR: settings.weights.vector,
+    }
+    return fuse(lists, weights, settings.rrf_k)
+
+
+def _text(capsule: Capsule, hit) -> str:  # type: ignore[no-untyped-def]
+    """What an item shows: the matching chunk's snippet, or the start of the capsule."""
+    if hit is not None and hit.snippet.strip():
+        return hit.snippet
+    return capsule.content
+
+
+def _with_folded(item: RecallItem, folded: list[str]) -> RecallItem:
+    if not folded:
+        return item
+    from dataclasses import replace
+
+    return replace(item, folded=tuple(folded))
+
+
+def _summary(conn, capsule: Capsule) -> tuple[str, str] | None:  # type: ignore[no-untyped-def]
+    session = capsule.metadata.get("session_id")
+    if not isinstance(session, str) or not session:
+        return None
+    text = sql.session_summary(conn, capsule.scope, session, capsule.seq)
+    return None if text is None else (session, text)

@@ -1,0 +1,108 @@
+"""From ranked lists to recall's ordered items: weighted Reciprocal Rank Fusion, recency,
+the relevance floor, and near-duplicates folded together.
+
+Weighted RRF: score(c) = sum over the lists holding capsule c of weight / (k + rank). Ranks,
+not scores, are fused, so a bm25 value and a graph count never have to be made comparable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from capy.capsules.model import unix_seconds
+from capy.retrieval.boosts import find_matches
+from capy.retrieval.matching import TermPattern
+
+_WORD = re.compile(r"[^\W_]+")
+SECONDS_PER_DAY = 86_400.0
+
+
+@dataclass
+class Ranked:
+    n: int
+    score: float
+    lists: list[str] = field(default_factory=list)
+
+
+def fuse(lists: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: int) -> list[Ranked]:
+    """Capsule numbers of every list, best fused score first (ties: earlier lists, then the
+    order first seen, so the same lists always fuse the same way)."""
+    fused: dict[int, Ranked] = {}
+    for name, order in lists.items():
+        weight = weights.get(name, 0.0)
+        if weight <= 0:
+            continue
+        for rank, n in enumerate(dict.fromkeys(order), start=1):
+            entry = fused.setdefault(n, Ranked(n, 0.0))
+            entry.score += weight / (k + rank)
+            entry.lists.append(name)
+    return sorted(fused.values(), key=lambda entry: -entry.score)
+
+
+def with_recency(
+    ranked: list[Ranked], created_at: Mapping[int, str], weight: float, decay_per_day: float
+) -> list[Ranked]:
+    """Scores times (1 + weight * exp(-decay * days before the newest candidate))."""
+    if not ranked or weight <= 0:
+        return ranked
+    times = {
+        entry.n: unix_seconds(created_at[entry.n]) for entry in ranked if entry.n in created_at
+    }
+    if not times:
+        return ranked
+    newest = max(times.values())
+    for entry in ranked:
+        days = (newest - times.get(entry.n, newest)) / SECONDS_PER_DAY
+        entry.score *= 1.0 + weight * math.exp(-decay_per_day * days)
+    return sorted(ranked, key=lambda entry: -entry.score)
+
+
+def coverages(texts: Sequence[str], patterns: tuple[TermPattern, ...]) -> list[float]:
+    """For each text, the share of the query's weighted terms it holds. A term's weight is its
+    rarity among the texts, log(1 + N / (1 + df)); a term no text holds weighs the most, so a
+    query about something absent covers little of any text."""
+    if not patterns or not texts:
+        return [0.0] * len(texts)
+    present = [find_matches("", text, patterns).present for text in texts]
+    total = len(texts)
+    df = [sum(row[term] for row in present) for term in range(len(patterns))]
+    idf = [math.log(1 + total / (1 + count)) for count in df]
+    norm = sum(idf) or 1.0
+    return [sum(w for w, hit in zip(idf, row, strict=True) if hit) / norm for row in present]
+
+
+def shingles(text: str, size: int) -> frozenset[tuple[str, ...]]:
+    words = [word.lower() for word in _WORD.findall(text)]
+    if len(words) <= size:
+        return frozenset({tuple(words)}) if words else frozenset()
+    return frozenset(tuple(words[i : i + size]) for i in range(len(words) - size + 1))
+
+
+def fold_duplicates(
+    order: Sequence[int], texts: Mapping[int, str], size: int, min_similarity: float
+) -> tuple[list[int], dict[int, list[int]]]:
+    """The capsules in `order` with near-duplicates folded into the first of them (Jaccard
+    similarity of word shingles), and for each kept capsule the ones folded into it."""
+    kept: list[tuple[int, frozenset[tuple[str, ...]]]] = []
+    folded: dict[int, list[int]] = {}
+    for n in order:
+        mine = shingles(texts.get(n, ""), size)
+        twin = next((m for m, theirs in kept if _similar(mine, theirs, min_similarity)), None)
+        if twin is None:
+            kept.append((n, mine))
+            folded[n] = []
+        else:
+            folded[twin].append(n)
+    return [n for n, _ in kept], folded
+
+
+def _similar(a: frozenset, b: frozenset, threshold: float) -> bool:
+    if not a or not b:
+        return a == b
+    smaller, larger = sorted((len(a), len(b)))
+    if smaller / larger < threshold:  # the Jaccard similarity cannot reach it
+        return False
+    return len(a & b) / len(a | b) >= threshold

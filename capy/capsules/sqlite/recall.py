@@ -1,0 +1,199 @@
+"""What recall reads on SQLCipher: the capsule chunks as a retrieval `Corpus`, the entity graph
+around a query's entities, and the summaries of a session.
+
+The corpus's "sources" are capsules (a chunk's source id is its capsule's `n`), so the core's
+per-source diversity spreads results over capsules. A `RecallScope` narrows every list to one
+scope's live capsules, some kinds and a time window; the condition is left out when it cannot
+exclude anything, because testing each matching chunk costs as much as ranking it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import sqlcipher3
+
+from capy.capsules.model import Scope
+from capy.retrieval import Candidate, SearchFilters
+from capy.store.budget import fetch_within
+from capy.store.migrations import CHUNK_ORDINAL_BITS
+
+_TABLES = {"porter": "capsule_chunks", "trigram": "capsule_chunks_trigram"}
+CAPSULE_KIND = "capsule"
+
+
+@dataclass(frozen=True)
+class RecallScope:
+    """Which capsules recall may return: one scope's (None: every scope's), some kinds (None:
+    all), written at or after a Unix time (None: any time)."""
+
+    scope: Scope | None = None
+    kinds: tuple[str, ...] | None = None
+    since_ts: float | None = None
+
+    def condition(self, conn: sqlcipher3.Connection, column: str) -> tuple[str, list[object]]:
+        """A SQL condition on a capsule number `column` ("1" when nothing is excluded)."""
+        parts, params = ["k.forgotten_reason IS NULL"], []
+        if self.scope is not None and _only_scope(conn) != self.scope:
+            parts.append("k.tenant = ? AND k.project = ?")
+            params += [self.scope.tenant, self.scope.project]
+        if self.kinds is not None:
+            parts.append(f"k.kind IN ({_marks(self.kinds)})")
+            params += list(self.kinds)
+        if self.since_ts is not None:
+            parts.append("k.created_ts >= ?")
+            params.append(self.since_ts)
+        if len(parts) == 1:
+            return "1", []  # forgotten capsules have no chunks, mentions or vectors
+        where = " AND ".join(parts)
+        return f"EXISTS (SELECT 1 FROM capsules AS k WHERE k.n = {column} AND {where})", params
+
+
+def _only_scope(conn: sqlcipher3.Connection) -> Scope | None:
+    """The log's one scope, None when it has several or none."""
+    rows = conn.execute("SELECT tenant, project FROM capsule_heads LIMIT 2").fetchall()
+    return Scope(str(rows[0][1]), str(rows[0][0])) if len(rows) == 1 else None
+
+
+class CapsuleCorpus:
+    """Implements `capy.retrieval.Corpus` over the capsule chunk tables."""
+
+    def __init__(
+        self, conn: sqlcipher3.Connection, scope: RecallScope, *, weights: tuple[float, float]
+    ) -> None:
+        self.conn = conn
+        self.scope = scope
+        self.weights = weights
+        self._condition = scope.condition(conn, f"(c.rowid >> {CHUNK_ORDINAL_BITS})")
+
+    def match(
+        self,
+        layer: str,
+        fts_query: str,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        budget_ms: float | None = None,
+        any_of: tuple[str, ...] = (),  # every match is ranked here: nothing to skip
+    ) -> list[Candidate]:
+        table = _TABLES.get(layer)
+        if table is None or limit < 1 or not fts_query:
+            return []
+        condition, params = self._condition
+        # Ranked in the inner query, read in the outer one: large chunks are never sorted.
+        sql = f"""
+            WITH ranked AS (
+                SELECT c.rowid AS row_id, bm25({table}, ?, ?) AS score
+                  FROM {table} AS c
+                 WHERE {table} MATCH ? AND {condition}
+                 ORDER BY score
+                 LIMIT ?
+            )
+            SELECT ranked.row_id, ranked.row_id >> {CHUNK_ORDINAL_BITS}, '', ?,
+                   c.title, c.content, ranked.score
+              FROM ranked JOIN {table} AS c ON c.rowid = ranked.row_id
+             ORDER BY ranked.score, ranked.row_id
+        """
+        values = (*self.weights, fts_query, *params, limit, CAPSULE_KIND)
+        rows = fetch_within(self.conn, sql, values, budget_ms) or []
+        return [Candidate.from_row(row) for row in rows]
+
+    def vocabulary_candidates(
+        self, min_length: int, max_length: int, limit: int | None = None
+    ) -> Iterable[str]:
+        return ()  # no vocabulary table: recall does not correct typos
+
+    def known_words(self, words: Iterable[str]) -> set[str]:
+        return set(words)  # unknown without a vocabulary: the trigram list stays optional
+
+    def inside_words(self, words: Iterable[str]) -> set[str]:
+        return set(words)
+
+    def excluded_counts(self, filters: SearchFilters) -> dict[str, int]:
+        return {}
+
+    def record_access(self, source_ids: Iterable[int]) -> None:
+        return None  # capsules never expire: access counts would serve nothing
+
+
+def entities_named(
+    conn: sqlcipher3.Connection, names: Sequence[str], limit: int
+) -> list[tuple[int, str]]:
+    """(id, name) of the entities whose name is one of `names` (any case, any type)."""
+    found: dict[int, str] = {}
+    for start in range(0, len(names), 400):
+        part = list(names[start : start + 400])
+        rows = conn.execute(
+            f"SELECT id, name FROM entities WHERE name COLLATE NOCASE IN ({_marks(part)}) "
+            "ORDER BY id",
+            part,
+        )
+        found.update((int(i), str(n)) for i, n in rows)
+    return sorted(found.items())[:limit]
+
+
+def mention_counts(conn: sqlcipher3.Connection, entity_ids: Sequence[int]) -> dict[int, int]:
+    """How many capsules mention each entity."""
+    if not entity_ids:
+        return {}
+    rows = conn.execute(
+        "SELECT entity_id, count(*) FROM capsule_entities "
+        f"WHERE entity_id IN ({_marks(entity_ids)}) GROUP BY entity_id",
+        list(entity_ids),
+    )
+    return {int(i): int(c) for i, c in rows}
+
+
+def neighbours(
+    conn: sqlcipher3.Connection, entity_ids: Sequence[int], limit: int
+) -> list[tuple[int, float]]:
+    """The entities one edge away from `entity_ids`, heaviest edge first, at most `limit`."""
+    if not entity_ids or limit < 1:
+        return []
+    marks = _marks(entity_ids)
+    rows = conn.execute(
+        f"""SELECT other, max(weight) AS w FROM (
+                SELECT b AS other, weight FROM entity_edges WHERE a IN ({marks})
+                UNION ALL
+                SELECT a AS other, weight FROM entity_edges WHERE b IN ({marks}))
+             WHERE other NOT IN ({marks})
+             GROUP BY other ORDER BY w DESC, other LIMIT ?""",
+        (*entity_ids, *entity_ids, *entity_ids, limit),
+    )
+    return [(int(other), float(weight)) for other, weight in rows]
+
+
+def capsules_mentioning(
+    conn: sqlcipher3.Connection, entity_ids: Sequence[int], scope: RecallScope, limit: int
+) -> list[tuple[int, int]]:
+    """(capsule n, how many of `entity_ids` it mentions) in scope, most first, then newest."""
+    if not entity_ids or limit < 1:
+        return []
+    condition, params = scope.condition(conn, "m.capsule_n")
+    rows = conn.execute(
+        f"""SELECT m.capsule_n, count(*) AS hits FROM capsule_entities AS m
+             WHERE m.entity_id IN ({_marks(entity_ids)}) AND {condition}
+             GROUP BY m.capsule_n ORDER BY hits DESC, m.capsule_n DESC LIMIT ?""",
+        (*entity_ids, *params, limit),
+    )
+    return [(int(n), int(hits)) for n, hits in rows]
+
+
+def session_summary(
+    conn: sqlcipher3.Connection, scope: Scope, session_id: str, seq: int
+) -> str | None:
+    """The lowest-level summary of `session_id` covering capsule `seq` (or the session's
+    highest one), None when the session has none."""
+    row = conn.execute(
+        "SELECT content FROM summaries WHERE tenant = ? AND project = ? AND session_id = ? "
+        "ORDER BY (first_seq <= ? AND last_seq >= ?) DESC, "
+        "CASE WHEN first_seq <= ? AND last_seq >= ? THEN level ELSE -level END, first_seq "
+        "LIMIT 1",
+        (scope.tenant, scope.project, session_id, seq, seq, seq, seq),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))

@@ -1,0 +1,155 @@
+"""Recall over a real capsule log: drafts written, the pipeline drained, then recalled."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from capy.capsules import CapsuleDraft, CapsuleError, Scope
+from capy.capsules.pipeline import drain
+from capy.capsules.recall import RecallItem, recall, recall_brief
+from capy.capsules.recall.brief import estimate_tokens, render_brief
+from capy.rules import load_rules
+
+SESSION = "sess-recall-1"
+EVENTS = [
+    ("prompt", "The nightly import job keeps failing on the orders table, please look into it."),
+    (
+        "error",
+        "pytest tests/test_import.py failed: sqlite3.OperationalError: database is locked "
+        "while importing orders",
+    ),
+    (
+        "decision",
+        "Retry the import on a busy database with backoff instead of failing at once; "
+        "a second writer is expected at night.",
+    ),
+    ("diff", "capy/importer.py: wrap write_orders() in retry_busy() with 5 attempts"),
+    ("response", "The import now retries when the database is locked; the tests pass."),
+    ("note", "The staging server's disk fills up every Friday: the log rotation is weekly."),
+    ("note", "The staging server's disk fills up every Friday: the log rotation is weekly!"),
+    ("prompt", "Rename the colour palette module to theme and update its imports."),
+]
+
+
+@pytest.fixture
+def recalled(capsules):
+    drafts = [
+        CapsuleDraft(
+            kind=kind,
+            content=text,
+            source="cli",
+            metadata={"session_id": SESSION},
+            created_at=f"2026-05-0{1 + index // 4}T10:{index:02d}:00Z",
+        )
+        for index, (kind, text) in enumerate(EVENTS)
+    ]
+    capsules.write(drafts)
+    drain(capsules)
+    return capsules
+
+
+def test_recall_ranks_the_capsules_that_answer(recalled):
+    result = recall(recalled, "why was the orders import failing with database locked")
+    kinds = [item.kind for item in result.items[:3]]
+    assert "error" in kinds
+    top = result.items[0]
+    assert top.session_id == SESSION and len(top.capsule_id) == 64
+    assert "lexical" in top.lists
+
+
+def test_each_item_in_the_brief_names_capsule_kind_time_and_session(recalled):
+    result = recall(recalled, "import retry database locked", budget_tokens=1500)
+    first = result.items[0]
+    assert f"`{first.capsule_id[:12]}` · {first.kind} · {first.created_at[:10]}" in result.brief
+    assert f"session `{SESSION}`" in result.brief
+    assert result.tokens <= 1500
+
+
+def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
+    result = recall(recalled, "retry_busy()")
+    assert any("graph" in item.lists for item in result.items)
+
+
+def test_near_duplicates_are_folded_into_one_item(recalled):
+    result = recall(recalled, "staging server disk fills up")
+    notes = [item for item in result.items if item.kind == "note"]
+    assert len(notes) == 1 and len(notes[0].folded) == 1
+    assert "+1 similar" in result.brief
+
+
+def test_below_the_relevance_floor_the_brief_says_nothing_matched(recalled):
+    result = recall(recalled, "kubernetes helm chart rollout")
+    assert result.items == ()
+    assert result.brief.startswith("Nothing in the capsule log matched")
+
+
+def test_a_capsule_id_recalls_that_capsule(recalled):
+    first = recall(recalled, "colour palette theme").items[0]
+    by_id = recall(recalled, first.capsule_id[:10])
+    assert [item.capsule_id for item in by_id.items] == [first.capsule_id]
+    assert by_id.items[0].lists == ("id",)
+
+
+def test_kinds_since_and_scope_narrow_what_is_recalled(recalled):
+    only = recall(recalled, "import database locked", kinds=["decision"])
+    assert {item.kind for item in only.items} == {"decision"}
+    later = recall(recalled, "import database locked", since="2026-05-02T00:00:00Z")
+    assert all(item.created_at >= "2026-05-02" for item in later.items)
+    assert recall(recalled, "import database locked", project="elsewhere").items == ()
+    assert recall(recalled, "import database locked", scope="all").items
+
+
+def test_unknown_kinds_and_bad_times_are_one_clear_error(recalled):
+    with pytest.raises(CapsuleError, match="no capsule kind 'memo'"):
+        recall(recalled, "import", kinds=["memo"])
+    with pytest.raises(CapsuleError, match="ISO 8601"):
+        recall(recalled, "import", since="last tuesday")
+
+
+def test_a_small_budget_opens_with_the_session_summary(recalled):
+    brief = recall_brief(recalled, "orders import database locked", budget_tokens=300)
+    assert f"Session `{SESSION}` in brief:" in brief
+    assert estimate_tokens(brief, 3.5) <= 300
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=st.text(max_size=200), budget=st.integers(min_value=-5, max_value=4000))
+def test_the_brief_never_exceeds_its_budget_for_any_query(recalled, query, budget):
+    result = recall(recalled, query, budget_tokens=budget)
+    pack = recalled.rules.view("capsules").recall
+    assert estimate_tokens(result.brief, pack.chars_per_token) <= pack.budget(budget)
+    assert result.tokens <= result.budget_tokens
+
+
+_ITEM = st.builds(
+    RecallItem,
+    capsule_id=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
+    kind=st.sampled_from(["prompt", "response", "note", "error"]),
+    created_at=st.just("2026-05-01T10:00:00.000000Z"),
+    session_id=st.one_of(st.none(), st.text(max_size=80)),
+    project=st.just("p"),
+    score=st.floats(0, 1),
+    text=st.text(max_size=3000),
+    folded=st.lists(st.just("f" * 64), max_size=3).map(tuple),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    query=st.text(max_size=400),
+    items=st.lists(_ITEM, max_size=15),
+    budget=st.integers(min_value=1, max_value=3000),
+    summary=st.one_of(st.none(), st.tuples(st.text(max_size=60), st.text(max_size=2000))),
+)
+def test_render_brief_fits_any_items_in_any_budget(query, items, budget, summary):
+    pack = load_rules().view("capsules").recall
+    brief = render_brief(query, items, budget, pack, summary=summary)
+    assert estimate_tokens(brief, pack.chars_per_token) <= budget
+
+
+def test_scope_defaults_to_the_stores_project(recalled):
+    assert recalled.default_scope == Scope(str(recalled.location.project_root))
