@@ -21,6 +21,11 @@ tool calls of each reply's first choice, with the conversation id, model name an
 Content is redacted by the secrets pack and bounded (rules/capsules.yaml, proxy) before it is
 written anywhere, the capture spool included.
 
+With --inject-recall BUDGET, a recall brief of at most BUDGET tokens (what capy recall finds
+in this project's capsules for the user's last message) goes to the upstream as a system
+message just before that message; it is left out when nothing relevant is found, and never
+recorded. The pipeline's background worker runs meanwhile, so new capsules become recallable.
+
 Never stored or logged: the API key and every other request header, images, audio and files
 (a placeholder stands in for them), request settings other than the model, and exchanges
 that failed or broke off."""
@@ -35,6 +40,7 @@ def proxy(
     port: Annotated[int | None, Parameter(name="--port")] = None,
     timeout: Annotated[float | None, Parameter(name="--timeout")] = None,
     project: Annotated[Path | None, Parameter(name="--project")] = None,
+    inject_recall: Annotated[int | None, Parameter(name="--inject-recall")] = None,
 ) -> int:
     """Forward OpenAI-compatible chat completions to UPSTREAM and record them as capsules.
 
@@ -48,6 +54,8 @@ def proxy(
         Seconds to wait for each piece of the upstream's reply (default: the pack's 600).
     project
         The project whose capsule log records the exchanges (default: the current one).
+    inject_recall
+        Add a recall brief of at most this many tokens before the user's last message.
     """
     from capy.cli.output import error_line
     from capy.proxy import ProxyError, ProxyOptions, serve_proxy
@@ -58,7 +66,16 @@ def proxy(
     if port is not None and not 0 <= port <= 65535:
         error_line("--port must be between 0 and 65535")
         return 2
-    options = ProxyOptions(upstream=upstream, port=port, timeout=timeout, project_dir=project)
+    if inject_recall is not None and inject_recall < 1:
+        error_line("--inject-recall takes a token budget: a positive whole number, such as 800")
+        return 2
+    options = ProxyOptions(
+        upstream=upstream,
+        port=port,
+        timeout=timeout,
+        project_dir=project,
+        inject_recall=inject_recall,
+    )
     try:
         serve_proxy(options, announce=lambda line: print(line, flush=True))
     except ProxyError as problem:

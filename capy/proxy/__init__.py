@@ -9,6 +9,7 @@ capsules.
 - `capy.proxy.recording`: an exchange as redacted, bounded spool records.
 - `capy.proxy.messages`: a message's fingerprint (each is recorded once) and its text.
 - `capy.proxy.replies`: the reply as one message, from JSON or from a relayed stream.
+- `capy.proxy.injection`: `--inject-recall`, a recall brief before the user's last message.
 
 The server binds 127.0.0.1 only; there is no option to listen elsewhere.
 """
@@ -37,6 +38,7 @@ class ProxyOptions:
     port: int | None = None  # None: the pack's default_port; 0: any free port
     timeout: float | None = None  # None: the pack's read_seconds
     project_dir: Path | None = None
+    inject_recall: int | None = None  # a recall brief's token budget; None: no brief
 
 
 def checked_upstream(url: str) -> str:
@@ -106,11 +108,17 @@ def serve_proxy(options: ProxyOptions, announce: Callable[[str], None]) -> None:
 
     recorder = Recorder(project_dir, rules, log)
     recorder.warm()
+    injector = None
+    if options.inject_recall is not None:
+        from capy.proxy.injection import RecallInjector
+
+        injector = RecallInjector(project_dir, rules, options.inject_recall, log)
     settings = ProxySettings(
         upstream=upstream,
         rules=pack,
         read_seconds=options.timeout or pack.timeouts.read_seconds,
         recorder=recorder,
+        injector=injector,
     )
     sock = bind_loopback(pack.default_port if options.port is None else options.port)
     port = sock.getsockname()[1]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 from starlette.applications import Starlette
@@ -27,8 +27,9 @@ from starlette.routing import Route
 from capy.proxy.recording import Exchange
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Awaitable, Callable
+    from collections.abc import AsyncIterator
 
+    from capy.proxy.injection import RecallInjector
     from capy.proxy.recorder import Recorder
     from capy.rules.views.capsules import Proxy
 
@@ -48,7 +49,7 @@ class ProxySettings:
     read_seconds: float
     recorder: Recorder | None = None
     # Adds a recall brief to a chat request's body (None: the body goes as it came).
-    amend: Callable[[bytes], Awaitable[bytes]] | None = None
+    injector: RecallInjector | None = None
 
 
 def openai_error(status: int, message: str, code: str) -> JSONResponse:
@@ -80,9 +81,13 @@ def build_app(settings: ProxySettings) -> Starlette:
             state["client"] = client
             if settings.recorder is not None:
                 settings.recorder.start()
+            if settings.injector is not None:
+                settings.injector.start()
             try:
                 yield
             finally:
+                if settings.injector is not None:
+                    settings.injector.close()
                 if settings.recorder is not None:
                     settings.recorder.close(timeout=rules.timeouts.write_seconds)
 
@@ -101,9 +106,10 @@ def build_app(settings: ProxySettings) -> Starlette:
         ]
         body = await request.body()
         chat = request.method == "POST" and path == CHAT_PATH
-        if chat and settings.amend is not None:
-            body = await settings.amend(body)
+        # The client's own request is what is recorded, never the brief added to it.
         exchange = Exchange(body) if chat and settings.recorder is not None else None
+        if chat and settings.injector is not None:
+            body = await settings.injector.amend(body)
         client = state["client"]
         outgoing = client.build_request(request.method, url, headers=headers, content=body)
         try:
@@ -242,14 +248,3 @@ def _host_name(value: str) -> str:
 
 def _origin_host(origin: str) -> str:
     return origin.split("://", 1)[-1].split("/", 1)[0]
-
-
-def request_body_dict(body: bytes) -> dict[str, Any] | None:
-    """A chat request's JSON body when it is an object (for the recall brief)."""
-    import json
-
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
