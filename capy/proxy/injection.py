@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from capy.proxy.messages import message_text
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from capy.rules.ruleset import RuleSet
 
 USER_ROLE = "user"
+# How long a stopping proxy waits for a recall in progress before it closes the connection.
+CLOSE_SECONDS = 10
 BRIEF_ROLE = "system"
 
 
@@ -49,10 +52,13 @@ class RecallInjector:
         self._pipeline = BackgroundPipeline(self._project_dir).start()
 
     def close(self) -> None:
-        if self._pipeline is not None:
-            self._pipeline.stop()
-        self._executor.submit(self._close_store).result(timeout=10)
-        self._executor.shutdown(wait=True)
+        """Stop the pipeline worker and close recall's connection; at exit, never raising."""
+        with suppress(Exception):
+            if self._pipeline is not None:
+                self._pipeline.stop()
+        with suppress(Exception):
+            self._executor.submit(self._close_store).result(timeout=CLOSE_SECONDS)
+        self._executor.shutdown(wait=False)
 
     async def amend(self, body: bytes) -> bytes:
         loop = asyncio.get_running_loop()
