@@ -19,16 +19,19 @@ def run() -> None:
     arguments = sys.argv[1:]
     parsed = parse_hook_arguments(arguments)
     if parsed is None:
-        from capy.cli.quick import answer
+        from capy.cli.quick import answer, end
 
         code = answer(arguments)
         if code is not None:
-            sys.exit(code)
+            end(code)
         from capy.cli import run as run_cli
+        from capy.cli.quick import heavy_start
 
+        heavy_start()
         run_cli()
         return
     event, platform = parsed
+    # No capy.codecache here: a hook's lean path imports no dataclasses, and the cache would.
     sys.exit(run_hook(event, platform))
 
 

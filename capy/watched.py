@@ -71,6 +71,32 @@ def read_entry(path: str, cache_format: int) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) and entry.get("format") == cache_format else None
 
 
+def read_own_file(path: str) -> bytes | None:
+    """The bytes of a cache file that holds code to run (compiled code, pickles), or None when
+    it is missing, or someone other than this user owns it or may write to it."""
+    try:
+        with open(path, "rb") as stream:
+            status = os.fstat(stream.fileno())
+            if status.st_uid != os.geteuid() or status.st_mode & 0o022:
+                return None
+            return stream.read()
+    except OSError:
+        return None
+
+
+def module_files(prefix: str = "capy") -> list[str]:
+    """The source file of every module of package `prefix` loaded in this process: what an
+    answer built from their code depends on."""
+    import sys
+
+    return sorted(
+        module.__file__
+        for name, module in list(sys.modules.items())
+        if (name == prefix or name.startswith(prefix + "."))
+        and isinstance(getattr(module, "__file__", None), str)
+    )
+
+
 def write_entry(path: str, entry: dict[str, Any]) -> None:
     """Best effort and atomic: a read-only data dir only costs speed."""
     from capy.hooks.state import write_atomically

@@ -5,15 +5,18 @@ returning it. The output is indexed as an ephemeral source (replacing an earlier
 label) and searched with the agent's own words through the retrieval core. The reply carries:
 for an intent about failures (the search pack's `intents.failure` words), the errors and
 failures the output reports (found by the chunking pack's log rules); for a superlative or
-threshold intent, the output's records sorted on the field it names
-(`capy.api.intent_compare`); the matching sections cut down to the lines that hold the query's
-words, sections far weaker than the best left out (`capy.api.intent_focus`); the output's
-distinctive terms, and the exact call that searches further. An intent whose words the best
-section barely holds (below the executor pack's relevance floor, `capy.api.intent_relevance`),
-or that names an identifier the output never holds (`capy.api.intent_absent`), gets one line
-instead, unless it is a comparison the records answer or a failure intent on an output that
-reports failures: nothing matched, and the output's distinctive terms. Everything shown is read
-back from the store, so it is redacted.
+threshold intent, the output's records (or findings whose message holds the measure) sorted
+on the field it names (`capy.api.intent_compare`); for an intent asking how many or how a run
+ended, the lines where the output sums itself up (`capy.api.intent_tally`); for an intent
+naming a day, the lines dated that day (`capy.api.intent_dates`); the matching sections cut
+down to the lines that hold the query's words, sections far weaker than the best left out
+(`capy.api.intent_focus`); the output's distinctive terms, and the exact call that searches
+further. An intent whose words the best section barely holds (below the executor pack's
+relevance floor, `capy.api.intent_relevance`), or that names an identifier the output never
+holds (`capy.api.intent_absent`), gets one line instead, unless it is a comparison the records
+answer or a failure intent on an output that reports failures: nothing matched, and the
+output's distinctive terms. A failure intent on a run that flags nothing and says it ran clean
+gets that verdict line alone. Everything shown is read back from the store, so it is redacted.
 Sizes come from the executor pack (`limits.output.intent_reply`)."""
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from typing import TYPE_CHECKING
 
 from capy.api.intent_absent import absent_names
 from capy.api.intent_compare import comparison_section
+from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
+from capy.api.intent_tally import CLEAN, tally_lines, tally_section
 from capy.api.output_excerpts import (
     GAP,
     answer_sections,
@@ -70,15 +75,22 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     # about them: a question about bundle sizes wants the sizes, not the build's error list.
     failure = is_failure_intent(intent, rules)
     compared = comparison_section(stored, shown_intent, rules)
+    compared += date_section(stored, shown_intent, rules)
     shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     absent = absent_names(chunks, shown_intent, rules)
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
-    if weak and not compared and not (failure and reports_problems(stored, rules)):
+    problems = reports_problems(stored, rules)
+    if failure and not problems and (clean := tally_lines(stored, rules, says=CLEAN)):
+        return _ran_clean(indexed, clean[-1], budget)
+    tally = tally_section(stored, shown_intent, rules)
+    if weak and not compared and not (failure and problems):
+        if tally:  # the run's totals answer it though no other line does
+            return "\n".join([_header(indexed, stored), *tally]) + "\n"
         return _nothing_matched(indexed, shown_intent, terms, budget, absent=absent)
     shown = shown_hits(shares, budget.section_share_of_best)
-    lines = [_header(indexed, stored), *compared]
+    lines = [_header(indexed, stored), *tally, *compared]
     lines += answer_sections(
         stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
     )
@@ -230,6 +242,16 @@ def _nothing_matched(
     if shown:
         text += " Terms: " + ", ".join(f"`{t}`" for t in shown) + "."
     return text + "\n"
+
+
+def _ran_clean(indexed: IndexResult, verdict: str, budget: IntentReply) -> str:
+    """The short reply to a failure intent on an output that flags no error or failure and
+    says its run was clean: that line is the answer."""
+    said = json.dumps(one_line(verdict)[: budget.nothing_matched_bytes // 2], ensure_ascii=False)
+    return (
+        f"The output reports no errors or failures; its summary says {said}. "
+        f"{human_bytes(indexed.bytes)} indexed as `{indexed.label}`.\n"
+    )
 
 
 def _header(

@@ -52,6 +52,9 @@ class _Ask:
     names: list[frozenset[str]]  # per intent word, the stems naming its field (alias group)
     threshold: float | None = None
     top: int | None = None
+    # The name groups in the order a field is looked for when only messages hold it: those
+    # after the superlative ("the most *arguments*") nearest first, then those before it.
+    nearest: tuple[frozenset[str], ...] = ()
 
 
 def comparison_section(stored: str, intent: str, rules: RuleSet) -> list[str]:
@@ -68,7 +71,10 @@ def comparison_section(stored: str, intent: str, rules: RuleSet) -> list[str]:
             if score > 0 and (best is None or score > best[0]):
                 best = (score, -len(table.rows), table, column)
     if best is None:
-        return []
+        from capy.api.intent_compare_messages import message_table
+
+        found = message_table(stored, ask, compare)
+        return _render(found, 0, ask, compare) if found is not None else []
     _, _, table, column = best
     return _render(table, column, ask, compare)
 
@@ -98,8 +104,10 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
     top = re.search(r"\btop (\d{1,2})\b", lower)
     ignored = rules.view("search").stopwords.all
     aliases = [stems_of(group) for group in compare.field_aliases]
-    names = []
+    names, before, after, passed = [], [], [], False
     for word, stem in zip(intent_words(intent), stems, strict=True):
+        if stem in used:
+            passed = True
         if stem in used or word in ignored or word.isdigit():
             continue
         group = {stem}
@@ -107,7 +115,10 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
             if stem in alias:
                 group |= alias
         names.append(frozenset(group))
-    return _Ask(descending, frozenset(hints), names, threshold, int(top[1]) if top else None)
+        (after if passed else before).append(frozenset(group))
+    nearest = (*after, *reversed(before))
+    count = int(top[1]) if top else None
+    return _Ask(descending, frozenset(hints), names, threshold, count, nearest)
 
 
 def _column_score(name: str, ask: _Ask) -> float:

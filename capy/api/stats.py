@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -139,6 +138,8 @@ class SessionStats:
 
 
 def new_session_id() -> str:
+    import secrets  # here: a stats report reads sessions, and never names a new one
+
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 

@@ -30,20 +30,41 @@ SEVERITY_RANK = {severity: rank for rank, severity in enumerate(Severity)}
 def flagged_lines(text: str, log: Log) -> dict[int, int]:
     """Line index -> the worst severity rank (0 error, 1 failure, 2 warning) any active error
     rule gives it; lines no rule flags are absent."""
-    scanned = _without_prefixes(text, log)
-    starts = text_line_starts(scanned)
     active = log.active_error_rules
     severities = {rule.id: SEVERITY_RANK[rule.severity] for rule in active}
-    scanner = _error_scanner(tuple((rule.id, rule.regex) for rule in active))
     rank: dict[int, int] = {}
-    for match in scanner.find(scanned):
-        # A match may begin on the newline before its line (`(?:^|\s)ERROR`); its last
-        # character always sits on the flagged line.
-        line = bisect_right(starts, max(match.start, match.end - 1)) - 1
-        severity = severities[match.rule_id]
+    for line, rule_id in _matched_lines(text, log, tuple((r.id, r.regex) for r in active)):
+        severity = severities[rule_id]
         if severity < rank.get(line, len(SEVERITY_RANK)):
             rank[line] = severity
     return rank
+
+
+def tally_lines(text: str, log: Log) -> dict[int, frozenset[str]]:
+    """Line index -> what the pack's tally rules say of it (`counts`, `clean`): the lines where
+    a run sums itself up, found by the same scan as the error rules."""
+    active = log.active_tally_rules
+    says = {rule.id: rule.says for rule in active}
+    found: dict[int, frozenset[str]] = {}
+    for line, rule_id in _matched_lines(text, log, tuple((r.id, r.regex) for r in active)):
+        found[line] = found.get(line, frozenset()) | {says[rule_id]}
+    return found
+
+
+def _matched_lines(
+    text: str, log: Log, rules: tuple[tuple[str, re.Pattern[str]], ...]
+) -> list[tuple[int, str]]:
+    """(line index, rule id) for every match of the rules, prefixes removed first."""
+    if not rules:
+        return []
+    scanned = _without_prefixes(text, log)
+    starts = text_line_starts(scanned)
+    # A match may begin on the newline before its line (`(?:^|\s)ERROR`); its last character
+    # always sits on the matched line.
+    return [
+        (bisect_right(starts, max(match.start, match.end - 1)) - 1, match.rule_id)
+        for match in _error_scanner(rules).find(scanned)
+    ]
 
 
 @lru_cache(maxsize=8)

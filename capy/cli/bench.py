@@ -51,6 +51,16 @@ app.command(
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",
 )
 app.command(
+    "capy.cli.bench_recall:recall",
+    name="recall",
+    help="Evidence recall of capsule recall on LoCoMo and real sessions, against bm25.",
+)
+app.command(
+    "capy.cli.bench_memory:memory",
+    name="memory",
+    help="Memory replayed from scenario files: lessons, recall@3, blocking, reinforcement.",
+)
+app.command(
     "capy.cli.bench_capsules_chaos:capsules_chaos",
     name="capsules-chaos",
     help="Capsules survive kill -9 of pipeline workers: each once, chains verify, all derived.",

@@ -80,21 +80,40 @@ class _EnvSecret:
 
 
 class CachedRules:
-    """The rule set in force as the compiled-rules cache holds it: the merged packs, their views
-    built on first use, and the index version the writing process computed from them. What
-    the warm commands read of a RuleSet, without the loader and merger behind one."""
+    """The rule set in force as the compiled-rules cache holds it: its views, each loaded
+    ready-made (capy.cli.warm_views) or built from the merged packs, and the index version the
+    writing process computed from them. What the warm commands read of a RuleSet, without the
+    loader and merger behind one."""
 
-    def __init__(self, packs: dict[str, Any], index_version: str) -> None:
-        self._packs = packs
+    def __init__(self, rules_key: str, index_version: str) -> None:
+        self.rules_key = rules_key
         self.index_version = index_version
+        self._packs: dict[str, Any] | None = None
         self._views: dict[str, Any] = {}
 
     def view(self, name: str) -> Any:
         if name not in self._views:
-            from capy.rules.viewing import build_view
+            from capy.cli.warm_views import load_view, store_view
 
-            self._views[name] = build_view(name, self._packs[name]["data"])
+            view = load_view(self.rules_key, name)
+            if view is None:
+                from capy.rules.viewing import build_view
+
+                view = build_view(name, self._pack_data(name))
+                store_view(self.rules_key, name, view)
+            self._views[name] = view
         return self._views[name]
+
+    def _pack_data(self, name: str) -> Any:
+        if self._packs is None:
+            from capy.rules.cache import read_cache
+            from capy.store.errors import StoreError
+
+            cached = read_cache(self.rules_key)
+            if cached is None:  # pruned since this process checked: rare, said in one line
+                raise StoreError("capy's compiled rules went missing meanwhile; run it again")
+            self._packs = cached["packs"]
+        return self._packs[name]["data"]
 
 
 def current() -> WarmContext | None:
@@ -172,14 +191,13 @@ def _prepare() -> WarmContext | None:
 
 
 def _from_entry(entry: dict[str, Any]) -> WarmContext | None:
-    from capy.rules.cache import read_cache
+    from capy.rules.cache import cache_path
 
     try:
         values = entry["values"]
-        cached = read_cache(values["rules_key"])
-        if cached is None:  # the compiled rules were pruned: rebuild
+        if not cache_path(values["rules_key"]).is_file():  # the compiled rules were pruned
             return None
-        ruleset = CachedRules(cached["packs"], values["index_version"])
+        ruleset = CachedRules(values["rules_key"], values["index_version"])
         return WarmContext(**{**values, "ignored": tuple(values["ignored"]), "ruleset": ruleset})
     except (KeyError, TypeError):  # an entry that is not what this capy writes: rebuild
         return None

@@ -8,7 +8,7 @@ match is the secret.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -30,7 +30,7 @@ class SecretDetector:
     pattern: re.Pattern[str]
     keywords: tuple[str, ...]
     min_entropy: float | None
-    allowlist: tuple[re.Pattern[str], ...]
+    allowlist: Sequence[re.Pattern[str]]
 
     def find(self, text: str, lowered: str | None = None) -> list[SecretFinding]:
         if self.keywords:
@@ -56,8 +56,43 @@ def compile_detector(
         pattern=re.compile(rule["pattern"]),
         keywords=tuple(keyword.lower() for keyword in rule.get("keywords", ())),
         min_entropy=rule.get("entropy"),
-        allowlist=tuple(re.compile(item) for item in allow),
+        allowlist=AllowPatterns(allow),
     )
+
+
+class AllowPatterns(Sequence[re.Pattern[str]]):
+    """A detector's allowlist, compiled when a match is first judged: most texts have none,
+    and a detector without keywords runs on every text, so a short-lived process (a hook, a
+    CLI command) would otherwise compile the whole global allowlist to redact a few lines."""
+
+    __slots__ = ("_compiled", "sources")
+
+    def __init__(self, sources: Iterable[str]) -> None:
+        self.sources = tuple(sources)
+        self._compiled: tuple[re.Pattern[str], ...] | None = None
+
+    def _patterns(self) -> tuple[re.Pattern[str], ...]:
+        if self._compiled is None:
+            self._compiled = tuple(re.compile(source) for source in self.sources)
+        return self._compiled
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._patterns()[index]
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def __iter__(self) -> Iterator[re.Pattern[str]]:
+        return iter(self._patterns())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AllowPatterns) and other.sources == self.sources
+
+    def __hash__(self) -> int:
+        return hash(self.sources)
+
+    def __repr__(self) -> str:
+        return f"AllowPatterns({self.sources!r})"
 
 
 def _allow_pattern(item: Any) -> str:

@@ -21,6 +21,7 @@ import sqlcipher3
 from capy.store.database import (
     Notify,
     connect,
+    is_plaintext,
     open_database,
     plaintext_error,
     stderr_notice,
@@ -36,7 +37,6 @@ from capy.store.errors import (
 )
 from capy.store.keys import DatabaseKey, KeySource, key_source, load_key
 from capy.store.location import StoreLocation, locate_store, resolve_db_path
-from capy.store.maintenance import is_plaintext
 from capy.store.migrations import MIGRATIONS, chunk_rowid, chunk_rowid_range, migrate
 
 

@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING
 
 import sqlcipher3
 
-from capy.store.codec import decompress_text
-
 if TYPE_CHECKING:
     from capy.rules.views.retention import RetentionPack
 
@@ -160,6 +158,10 @@ def _missing_salience(
         "SELECT id FROM sources INDEXED BY sources_without_salience WHERE salience IS NULL LIMIT ?",
         (-1 if limit is None else limit,),
     ).fetchall()
+    if not missing:
+        return {}
+    from capy.store.codec import decompress_text  # zstandard: only when there is work
+
     scored = {}
     for (source_id,) in missing:
         row = conn.execute("SELECT raw FROM sources WHERE id = ?", (source_id,)).fetchone()

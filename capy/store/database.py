@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import random
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +44,13 @@ Notify = Callable[[str], None]
 # Brings a freshly opened connection's schema up to date (the knowledge base's migrations unless
 # another database, such as the vault, passes its own).
 Migrator = Callable[[sqlcipher3.Connection], object]
+
+
+def is_plaintext(path: Path) -> bool:
+    """Whether `path` starts as an unencrypted SQLite file does (here, not in maintenance:
+    every open asks, and maintenance's imports are for the commands that change a file)."""
+    with path.open("rb") as handle:
+        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def stderr_notice(message: str) -> None:
@@ -262,6 +268,8 @@ def _retry_busy(action: Callable[[], object], deadline_s: float = WRITE_LOCK_DEA
         except sqlcipher3.OperationalError as error:
             if not _is_busy(error) or time.monotonic() >= deadline:
                 raise
+        import random
+
         time.sleep(delay * (0.5 + random.random()))
         delay = min(delay * 2, 0.25)
 

@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import hmac
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capy.store.errors import KeyFileError
+
+# hashlib, hmac and secrets are imported where a key is derived or made: opening a store with
+# a key it has needs none of them, and loading OpenSSL's hashes costs a warm command dearly.
 
 if TYPE_CHECKING:  # only ever handed one: importing pydantic costs a hook several starts
     from pydantic import SecretStr
@@ -78,6 +78,9 @@ class DatabaseKey:
 
     def fingerprint(self) -> str:
         """A keyed hash that says whether two keys are the same and reveals nothing about them."""
+        import hashlib
+        import hmac
+
         return hmac.new(self.raw, _KEY_CHECK_LABEL, hashlib.sha256).hexdigest()[:32]
 
 
@@ -85,6 +88,9 @@ def derived_key(key: DatabaseKey, purpose: str) -> bytes:
     """A 256-bit key for one `purpose` (e.g. sealing a database's archive), derived from the
     database's raw key: a file beside the database is readable exactly where the database
     is, with no second key to lose. HMAC-SHA256 of a uniformly random key is a sound KDF."""
+    import hashlib
+    import hmac
+
     return hmac.new(key.raw, b"capy derived key v1:" + purpose.encode(), hashlib.sha256).digest()
 
 
@@ -125,6 +131,8 @@ def key_from_text(text: str, name: str) -> bytes:
 @lru_cache(maxsize=8)
 def _stretch(passphrase: str, name: str) -> bytes:
     # Cached so that a process pays the KDF once, not once per connection.
+    import hashlib
+
     salt = b"capy/" + name.encode()
     return hashlib.pbkdf2_hmac("sha512", passphrase.encode(), salt, _KDF_ROUNDS, KEY_BYTES)
 
@@ -135,6 +143,8 @@ def load_or_create_key_file(path: Path) -> bytes:
         return read_key_file(path)
     except FileNotFoundError:
         pass
+    import secrets
+
     raw = secrets.token_bytes(KEY_BYTES)
     if write_key_file(path, raw, replace=False):
         return raw
@@ -174,6 +184,8 @@ def write_key_file(path: Path, raw: bytes, *, replace: bool) -> bool:
     over `path` (used when rotating).
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import secrets
+
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlcipher3
 
 from capy.store.database import (
-    SQLITE_HEADER,
     DatabaseError,
     connect,
     file_lock,
+    is_plaintext,
     utc_stamp,
     write_key_check,
     wrong_key_error,
@@ -184,11 +183,6 @@ class EncryptResult:
     backup: Path  # the previous file, untouched, opens as it did before (plaintext or old key)
     was_plaintext: bool
     row_counts: dict[str, int]
-
-
-def is_plaintext(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def encrypt_database(
@@ -381,4 +375,6 @@ def _new_key(source: KeySource, text: str | None, label: str, generate: bool) ->
             f"{source.label}; give the new key with --new-key-file or "
             f"{new_key_env_var(source.name)}"
         )
+    import secrets
+
     return DatabaseKey(secrets.token_bytes(KEY_BYTES), target)

@@ -17,7 +17,6 @@ import sqlcipher3
 
 from capy.rules.views.retention import RetentionPack, SourceKind, Tier
 from capy.store.chunkstore import drop_chunks
-from capy.store.codec import decompress_text
 from capy.store.database import transaction
 from capy.store.vocabulary import apply_term_delta
 
@@ -226,6 +225,8 @@ def _all_facts(conn: sqlcipher3.Connection) -> list[SourceFacts]:
 
 
 def _sample(conn: sqlcipher3.Connection, source_id: int, pack: RetentionPack) -> str:
+    from capy.store.codec import decompress_text  # zstandard: only for a source to sample
+
     row = conn.execute("SELECT raw FROM sources WHERE id = ?", (source_id,)).fetchone()
     return "" if row is None else pack.salience.sample(decompress_text(row[0]))
 

@@ -9,31 +9,12 @@ as the agent reads it.
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
-
 import pytest
 
-from capy.api.execute import execute_code
-from capy.api.workspace import Workspace
-from capy.bench.niah_real_set import load_real_set
+from tests.niah_real_helpers import ask
 
-SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
 ERRORS_HEADING = "### Errors and failures in the output"
 NEGATIVE_REPLY_BYTES = 300
-
-
-def ask(project_dir: Path, intent_id: str, kind: str):
-    for output in load_real_set(SET).outputs:
-        for intent in output.intents:
-            if intent.intent_id == intent_id:
-                assert intent.kind == kind, f"{intent_id} is not a {kind} intent"
-                assert output.half == "dev", f"{intent_id} is on the held-back half"
-                code = f"cat {shlex.quote(str(output.path.resolve()))}"
-                workspace = Workspace(project_dir)
-                reply = execute_code(workspace, language="shell", code=code, intent=intent.intent)
-                return reply.text, intent
-    raise AssertionError(f"no intent {intent_id} in the set")
 
 
 def test_a_question_not_about_failures_gets_no_error_list(project_dir):

@@ -40,6 +40,10 @@ def _intent(intent_id: str):
         "csv-stocks-01",  # highest price: the column the intent names
         "pytest-cov-click-02",  # lowest coverage: a whitespace table's `Cover` column, in %
         "git-log-stat-capy-01",  # most files: `git log --stat` records, by their counted words
+        # The measure sits in a finding's message: `arguments ... (16 > 5)` with ruff's
+        # ` --> path:line:col` after it; `complexity of 84` under eslint's file heading.
+        "ruff-click-full-01",
+        "eslint-semver-all-02",
     ],
 )
 def test_a_superlative_is_answered_from_the_records(project_dir, intent_id):
@@ -94,3 +98,30 @@ def test_json_records_sort_on_the_key_the_intent_names():
     lines = comparison_section(text, "which file has the most errors", load_rules())
     assert lines[1].startswith("### Sorted by `errorCount`, highest first")
     assert lines[2].startswith('{"errorCount": 2, "filePath": "/home/dev/lint/qs/lib/utils.js"')
+
+
+def test_a_named_day_finds_the_rows_dated_so(project_dir):
+    # The set's own csv-seattle-weather-05: "july 4th 2014" against `2014/07/04,...`.
+    output, intent = _intent("csv-seattle-weather-05")
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent.intent)
+    assert "### Lines dated July 4, 2014 (1 of 1)" in reply.text
+    assert all(needle in reply.text for needle in intent.needles), reply.text
+
+
+@pytest.mark.parametrize(
+    ("intent", "line"),
+    [
+        ("requests on 4 Jul 2014", '127.0.0.1 - - [04/Jul/2014:10:00:01 +0000] "GET / HTTP/1.1"'),
+        ("what happened on july 4", "2014-07-04T10:00:01Z started"),
+        ("the entry for Jul 4th, 2014", "Released Jul 4, 2014"),
+        ("builds on the 4th of july 2014", "07/04/2014 build 12 ok"),
+    ],
+)
+def test_a_named_day_meets_the_forms_tools_print_it_in(intent, line):
+    from capy.api.intent_dates import date_section
+
+    text = "\n".join(["header line", "2014-07-05 other day", line, "04/Aug/2014 not it"])
+    shown = date_section(text, intent, load_rules())
+    # The header line (no digits) heads the dated ones; other days stay out.
+    assert shown[2:] == ["header line", line], shown

@@ -58,3 +58,20 @@ def test_a_word_form_porter_misses_still_finds_its_line(project_dir, file, inten
 def test_search_is_a_locating_word_not_a_stopword(project_dir, intent, needle):
     text = _reply(project_dir, "git-log-stat-capy.txt", intent)
     assert needle in text, text
+
+
+@pytest.mark.parametrize(
+    ("file", "intent", "needles"),
+    [
+        # The set's own tar-list-click-03: a project names its changelog CHANGES.md.
+        ("tar-list-click.txt", "does the sdist ship the changelog", ["click-8.5.1/CHANGES.md"]),
+        # The set's own git-diff-attrs-src-01: type stubs live in `.pyi` files.
+        ("git-diff-attrs-src.txt", "how did the signature of fields() change in the stubs",
+         ["+def fields(cls: type[AttrsInstance] | AttrsInstance) -> Any: ..."]),
+    ],
+)  # fmt: skip
+def test_a_file_named_by_convention_is_found_by_what_people_call_it(
+    project_dir, file, intent, needles
+):
+    text = _reply(project_dir, file, intent)
+    assert all(needle in text for needle in needles), text

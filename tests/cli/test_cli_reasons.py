@@ -73,3 +73,13 @@ def test_vault_import_says_why_it_skipped(project_dir, tmp_path):
     assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
     assert "skipped: 5 unchanged" in again.stdout
     assert "  5 unchanged: already archived with the same files" in again.stdout
+
+
+def test_vault_import_shows_a_progress_bar_on_a_terminal_only(project_dir, tmp_path):
+    folder = _sessions(tmp_path, project_dir)
+    vault = tmp_path / "vault.db"
+    run = on_terminal("vault", "import", "--source", str(folder), "--path", str(vault))
+    assert run.exit_code == 0, run.output
+    assert "archiving sessions" in run.output and "100%" in run.output
+    again = piped("vault", "import", "--source", str(folder), "--path", str(vault))
+    assert again.returncode == 0 and "archiving sessions" not in again.stderr

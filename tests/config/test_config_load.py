@@ -83,6 +83,7 @@ def test_every_layer_contributes_and_tables_deep_merge(sandbox: Sandbox) -> None
         "hooks.guidance": str(sandbox.user_config),
         "hooks.session_start_max_bytes": str(sandbox.project_file),
         "hooks.allow_commands": "default",
+        "hooks.capture": "default",
         "hooks.allow_domains": str(sandbox.project_config),
         "redaction.replies": "default",
         "llm.base_url": "default",

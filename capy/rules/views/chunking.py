@@ -54,6 +54,12 @@ class ErrorRule(_RegexRuleView):
     tools: tuple[str, ...] = ()
 
 
+class TallyRule(_RegexRuleView):
+    # counts: the run's totals; clean: the run says nothing failed.
+    says: Literal["counts", "clean"]
+    tools: tuple[str, ...] = ()
+
+
 class TurnRule(_RegexRuleView):
     role: TurnRole
 
@@ -165,10 +171,15 @@ class Log(Section):
     title_strip_prefix: str
     line_prefix: str | None = None
     error_rules: tuple[ErrorRule, ...]
+    tally_rules: tuple[TallyRule, ...] = ()
 
     @cached_property
     def active_error_rules(self) -> tuple[ErrorRule, ...]:
         return active(self.error_rules)
+
+    @cached_property
+    def active_tally_rules(self) -> tuple[TallyRule, ...]:
+        return active(self.tally_rules)
 
     @cached_property
     def active_banner_rules(self) -> tuple[BannerRule, ...]:

@@ -27,6 +27,16 @@ class FailureIntent(Section):
     words: tuple[str, ...] = ()
 
 
+class DateIntent(Section):
+    months: tuple[tuple[str, ...], ...] = ()
+    max_lines: int = 8
+
+
+class TallyIntent(Section):
+    words: tuple[str, ...] = ()
+    max_bytes: int = 600
+
+
 class Superlative(Section):
     words: tuple[str, ...]
     order: Order
@@ -48,6 +58,12 @@ class Compare(Section):
     summary_rows: tuple[str, ...] = ()
     # Regexes matching the first line of a multi-line record (`commit <hash>`).
     record_starts: tuple[str, ...] = ()
+    # Findings compared by a number in their message: the line naming their file (above,
+    # indented findings only), the line saying where each is (right after), and how far the
+    # number may sit from the word naming it.
+    message_heading: str | None = None
+    message_location: str | None = None
+    message_gap_chars: int = 40
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
@@ -55,4 +71,6 @@ class Compare(Section):
 
 class Intents(Section):
     failure: FailureIntent = FailureIntent()
+    tally: TallyIntent = TallyIntent()
+    dates: DateIntent = DateIntent()
     compare: Compare = Compare()

@@ -1,0 +1,47 @@
+"""Intents about a test or check run: how many, how it ended, why it failed, on real captured
+outputs of the niah-real set.
+
+The summary line (`192 passed, 1 skipped in 26.83s`, `Found 208 errors in 1 file`) shares no
+word with "final tally" or "how many errors", so it comes from the chunking pack's tally rules,
+not from search; a failure intent on a run that says it ran clean gets that line alone.
+Everything runs for real: `capy_execute`'s library call on `cat` of the captured file, a real
+encrypted store, the reply as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.niah_real_helpers import ask
+
+NEGATIVE_REPLY_BYTES = 300
+
+
+@pytest.mark.parametrize("intent_id", ["pytest-toolz-verbose-03", "mypy-strict-tabulate-01"])
+def test_a_question_about_totals_gets_the_summary_line(project_dir, intent_id):
+    text, intent = ask(project_dir, intent_id, "positive")
+    assert "### How the output sums itself up" in text
+    assert all(needle in text for needle in intent.needles), text
+
+
+@pytest.mark.parametrize("intent_id", ["pytest-toolz-verbose-04", "pytest-cov-click-06"])
+def test_a_failure_question_on_a_clean_run_gets_its_verdict_alone(project_dir, intent_id):
+    text, intent = ask(project_dir, intent_id, "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "reports no errors or failures" in text
+    assert " passed" in text  # the verdict line itself
+    assert not any(needle in text.replace(intent.intent, "") for needle in intent.needles)
+
+
+def test_a_failing_run_still_lists_its_failures(project_dir):
+    # Not clean: 15 setup errors. The failure list stays, the verdict reply does not apply.
+    text, _ = ask(project_dir, "pytest-humanize-ra-06", "negative")
+    assert "reports no errors or failures" not in text
+    assert "### Errors and failures in the output" in text
+
+
+def test_a_why_question_gets_the_message_pytest_explains_it_with(project_dir):
+    # `E       fixture 'benchmark' not found` is the reason of every setup error; it used to
+    # fall between the error headings and their file lines, all the list had room for.
+    text, intent = ask(project_dir, "pytest-humanize-ra-01", "positive")
+    assert all(needle in text for needle in intent.needles), text
