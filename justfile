@@ -32,6 +32,7 @@ bench *args:
     capy bench peer {{args}}
     capy bench hostile --quick {{args}}
     capy bench memory {{args}}
+    capy bench proxy {{args}}
 
 # Run the MCP server on stdio.
 serve:

@@ -75,6 +75,11 @@ app.command(
     name="ir-build",
     help="Write LoCoMo turns and sessions as TREC collections (dev and held halves).",
 )
+app.command(
+    "capy.cli.bench_proxy:proxy",
+    name="proxy",
+    help="What capy proxy adds to a chat completion against the direct call, and what it records.",
+)
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]
 Flag = Annotated[bool, Parameter(negative="")]

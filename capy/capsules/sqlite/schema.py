@@ -235,6 +235,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        "0006-proxy-messages",
+        """
+        -- The messages `capy proxy` has recorded, by fingerprint (the hash of a message and
+        -- the conversation before it, capy.proxy.messages): clients resend the whole
+        -- history every turn, and a message already here is not recorded again. Filled by a
+        -- trigger in the capsule's own transaction, so a capsule and its fingerprint land
+        -- together (whether written at once or drained from the spool later). Not derived:
+        -- erasure keeps the row, so a forgotten message that the client resends stays
+        -- forgotten.
+        CREATE TABLE proxy_messages (
+            fingerprint  TEXT PRIMARY KEY,
+            capsule_id   TEXT NOT NULL,
+            conversation TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TRIGGER proxy_messages_remember AFTER INSERT ON capsules
+        WHEN new.source = 'proxy' AND json_extract(new.metadata, '$.fingerprint') IS NOT NULL
+        BEGIN
+            INSERT OR IGNORE INTO proxy_messages (fingerprint, capsule_id, conversation)
+            VALUES (
+                json_extract(new.metadata, '$.fingerprint'),
+                new.id,
+                coalesce(json_extract(new.metadata, '$.session_id'), '')
+            );
+        END;
+        """,
+    ),
+    Migration(
         "0008-memory",
         """
         -- Memory records (capy.memory): a projection of capsules, recomputed per scope from the

@@ -145,6 +145,31 @@ class Capture(Section):
     drain_on: tuple[str, ...]
 
 
+class ProxyTimeouts(Section):
+    connect_seconds: float
+    read_seconds: float
+    write_seconds: float
+
+
+class DropHeaders(Section):
+    request: tuple[str, ...]
+    response: tuple[str, ...]
+
+
+class Proxy(Section):
+    """`capy proxy`: its port, the hosts it answers, upstream timeouts, the headers it never
+    forwards, and what each chat role's message becomes."""
+
+    default_port: int
+    loopback_hosts: tuple[str, ...]
+    timeouts: ProxyTimeouts
+    drop_headers: DropHeaders
+    roles: dict[str, str]
+    shared_roles: tuple[str, ...]
+    bounds: dict[str, int]
+    non_text_part: str
+
+
 class RecallWeights(Section):
     lexical: float
     graph: float
@@ -207,6 +232,8 @@ class CapsulesPack(PackView):
     relations: Relations
     summaries: Summaries
     capture: Capture | None = None
+    proxy: Proxy | None = None
+
     recall: Recall | None = None
 
     @property
