@@ -47,7 +47,7 @@ def scaled_deadline(quick: bool, cold_start: float) -> float:
 def hook_deadline(deadline: float, quick: bool) -> float:
     """A quick run gives a hook (a lean start) the same share of the deadline as on a calm
     machine: 8 s of 15."""
-    return deadline * QUICK_HOOK_DEADLINE / QUICK_DEADLINE if quick else deadline
+    return round(deadline * QUICK_HOOK_DEADLINE / QUICK_DEADLINE, 1) if quick else deadline
 
 
 @dataclass(frozen=True)
