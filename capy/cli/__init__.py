@@ -46,6 +46,7 @@ COMMANDS = {
         "The immutable capsule log: add, list, show, verify, forget, archive, export, import.",
     ),
     "recall": ("capy.cli.recall:recall", "Recall past sessions' capsules as a brief in budget."),
+    "memory": ("capy.cli.memory:app", "What capy learned from sessions: list, add, edit, forget."),
 }
 
 

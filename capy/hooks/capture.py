@@ -39,10 +39,7 @@ class Capture:
     @property
     def secrets(self) -> PlainSecrets:
         if self._secrets is None:
-            from capy.hooks.capture_rules import read_detectors
-            from capy.masking import PlainSecrets
-
-            self._secrets = PlainSecrets(read_detectors(self.config["secrets_file"]))
+            self._secrets = _detectors(self.config["secrets_file"])
         return self._secrets
 
     def kind_for(self, event: str) -> str | None:
@@ -104,6 +101,20 @@ class Capture:
         """A detached drainer, unless one holds the drain lock already."""
         if not _drainer_running(self.spool_path):
             start_drainer(self.context.rules["project_root"])
+
+
+_COMPILED: dict[str, PlainSecrets] = {}
+
+
+def _detectors(path: str) -> PlainSecrets:
+    """The redactor for a detectors file, compiled once per process: a hook that captures twice
+    (a prompt, then the memory records it was shown) must not compile them twice."""
+    if path not in _COMPILED:
+        from capy.hooks.capture_rules import read_detectors
+        from capy.masking import PlainSecrets
+
+        _COMPILED[path] = PlainSecrets(read_detectors(path))
+    return _COMPILED[path]
 
 
 def capture_for(context: HookContext) -> Capture | None:

@@ -39,7 +39,7 @@ def check_command(
 
     ruleset = ruleset if ruleset is not None else load_rules(project_dir)
     canonical = _language(ruleset, language)
-    loaded = rules.load_policy(project_dir, home=home, managed_dir=managed_dir)
+    loaded = rules.load_policy(project_dir, home=home, managed_dir=managed_dir, ruleset=ruleset)
     if canonical == "shell":
         return rules.finish(loaded, rules.judge_shell(loaded, ruleset, command))
     return rules.finish(loaded, _judge_code(loaded, ruleset, command, canonical))
@@ -69,7 +69,7 @@ def check_tool(
         return check_command(
             command, project_dir=project_dir, managed_dir=managed_dir, home=home, ruleset=ruleset
         )
-    loaded = rules.load_policy(project_dir, home=home, managed_dir=managed_dir)
+    loaded = rules.load_policy(project_dir, home=home, managed_dir=managed_dir, ruleset=ruleset)
     if tool in RULE_TOOLS_FOR:
         if path is None or not str(path).strip():
             raise ValueError(f"a {tool} check needs the path to judge (--path)")

@@ -55,8 +55,9 @@ class LoadedSettings:
     problem: str | None = None  # why the file could not be used, if it could not
 
 
-def permission_locations(project_dir: Path | None = None) -> PermissionFiles:
-    """The settings locations from the platforms pack in force for the project.
+def permission_locations(project_dir: Path | None = None, ruleset: Any = None) -> PermissionFiles:
+    """The settings locations from the platforms pack in force for the project (`ruleset`
+    when the caller holds it already: the same packs its built-in policies come from).
 
     Broken overlays must not cost the user their deny rules: capy then falls back to the
     shipped pack's locations rather than reading no settings at all.
@@ -65,7 +66,7 @@ def permission_locations(project_dir: Path | None = None) -> PermissionFiles:
     from capy.rules import RulesError, build_ruleset, load_rules
 
     try:
-        view = load_rules(project_dir).view("platforms")
+        view = (ruleset if ruleset is not None else load_rules(project_dir)).view("platforms")
         locations = view.platform(PERMISSIONS_PLATFORM).config.permissions
     except (RulesError, ConfigError, KeyError):
         locations = None
@@ -83,10 +84,10 @@ def default_managed_dir(locations: PermissionFiles | None = None) -> Path:
 
 
 def settings_files(
-    project_dir: Path, home: Path, managed_dir: Path | None = None
+    project_dir: Path, home: Path, managed_dir: Path | None = None, ruleset: Any = None
 ) -> list[SettingsFile]:
     """Every settings file Claude Code would read, highest precedence first (present or not)."""
-    locations = permission_locations(project_dir)
+    locations = permission_locations(project_dir, ruleset)
     managed = default_managed_dir(locations) if managed_dir is None else Path(managed_dir)
     files = [SettingsFile(managed / locations.managed_file, Scope.MANAGED, managed)]
     drop_ins = managed / locations.managed_drop_ins if locations.managed_drop_ins else None

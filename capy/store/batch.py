@@ -3,8 +3,9 @@
 Each source is prepared outside the write lock (redaction, chunking, compression) exactly as
 `index_content` prepares it; then a whole batch is written in ONE transaction, since FTS5
 flushes its pending terms into a new segment (and merges segments) at every commit: 36 files
-committed one by one cost seconds that one commit does not. Each source is written under its
-own savepoint, and readers see a batch only once it commits, so:
+committed one by one cost seconds that one commit does not. Each source's row is written under
+its own savepoint, and all FTS rows of the batch after the last of them (FTS5 writes a segment
+at every savepoint that follows FTS rows); readers see a batch only once it commits, so:
 - a reader never sees a half-indexed source (nor a half-written batch);
 - a source that fails (refused content, a database error on its rows) is rolled back alone,
   reported by its label, and the others in the batch are still written;
@@ -15,13 +16,15 @@ first, so that the write lock is never held for long while hooks and the server 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlcipher3
 
+from capy.store.chunkstore import PendingChunks, write_chunks
 from capy.store.database import transaction
 from capy.store.errors import StoreError
 from capy.store.fts_tuning import bulk_load
@@ -31,6 +34,7 @@ from capy.store.indexing import (
     PreparedSource,
     prepare_source,
     write_source,
+    write_source_row,
 )
 
 if TYPE_CHECKING:
@@ -121,21 +125,100 @@ def _write(
 ) -> None:
     if not pending:
         return
-    written: list[tuple[int, IndexResult]] = []
     try:
-        with transaction(conn), bulk_load(conn):
-            for slot, source in pending:
-                try:
-                    with _savepoint(conn):
-                        written.append((slot, write_source(conn, source, rules)))
-                except (StoreError, sqlcipher3.DatabaseError) as error:
-                    outcomes[slot] = BatchFailure(source.label, _message(error))
+        try:
+            with transaction(conn), bulk_load(conn):
+                written = _rows_then_chunks(conn, pending, outcomes, rules)
+        except _ChunksFailed:
+            # Rare (a database error on FTS rows): the batch rolled back whole; written one
+            # source at a time instead, a source that fails is rolled back alone.
+            for slot, _source in pending:
+                outcomes[slot] = None
+            with transaction(conn), bulk_load(conn):
+                written = _one_by_one(conn, pending, outcomes, rules)
     except sqlcipher3.DatabaseError as error:  # the commit itself failed: the batch is lost
         for slot, source in pending:
             outcomes[slot] = BatchFailure(source.label, f"not stored: {_message(error)}")
         return
     for slot, result in written:
         outcomes[slot] = result
+
+
+class _ChunksFailed(Exception):
+    """Writing the FTS rows of a batch failed; the caller rolls it back and goes one by one."""
+
+
+def _rows_then_chunks(
+    conn: sqlcipher3.Connection,
+    pending: list[tuple[int, PreparedSource]],
+    outcomes: list[Outcome | None],
+    rules: RuleSet,
+) -> list[tuple[int, IndexResult]]:
+    """Each source's row under its own savepoint, then all their FTS rows at the end (FTS5
+    writes a segment at every savepoint that follows FTS rows: one per source otherwise).
+
+    A label met twice in one batch writes the chunks gathered so far first, so the second
+    write sees the first one's chunks as any later write would."""
+    written: list[tuple[int, IndexResult]] = []
+    chunks: list[PendingChunks] = []
+    labels: set[tuple[str, str]] = set()
+    for slot, source in pending:
+        if (source.label, source.kind) in labels:
+            _write_chunks(conn, chunks)
+            chunks, labels = [], set()
+        row = functools.partial(write_source_row, conn, source, rules)
+        done = _alone(conn, slot, source, outcomes, row)
+        if done is None:
+            continue
+        result, rows = done
+        written.append((slot, result))
+        labels.add((source.label, source.kind))
+        if rows is not None:
+            chunks.append(rows)
+    _write_chunks(conn, chunks)
+    return written
+
+
+def _write_chunks(conn: sqlcipher3.Connection, chunks: list[PendingChunks]) -> None:
+    try:
+        write_chunks(conn, chunks)
+    except sqlcipher3.DatabaseError as error:
+        raise _ChunksFailed from error
+
+
+def _one_by_one(
+    conn: sqlcipher3.Connection,
+    pending: list[tuple[int, PreparedSource]],
+    outcomes: list[Outcome | None],
+    rules: RuleSet,
+) -> list[tuple[int, IndexResult]]:
+    done = [
+        (
+            slot,
+            _alone(
+                conn, slot, source, outcomes, functools.partial(write_source, conn, source, rules)
+            ),
+        )
+        for slot, source in pending
+    ]
+    return [(slot, result) for slot, result in done if result is not None]
+
+
+def _alone(
+    conn: sqlcipher3.Connection,
+    slot: int,
+    source: PreparedSource,
+    outcomes: list[Outcome | None],
+    write: Callable[[], Any],
+) -> Any:
+    """`write()` under the source's own savepoint; a failure rolls back that source alone, is
+    recorded in its slot, and gives None."""
+    try:
+        with _savepoint(conn):
+            return write()
+    except (StoreError, sqlcipher3.DatabaseError) as error:
+        outcomes[slot] = BatchFailure(source.label, _message(error))
+        return None
 
 
 @contextmanager

@@ -1,13 +1,16 @@
 """Writing and removing one source's chunks in both FTS tables, with its vocabulary counts.
 
-Shared by indexing, re-indexing and cleanup; callers hold the write transaction. Every write
-here moves the source's chunk count (capy.store.counters) in that same transaction.
+Shared by indexing, re-indexing and cleanup; callers hold the write transaction. A writer moves
+the source's chunk count (capy.store.counters) in that same transaction: `drop_chunks` does,
+and one that adds chunks calls `add_chunk_count` with its rows, then hands the chunks to
+`write_chunks`, which writes the vocabulary and, last, the FTS rows.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sqlcipher3
@@ -15,7 +18,7 @@ import sqlcipher3
 from capy.store.content import ContentError
 from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
-from capy.store.vocabulary import term_counts
+from capy.store.vocabulary import apply_term_delta, term_counts
 
 if TYPE_CHECKING:
     from capy.chunking import Chunk
@@ -62,10 +65,13 @@ def drop_chunks(conn: sqlcipher3.Connection, source_id: int) -> Counter[str]:
     return term_counts(text for row in rows for text in row)
 
 
-def insert_chunks(
-    conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]
-) -> Counter[str]:
-    """Write chunks into both FTS tables under the same rowids; return their vocabulary counts."""
+def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]) -> None:
+    """Only the FTS rows; the caller moves the chunk count and the vocabulary.
+
+    FTS5 writes the rows it holds in memory out as a segment at every savepoint and before any
+    statement that may need to roll back alone (an upsert, an UPDATE with triggers) runs in the
+    same transaction. A writer that puts these inserts after all its other statements gets one
+    segment per commit instead of one per source."""
     rows = [
         (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
         for ordinal, chunk in enumerate(chunks)
@@ -76,8 +82,33 @@ def insert_chunks(
             "VALUES (?, ?, ?, ?, ?)",
             rows,
         )
-    add_chunk_count(conn, source_id, len(rows))
+
+
+def chunk_terms(chunks: Sequence[Chunk]) -> Counter[str]:
     return term_counts(text for chunk in chunks for text in (chunk.title, chunk.content))
+
+
+@dataclass(frozen=True)
+class PendingChunks:
+    """A written source row's chunks, still to go into the FTS tables, and its vocabulary."""
+
+    source_id: int
+    chunks: list[Chunk]
+    added: Counter[str]
+    removed: Counter[str]
+
+
+def write_chunks(conn: sqlcipher3.Connection, pending: list[PendingChunks]) -> None:
+    """The vocabulary of all of them in one pass, then their FTS rows, last (see
+    `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit)."""
+    added: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
+    for item in pending:
+        added.update(item.added)
+        removed.update(item.removed)
+    apply_term_delta(conn, added, removed)
+    for item in pending:
+        insert_chunk_rows(conn, item.source_id, item.chunks)
 
 
 def set_index_version(conn: sqlcipher3.Connection, version: str) -> None:

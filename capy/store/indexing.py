@@ -18,11 +18,14 @@ import sqlcipher3
 from capy.rules.views.chunking import ContentType
 from capy.rules.views.retention import RetentionPack, SourceKind
 from capy.store.chunkstore import (
+    PendingChunks,
+    add_chunk_count,
     chunk_for_index,
+    chunk_terms,
     count_chunks,
     drop_chunks,
-    insert_chunks,
     set_index_version,
+    write_chunks,
 )
 from capy.store.codec import compress_text
 from capy.store.content import ContentError, PreparedContent, prepare_content
@@ -33,7 +36,6 @@ from capy.store.reindexing import (
     reindex_stale,
     stale_count,
 )
-from capy.store.vocabulary import apply_term_delta
 
 if TYPE_CHECKING:
     from capy.chunking import Chunk
@@ -161,17 +163,31 @@ def write_source(
 ) -> IndexResult:
     """The writes for one source; the caller holds the write transaction. The row is looked
     up again under the lock, so two processes indexing one label at once end with one row."""
+    result, pending = write_source_row(conn, source, rules)
+    if pending is not None:
+        write_chunks(conn, [pending])
+    return result
+
+
+def write_source_row(
+    conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
+) -> tuple[IndexResult, PendingChunks | None]:
+    """Everything of one source but its FTS rows: the row, its old chunks dropped, its chunk
+    count. The caller writes the returned chunks (`write_chunks`) in the same transaction."""
     existing = find_source(conn, source.label, source.kind)
     if _is_current(existing, source):
         _touch(conn, existing.id, source.now, source.expires_at)
-        return source.result(existing.id, count_chunks(conn, existing.id), "unchanged")
+        return source.result(existing.id, count_chunks(conn, existing.id), "unchanged"), None
     if source.chunks is None:  # current when prepared, changed since: rare, chunk it now
         _chunk(source, rules)
     source_id = _upsert_source(conn, source)
     removed = drop_chunks(conn, source_id) if existing else Counter()
-    apply_term_delta(conn, insert_chunks(conn, source_id, source.chunks), removed)
+    add_chunk_count(conn, source_id, len(source.chunks))
     set_index_version(conn, source.version)
-    return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed")
+    pending = PendingChunks(source_id, source.chunks, chunk_terms(source.chunks), removed)
+    return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed"), (
+        pending
+    )
 
 
 def _chunk(source: PreparedSource, rules: RuleSet) -> None:
@@ -278,4 +294,5 @@ __all__ = [
     "reindex_stale",
     "stale_count",
     "write_source",
+    "write_source_row",
 ]

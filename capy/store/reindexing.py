@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING
 import sqlcipher3
 
 from capy.store.chunkstore import (
+    PendingChunks,
+    add_chunk_count,
     chunk_for_index,
+    chunk_terms,
     drop_chunks,
-    insert_chunks,
     set_index_version,
+    write_chunks,
 )
 from capy.store.database import transaction
-from capy.store.vocabulary import apply_term_delta
 
 if TYPE_CHECKING:
     from capy.chunking import Chunk
@@ -167,14 +169,17 @@ def _rebuild_batch(conn: sqlcipher3.Connection, rows: list[tuple], rules: RuleSe
         text, _counts = redact_text(original, secrets)
         chunks = chunk_for_index(text, content_type, label, chunking)
         work.append(_Rebuilt(source_id, content_hash, version, text, text != original, chunks))
-    version, now, written = rules.index_version, int(time.time()), 0
+    version, now = rules.index_version, int(time.time())
     with transaction(conn):
-        for item in work:
-            if _still_stale(conn, item, version):
-                _write(conn, item, version, now)
-                written += 1
+        # Every row first, the FTS rows of all after them (see `insert_chunk_rows`).
+        pending = [
+            _write_row(conn, item, version, now)
+            for item in work
+            if _still_stale(conn, item, version)
+        ]
         set_index_version(conn, version)
-    return written
+        write_chunks(conn, pending)
+    return len(pending)
 
 
 def _still_stale(conn: sqlcipher3.Connection, item: _Rebuilt, version: str) -> bool:
@@ -185,11 +190,13 @@ def _still_stale(conn: sqlcipher3.Connection, item: _Rebuilt, version: str) -> b
     return row is not None and row[0] == item.old_hash and row[1] == item.old_version
 
 
-def _write(conn: sqlcipher3.Connection, item: _Rebuilt, version: str, now: int) -> None:
+def _write_row(
+    conn: sqlcipher3.Connection, item: _Rebuilt, version: str, now: int
+) -> PendingChunks:
     from capy.store.codec import compress_text
 
     removed = drop_chunks(conn, item.id)
-    apply_term_delta(conn, insert_chunks(conn, item.id, item.chunks), removed)
+    add_chunk_count(conn, item.id, len(item.chunks))
     if item.changed:
         data = item.text.encode("utf-8")
         conn.execute(
@@ -200,3 +207,4 @@ def _write(conn: sqlcipher3.Connection, item: _Rebuilt, version: str, now: int) 
         "UPDATE sources SET index_version = ?, indexed_at = ? WHERE id = ?",
         (version, now, item.id),
     )
+    return PendingChunks(item.id, item.chunks, chunk_terms(item.chunks), removed)

@@ -87,3 +87,34 @@ def test_the_bulk_merge_setting_never_outlives_the_batch(store, rules, project_d
         for table in ("chunks", "chunks_trigram"):
             rows = dict(other.conn.execute(f"SELECT k, v FROM {table}_config").fetchall())
             assert rows.get("automerge", 4) == 4
+
+
+def test_a_label_twice_in_one_batch_keeps_the_last_content(store, rules) -> None:
+    from capy.store.counters import counter_mismatches
+
+    items = [
+        BatchItem("notes.md", NOTES),
+        BatchItem("other.log", LOG),
+        BatchItem("notes.md", NOTES + "\n## Rollback\n\nRun `make undo` to revert.\n"),
+        BatchItem("notes.md", NOTES + "\n## Rollback\n\nRun `make undo` to revert.\n"),
+    ]
+    outcomes = index_batch(store, items, rules=rules)
+    assert [o.status for o in outcomes] == ["indexed", "indexed", "replaced", "unchanged"]
+    row = source_row(store, "notes.md")
+    assert outcomes[3].chunk_count == outcomes[2].chunk_count == len(chunks_of(store, row["id"]))
+    assert any("make undo" in chunk[2] for chunk in chunks_of(store, row["id"]))
+    assert vocabulary(store) == expected_vocabulary(store)
+    assert counter_mismatches(store.conn) == []
+
+
+def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
+    # FTS5 writes its pending rows out at every savepoint after them: were each source's
+    # chunks written before the next source's savepoint, 40 sources would leave about ten
+    # segments (crisismerge merges every 16); written last, they make one.
+    items = [BatchItem(f"doc-{n}.md", f"# Doc {n}\n\nword{n} here and there\n") for n in range(40)]
+    index_batch(store, items, rules=rules)
+    for table in ("chunks", "chunks_trigram"):
+        segments = store.conn.execute(
+            f"SELECT count(*) FROM {table}_data WHERE id > 10"  # id 1 and 10: structure, averages
+        ).fetchone()[0]
+        assert segments <= 4, f"{table}: {segments} data rows"

@@ -234,6 +234,49 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX entities_by_name ON entities (name COLLATE NOCASE);
         """,
     ),
+    Migration(
+        "0008-memory",
+        """
+        -- Memory records (capy.memory): a projection of capsules, recomputed per scope from the
+        -- log (`capy memory rebuild`). `record` is the whole record as canonical JSON; the
+        -- columns beside it are what listings filter and sort on. `version` is the memory
+        -- pack's hash when the record was derived.
+        CREATE TABLE memory_records (
+            id         TEXT PRIMARY KEY,
+            tenant     TEXT NOT NULL,
+            project    TEXT NOT NULL,
+            type       TEXT NOT NULL
+                       CHECK (type IN ('rule', 'anti_pattern', 'preference', 'principle')),
+            status     TEXT NOT NULL
+                       CHECK (status IN ('candidate', 'established', 'deprecated', 'superseded')),
+            confidence REAL NOT NULL,
+            record     TEXT NOT NULL,
+            version    TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_records_by_scope ON memory_records (tenant, project, type);
+
+        -- What learning did and declined to do (gate rejections, LLM fallbacks, feedback), for
+        -- `capy memory log`; rebuilt with the records.
+        CREATE TABLE memory_log (
+            id        INTEGER PRIMARY KEY,
+            tenant    TEXT NOT NULL,
+            project   TEXT NOT NULL,
+            at        REAL NOT NULL,
+            record_id TEXT NOT NULL,
+            event     TEXT NOT NULL,
+            detail    TEXT NOT NULL
+        );
+
+        -- How far the projection has read the log, per scope (capsules.n).
+        CREATE TABLE memory_progress (
+            tenant  TEXT NOT NULL,
+            project TEXT NOT NULL,
+            last_n  INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            PRIMARY KEY (tenant, project)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )
 
 # Derived tables, in an order that can be emptied safely; `rebuild` empties them.
@@ -247,6 +290,9 @@ DERIVED_TABLES = (
     "entities",
     "summaries",
     "capsule_vectors",
+    "memory_records",
+    "memory_log",
+    "memory_progress",
 )
 
 

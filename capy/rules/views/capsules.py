@@ -149,6 +149,12 @@ class RecallWeights(Section):
     lexical: float
     graph: float
     vector: float
+    context: float
+
+
+class RecallContext(Section):
+    from_top: int
+    reach: int
 
 
 class RecallGraph(Section):
@@ -175,6 +181,7 @@ class Recall(Section):
     weights: RecallWeights
     recency_weight: float
     graph: RecallGraph
+    context: RecallContext
     relevance_floor: float
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
