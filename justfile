@@ -31,6 +31,8 @@ bench *args:
     capy bench cli {{args}}
     capy bench peer {{args}}
     capy bench hostile --quick {{args}}
+    capy bench memory {{args}}
+    capy bench proxy {{args}}
 
 # Run the MCP server on stdio.
 serve:

@@ -25,6 +25,24 @@ if TYPE_CHECKING:
 MASK = "[REDACTED:{rule_id}]"
 
 
+# Between the head and the tail of text longer than its bound.
+CUT = "\n[... {omitted:,} characters not kept ...]\n"
+
+
+def bounded_redaction(text: str, limit: int, margin: int, redact: Callable[[str], str]) -> str:
+    """`text` redacted and cut to `limit` characters (head and tail around a marker). The
+    `margin` characters just past each cut are redacted with the kept part, so a secret across
+    a cut is whole when the detectors judge it."""
+    if len(text) <= limit:
+        return redact(text)
+    head_chars = limit // 2
+    tail_chars = limit - head_chars
+    head = redact(text[: head_chars + margin])[:head_chars]
+    tail = redact(text[-(tail_chars + margin) :])[-tail_chars:]
+    omitted = len(text) - head_chars - tail_chars
+    return head + CUT.format(omitted=omitted) + tail
+
+
 def mask_for(rule_id: str) -> str:
     return MASK.format(rule_id=rule_id)
 

@@ -30,6 +30,18 @@ DRAINING_INFIX = ".draining-"
 _REOPEN_ATTEMPTS = 5
 
 
+def utc_stamp(seconds: float) -> str:
+    """A Unix time in the capsule's canonical spelling (capy.capsules.model.TIME_FORMAT), for a
+    record's `created_at`, without the datetime import a hook would pay for."""
+    import time
+
+    whole = int(seconds)
+    micros = round((seconds - whole) * 1e6)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros:06d}Z"
+
+
 def encode_record(record: dict[str, Any]) -> bytes:
     return RECORD_START + json.dumps(record, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
 

@@ -42,24 +42,31 @@ def load_turns(path: Path) -> list[Turn]:
     """Every turn of the LoCoMo file, in order, with its session's date."""
     turns = []
     for sample in json.loads(path.read_text(encoding="utf-8")):
-        conversation = sample["conversation"]
-        first_speaker = conversation["speaker_a"]
-        for key, value in conversation.items():
-            if not key.startswith("session_") or not isinstance(value, list):
-                continue
-            started = datetime.strptime(conversation[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
-            for offset, turn in enumerate(value):
-                moment = started + timedelta(seconds=offset * 30)  # turns 30 s apart
-                turns.append(
-                    Turn(
-                        conversation=sample["sample_id"],
-                        session=key,
-                        speaker="a" if turn["speaker"] == first_speaker else "b",
-                        text=turn["text"],
-                        created_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                    )
+        first_speaker = sample["conversation"]["speaker_a"]
+        for session, turn, created_at in dated_turns(sample):
+            turns.append(
+                Turn(
+                    conversation=sample["sample_id"],
+                    session=session,
+                    speaker="a" if turn["speaker"] == first_speaker else "b",
+                    text=turn["text"],
+                    created_at=created_at,
                 )
+            )
     return turns
+
+
+def dated_turns(sample: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(session key, turn, created_at) of one LoCoMo conversation: each session's date and
+    time, its turns 30 s apart."""
+    conversation = sample["conversation"]
+    for key, value in conversation.items():
+        if not key.startswith("session_") or not isinstance(value, list):
+            continue
+        started = datetime.strptime(conversation[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
+        for offset, turn in enumerate(value):
+            moment = started + timedelta(seconds=offset * 30)
+            yield key, turn, moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def jsonl_lines(turns: list[Turn], count: int) -> Iterator[str]:
@@ -146,8 +153,9 @@ def _measure(name: str, turns: list[Turn], count: int, rules, folder: Path) -> d
     }
 
 
-def _fresh_log(path: Path, rules):
-    """A capsule log with a throw-away key: a benchmark never touches the user's key files."""
+def _fresh_log(path: Path, rules, secret: bytes | None = None):
+    """A capsule log with a throw-away key (or `secret`, to open it again): a benchmark never
+    touches the user's key files."""
     from capy.capsules import CapsuleStore
     from capy.capsules.location import CapsulesLocation
     from capy.capsules.sqlite.schema import prepare_capsules
@@ -155,7 +163,7 @@ def _fresh_log(path: Path, rules):
     from capy.store.keys import DatabaseKey, KeySource
 
     source = KeySource("capsules", "benchmark key")
-    key = DatabaseKey(secrets.token_bytes(32), source)
+    key = DatabaseKey(secret or secrets.token_bytes(32), source)
     conn = open_database(path, key, migrator=prepare_capsules)
     location = CapsulesLocation(path=path, key_source=source, project_root=path.parent)
     return CapsuleStore(conn=conn, location=location, key=key, _rules=rules)

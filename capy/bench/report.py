@@ -371,7 +371,7 @@ def hostile_tables(report: dict) -> list[Table]:
             slowest, limits = inputs["slowest_finished"], inputs["deadlines"]
             said = ", ".join(f"{kind} {limit:g} s".strip() for kind, limit in limits.items())
             detail.notes.append(
-                f"hang deadlines: {said}; "
+                f"hang deadlines: {said} (cold start {inputs.get('cold_start', 0):g} s); "
                 f"slowest finished run: {slowest['seconds']:g} s ({slowest['case']})"
             )
         detail.notes.extend(inputs.get("skipped", []))

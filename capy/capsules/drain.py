@@ -1,4 +1,5 @@
-"""`python -m capy.capsules.drain [PROJECT_DIR]`: drain the capture spool into the capsule log.
+"""`python -m capy.capsules.drain [PROJECT_DIR]`: drain the capture spool into the capsule log,
+then let memory learn from it (capy.memory).
 
 Hooks start it detached (SessionEnd, PreCompact, and a spool past the pack's size), so it must
 never print to a terminal it shares, and never fail loudly: a drain that cannot run now leaves
@@ -23,12 +24,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with open_capsules(project_dir=project, notify=lambda _line: None) as store:
             report = drain_spool_report(store)
+            _learn(store)
     except StoreError as error:
         print(f"capy: the capture spool was not drained: {error.message}", file=sys.stderr)
         return 1
     if report is not None and report.refused:
         print(f"capy: {report.refused} spooled capsule(s) were refused", file=sys.stderr)
     return 0
+
+
+def _learn(store) -> None:
+    """Memory learns from what was just drained (capy.memory), so the next session's hooks see
+    it; a failure here leaves the capsules drained and is one line on stderr."""
+    from capy.memory import learn
+
+    try:
+        learn(store)
+    except Exception as error:  # the drain itself succeeded: never lose that to memory
+        print(
+            f"capy: memory did not learn from the drained capsules ({type(error).__name__})",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

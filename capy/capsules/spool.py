@@ -133,12 +133,16 @@ def _draft(record: dict[str, Any]) -> CapsuleDraft | None:
     if not (isinstance(kind, str) and isinstance(content, str) and isinstance(project, str)):
         return None
     created_at = record.get("created_at")
+    # Hooks write no source; the proxy, which spools too, names itself.
+    source = record.get("source", HOOK_SOURCE)
     if not isinstance(metadata, dict) or not isinstance(created_at, str):
+        return None
+    if not isinstance(source, str):
         return None
     return CapsuleDraft(
         kind=kind,
         content=content,
-        source=HOOK_SOURCE,
+        source=source,
         metadata=metadata,
         created_at=created_at,
         scope=Scope(project),

@@ -45,11 +45,16 @@ COMMANDS = {
         "capy.cli.semantic:app",
         "Local embeddings for search: install the model, status, index.",
     ),
+    "proxy": (
+        "capy.cli.proxy:app",
+        "Forward OpenAI-compatible chat completions and record them as capsules.",
+    ),
     "capsules": (
         "capy.cli.capsules:app",
         "The immutable capsule log: add, list, show, verify, forget, archive, export, import.",
     ),
     "recall": ("capy.cli.recall:recall", "Recall past sessions' capsules as a brief in budget."),
+    "memory": ("capy.cli.memory:app", "What capy learned from sessions: list, add, edit, forget."),
 }
 
 

@@ -51,9 +51,34 @@ app.command(
     help="Red-team figures: escapes, raw secrets, bad inputs, SSRF, kill -9 (goal: 0 bad).",
 )
 app.command(
+    "capy.cli.bench_recall:recall",
+    name="recall",
+    help="Evidence recall of capsule recall on LoCoMo and real sessions, against bm25.",
+)
+app.command(
+    "capy.cli.bench_memory:memory",
+    name="memory",
+    help="Memory replayed from scenario files: lessons, recall@3, blocking, reinforcement.",
+)
+app.command(
     "capy.cli.bench_capsules_chaos:capsules_chaos",
     name="capsules-chaos",
     help="Capsules survive kill -9 of pipeline workers: each once, chains verify, all derived.",
+)
+app.command(
+    "capy.cli.bench_ablate:ablate",
+    name="ablate",
+    help="Turn off one ranking pass at a time: nDCG@10 per dev collection against bm25.",
+)
+app.command(
+    "capy.cli.bench_ablate:ir_build",
+    name="ir-build",
+    help="Write LoCoMo turns and sessions as TREC collections (dev and held halves).",
+)
+app.command(
+    "capy.cli.bench_proxy:proxy",
+    name="proxy",
+    help="What capy proxy adds to a chat completion against the direct call, and what it records.",
 )
 
 JsonFlag = Annotated[bool, Parameter(name="--json", negative="", help="Print the report as JSON.")]

@@ -23,9 +23,6 @@ if TYPE_CHECKING:
     from capy.hooks.context import HookContext
     from capy.masking import PlainSecrets
 
-# Between the head and the tail of text longer than its bound.
-_CUT = "\n[... {omitted:,} characters not kept ...]\n"
-
 
 class Capture:
     """The capture rules of one hook call and the redactor built from them (once)."""
@@ -39,10 +36,7 @@ class Capture:
     @property
     def secrets(self) -> PlainSecrets:
         if self._secrets is None:
-            from capy.hooks.capture_rules import read_detectors
-            from capy.masking import PlainSecrets
-
-            self._secrets = PlainSecrets(read_detectors(self.config["secrets_file"]))
+            self._secrets = _detectors(self.config["secrets_file"])
         return self._secrets
 
     def kind_for(self, event: str) -> str | None:
@@ -53,17 +47,11 @@ class Capture:
         """`text` redacted and cut to the pack's bound (head and tail around a marker). Text
         just past each cut is redacted with the kept part, so a secret across a cut is whole
         when the detectors judge it."""
+        from capy.masking import bounded_redaction
+
         limit = self.bounds[bound]
-        redact = self.secrets.redact
-        if len(text) <= limit:
-            return printable(redact(text))
         margin = self.config["redaction_margin_chars"]
-        head_chars = limit // 2
-        tail_chars = limit - head_chars
-        head = redact(text[: head_chars + margin])[:head_chars]
-        tail = redact(text[-(tail_chars + margin) :])[-tail_chars:]
-        omitted = len(text) - head_chars - tail_chars
-        return printable(head + _CUT.format(omitted=omitted) + tail)
+        return printable(bounded_redaction(text, limit, margin, self.secrets.redact))
 
     def redacted(self, value: Any, bound: str) -> Any:
         """A metadata value with every string in it redacted and bounded."""
@@ -104,6 +92,20 @@ class Capture:
         """A detached drainer, unless one holds the drain lock already."""
         if not _drainer_running(self.spool_path):
             start_drainer(self.context.rules["project_root"])
+
+
+_COMPILED: dict[str, PlainSecrets] = {}
+
+
+def _detectors(path: str) -> PlainSecrets:
+    """The redactor for a detectors file, compiled once per process: a hook that captures twice
+    (a prompt, then the memory records it was shown) must not compile them twice."""
+    if path not in _COMPILED:
+        from capy.hooks.capture_rules import read_detectors
+        from capy.masking import PlainSecrets
+
+        _COMPILED[path] = PlainSecrets(read_detectors(path))
+    return _COMPILED[path]
 
 
 def capture_for(context: HookContext) -> Capture | None:
@@ -168,8 +170,6 @@ def _drainer_running(spool: str) -> bool:
 
 
 def _utc_now() -> str:
-    """The capsule's canonical time spelling (capy.capsules.model.TIME_FORMAT)."""
-    now = time.time()
-    seconds = int(now)
-    micros = int((now - seconds) * 1e6)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
+    from capy.spooling import utc_stamp
+
+    return utc_stamp(time.time())

@@ -271,15 +271,17 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
     scored = []
     for entry, matches in zip(retrieved.fused, found, strict=True):
         candidate = entry.candidate
+        # Each content type ranks by its profile's weights (the search pack's `profiles`).
+        boosts = rules.boosts_for(candidate.content_type)
         extra = boost(
             candidate.title,
             candidate.content,
             patterns,
             matches,
             weights,
-            rules.boosts,
+            boosts,
             rules.entities,
-        ) + definition_boost(candidate.content, wanted, rules.boosts.definition)
+        ) + definition_boost(candidate.content, wanted, boosts.definition)
         scored.append((entry.score * (1.0 + extra), entry, matches))
     primary = retrieved.primary if retrieved.primary is not None else len(scored)
     scored = sorted(scored[:primary], key=_by_score) + sorted(scored[primary:], key=_by_score)

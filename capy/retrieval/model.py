@@ -32,13 +32,17 @@ class Candidate:
     title: str
     content: str
     rank: float  # the list's own score (bm25: lower is better); only the order matters here
+    # The content type its source was indexed as (the chunking pack's detection), which picks
+    # the search pack's ranking profile; "" when the corpus does not record one.
+    content_type: str = ""
 
     @classmethod
     def from_row(cls, row: tuple) -> Candidate:
-        """From (chunk id, source id, label, kind, title, content, rank), the column order
-        every corpus's ranked-list query selects."""
-        chunk_id, source_id, label, kind, title, content, rank = row
-        return cls(chunk_id, source_id, label, kind, title or "", content or "", rank)
+        """From (chunk id, source id, label, kind, title, content, rank[, content type]), the
+        column order every corpus's ranked-list query selects."""
+        chunk_id, source_id, label, kind, title, content, rank, *more = row
+        content_type = str(more[0] or "") if more else ""
+        return cls(chunk_id, source_id, label, kind, title or "", content or "", rank, content_type)
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,46 @@ def _compile_secret_rule(rule: Mapping[str, Any], pack: Mapping[str, Any]) -> Co
         raise RuleCompileError("pattern", f"a regex does not compile: {exc.msg}") from None
 
 
+@dataclass(frozen=True)
+class ArgvRule:
+    """A command judged by its shell words: the words (after leading `NAME=value` assignments)
+    match one of the command patterns, and, when a `word` regex is given, some single word after
+    the program matches it, so a flag quoted inside a message (`-m 'add --no-verify'`) is not
+    the flag itself."""
+
+    commands: tuple[re.Pattern[str], ...]
+    word: re.Pattern[str] | None
+
+    def matches(self, text: str) -> bool:
+        import shlex
+
+        try:
+            words = shlex.split(text, comments=False, posix=True)
+        except ValueError:
+            words = text.split()
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        joined = " ".join(" ".join(word.split()) for word in words)
+        if not any(command.match(joined) for command in self.commands):
+            return False
+        return self.word is None or any(self.word.search(word) for word in words[1:])
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _compile_argv_rule(rule: Mapping[str, Any], pack: Mapping[str, Any]) -> CompiledRule:
+    word = rule.get("word")
+    if "mentions" in rule:
+        compile_regex(rule["mentions"], "mentions")
+    return ArgvRule(
+        tuple(command_pattern_regex(item) for item in rule["command"]),
+        compile_regex(word, "word") if word else None,
+    )
+
+
 MATCHERS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], CompiledRule]] = {
+    "argv": _compile_argv_rule,
     "command": _compile_command_rule,
     "regex": _compile_regex_rule,
     "secret": _compile_secret_rule,

@@ -33,6 +33,7 @@ from capy.security.permissions import (
     parse_rule,
     path_candidates,
 )
+from capy.security.readings import command_readings
 from capy.security.settings_files import (
     DECISION_LISTS,
     LoadedSettings,
@@ -40,8 +41,8 @@ from capy.security.settings_files import (
     read_settings,
     settings_files,
 )
-from capy.security.shellsplit import dequoted, split_command, without_assignments
-from capy.security.wrappers import allow_forms, wrapped_commands
+from capy.security.shellsplit import split_command
+from capy.security.wrappers import allow_forms
 
 
 class Outcome(StrEnum):
@@ -189,7 +190,7 @@ def judge_shell(policy: Policy, ruleset: Any, command: str) -> Decision:
     if not parts:
         return Decision(Outcome.NONE, reason="the command is empty")
     wrappers = ruleset.view("security").command_wrappers
-    part_readings, undecidable = _readings(parts, wrappers)
+    part_readings, undecidable = command_readings(parts, wrappers)
     # The whole line is read as written only (patterns spanning operators, like a fork bomb or
     # `curl | sh`); quote removal on a megabyte of text would cost seconds and each part gets it.
     readings = list(dict.fromkeys([normalise_command(command), *part_readings]))
@@ -204,32 +205,6 @@ def judge_shell(policy: Policy, ruleset: Any, command: str) -> Decision:
             "cannot tell what it runs and asks",
         )
     return _all_parts_allowed(policy, parts, wrappers)
-
-
-def _readings(texts: list[str], wrappers: Any) -> tuple[list[str], bool]:
-    """Each text, and each command it runs through a wrapper: as written, with quotes removed,
-    and without leading assignments; no repeats. True when some wrapper could not be read."""
-    queue = list(dict.fromkeys(texts))
-    undecidable = False
-    if wrappers is not None:
-        for text in list(queue):
-            found = wrapped_commands(text, wrappers)
-            queue.extend(found.commands)
-            undecidable = undecidable or found.overflow
-    seen: dict[str, None] = {}
-    for text in dict.fromkeys(queue):
-        # Quote removal and assignment stripping only change texts that have quotes or an `=`
-        # in the first word; skipping the rest keeps a megabyte of commands fast.
-        variants = [text, dequoted(text) if any(q in text for q in "'\"\\") else None]
-        for reading in variants:
-            if not reading:
-                continue
-            seen.setdefault(normalise_command(reading), None)
-            if "=" in next(iter(reading.split(None, 1)), ""):
-                stripped = without_assignments(reading)
-                if stripped:
-                    seen.setdefault(normalise_command(stripped), None)
-    return list(seen), undecidable
 
 
 def _first_command_hit(

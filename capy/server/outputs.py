@@ -209,3 +209,26 @@ class RecallOutput(_Closed):
     budget_tokens: int = Field(description="The token budget the brief kept to.")
     tokens: int = Field(description="The brief's estimated tokens.")
     items: list[RecallItemOutput] = Field(description="Every relevant capsule, best first.")
+
+
+# --- capy_memory_* -----------------------------------------------------------------------------
+
+
+class MemoryRecordShown(_Closed):
+    id: str = Field(description="The record's id.")
+    type: Literal["rule", "anti_pattern", "preference", "principle"] = Field(
+        description="The kind of lesson."
+    )
+    text: str = Field(description="The lesson.")
+    confidence: float = Field(description="How sure capy is, 0 to 1.")
+    status: Literal["candidate", "established", "deprecated", "superseded"] = Field(
+        description="Where the record stands."
+    )
+
+
+class MemorySearchOutput(_Closed):
+    records: list[MemoryRecordShown] = Field(description="The relevant records, best first.")
+
+
+class MemoryRecordOutput(_Closed):
+    record: MemoryRecordShown = Field(description="The record as it stands now.")

@@ -23,6 +23,7 @@ def register_tools(
     `mcp_hooks` (the host runs hooks as tool calls: `capy serve --mcp-hooks`)."""
     from capy.server.tools_capsules import register_capsule_tools
     from capy.server.tools_knowledge import register_knowledge_tools
+    from capy.server.tools_memory import register_memory_tools
     from capy.server.tools_run import register_run_tools
     from capy.server.tools_service import register_hook_tool, register_service_tools
 
@@ -31,6 +32,7 @@ def register_tools(
         register_knowledge_tools,
         register_service_tools,
         register_capsule_tools,
+        register_memory_tools,
     ):
         register(server, workspace, throttle)
     if mcp_hooks:

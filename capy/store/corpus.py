@@ -153,7 +153,7 @@ class StoreCorpus:
             return []
         ids = [rowid for rowid, _ in top]
         rows = self.store.conn.execute(
-            f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content
+            f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content, s.content_type
                   FROM {table} AS c
                   JOIN sources AS s ON s.id = c.rowid >> {CHUNK_ORDINAL_BITS}
                  WHERE c.rowid IN ({_marks(ids)})""",
@@ -161,7 +161,9 @@ class StoreCorpus:
         ).fetchall()
         by_id = {row[0]: row for row in rows}
         return [
-            Candidate.from_row((*by_id[rowid], score)) for rowid, score in top if rowid in by_id
+            Candidate.from_row((*by_id[rowid][:6], score, by_id[rowid][6]))
+            for rowid, score in top
+            if rowid in by_id
         ]
 
     def _scope(self, filters: SearchFilters) -> _Scope | None:

@@ -119,6 +119,17 @@ def test_inputs_slice_counts_a_full_disk_and_a_deep_sweep(place) -> None:
     expect_zero(report["work_lost"])
 
 
+def test_hang_deadlines_stretch_with_a_slow_cold_start_only() -> None:
+    """A calm machine keeps 15 s (8 s for a hook) and 60 s; a slow cold start
+    stretches them, so a loaded machine does not turn a slow start into a hang."""
+    scaled, hook = hostile_input_cases.scaled_deadline, hostile_input_cases.hook_deadline
+    assert (scaled(True, 1.0), scaled(False, 1.0)) == (15.0, 60.0)
+    assert hook(scaled(True, 1.0), True) == 8.0
+    ratio = hostile_input_cases.HANG_RATIO
+    assert (scaled(True, 10.0), scaled(False, 20.0)) == (10.0 * ratio, 20.0 * ratio)
+    assert hook(scaled(True, 10.0), True) > 8.0
+
+
 def test_terminal_slice_counts_sequences_printed_raw(place) -> None:
     report = hostile_terminal.run(place, quick=True, where=("capy execute (command output)",))
     assert report["control_seen"] is True

@@ -26,6 +26,9 @@ STRUCTURED_TOOLS = frozenset(
         "capy_doctor",
         "capy_remember",
         "capy_recall",
+        "capy_memory_search",
+        "capy_memory_add",
+        "capy_memory_feedback",
     }
 )
 

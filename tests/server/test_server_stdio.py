@@ -22,6 +22,9 @@ TOOLS = {
     "capy_vault_search",
     "capy_remember",
     "capy_recall",
+    "capy_memory_search",
+    "capy_memory_add",
+    "capy_memory_feedback",
 }
 
 

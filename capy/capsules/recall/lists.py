@@ -105,6 +105,18 @@ def graph_list(
     return direct + further[:room]
 
 
+def context_list(
+    conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
+) -> list[int]:
+    """The session neighbours of the best-ranked capsules, in their order: an answer often sits
+    next to what names its subject (the reply after a question, the fix after an error)."""
+    context = settings.context
+    top = list(ranked[: context.from_top])
+    around = sql.session_neighbours(conn, top, context.reach, scope)
+    order = [other for n in top for other in around.get(n, ())]
+    return list(dict.fromkeys(order))
+
+
 class VectorSearch(Protocol):
     """What the semantic layer provides for recall: capsule numbers nearest the query."""
 

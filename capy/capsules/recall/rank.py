@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from capy.capsules.recall.lists import VectorSearch
     from capy.rules.views.capsules import Recall
 
-LEXICAL, GRAPH, VECTOR = "lexical", "graph", "vector"
+LEXICAL, GRAPH, VECTOR, CONTEXT = "lexical", "graph", "vector", "context"
 
 
 def ranked_items(
@@ -38,6 +38,7 @@ def ranked_items(
     lists = {
         LEXICAL: lexical.order,
         GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
+        CONTEXT: ranked_lists.context_list(conn, lexical.order, where, settings),
         VECTOR: ranked_lists.vector_list(
             conn, query, where, settings.candidates, vectors or ranked_lists.find_vector_search()
         ),
@@ -80,6 +81,7 @@ def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: 
         LEXICAL: settings.weights.lexical,
         GRAPH: settings.weights.graph,
         VECTOR: settings.weights.vector,
+        CONTEXT: settings.weights.context,
     }
     return fuse(lists, weights, settings.rrf_k)
 

@@ -13,7 +13,7 @@ import sqlcipher3
 
 from capy.capsules.chain import ChainLink
 from capy.capsules.model import Capsule, Scope
-from capy.capsules.sqlite import listing, log, queue
+from capy.capsules.sqlite import listing, log, proxied, queue
 from capy.capsules.sqlite.listing import CapsuleFilter
 from capy.capsules.sqlite.log import Appended, OutboxJob, Prepared
 from capy.capsules.sqlite.queue import Job, StageBacklog
@@ -55,6 +55,10 @@ class SqliteBackend:
 
     def newest(self, wanted: CapsuleFilter) -> list[tuple[int, Capsule]]:
         return listing.newest(self.conn, wanted)
+
+    def recorded_fingerprints(self, fingerprints: Iterable[str]) -> set[str]:
+        """The proxy's message fingerprints among `fingerprints` that are in the log."""
+        return proxied.recorded_fingerprints(self.conn, fingerprints)
 
     # The job queue
     def enqueue(self, jobs: Sequence[tuple[str, str, str]]) -> int:

@@ -234,6 +234,76 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX entities_by_name ON entities (name COLLATE NOCASE);
         """,
     ),
+    Migration(
+        "0006-proxy-messages",
+        """
+        -- The messages `capy proxy` has recorded, by fingerprint (the hash of a message and
+        -- the conversation before it, capy.proxy.messages): clients resend the whole
+        -- history every turn, and a message already here is not recorded again. Filled by a
+        -- trigger in the capsule's own transaction, so a capsule and its fingerprint land
+        -- together (whether written at once or drained from the spool later). Not derived:
+        -- erasure keeps the row, so a forgotten message that the client resends stays
+        -- forgotten.
+        CREATE TABLE proxy_messages (
+            fingerprint  TEXT PRIMARY KEY,
+            capsule_id   TEXT NOT NULL,
+            conversation TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TRIGGER proxy_messages_remember AFTER INSERT ON capsules
+        WHEN new.source = 'proxy' AND json_extract(new.metadata, '$.fingerprint') IS NOT NULL
+        BEGIN
+            INSERT OR IGNORE INTO proxy_messages (fingerprint, capsule_id, conversation)
+            VALUES (
+                json_extract(new.metadata, '$.fingerprint'),
+                new.id,
+                coalesce(json_extract(new.metadata, '$.session_id'), '')
+            );
+        END;
+        """,
+    ),
+    Migration(
+        "0008-memory",
+        """
+        -- Memory records (capy.memory): a projection of capsules, recomputed per scope from the
+        -- log (`capy memory rebuild`). `record` is the whole record as canonical JSON; the
+        -- columns beside it are what listings filter and sort on. `version` is the memory
+        -- pack's hash when the record was derived.
+        CREATE TABLE memory_records (
+            id         TEXT PRIMARY KEY,
+            tenant     TEXT NOT NULL,
+            project    TEXT NOT NULL,
+            type       TEXT NOT NULL
+                       CHECK (type IN ('rule', 'anti_pattern', 'preference', 'principle')),
+            status     TEXT NOT NULL
+                       CHECK (status IN ('candidate', 'established', 'deprecated', 'superseded')),
+            confidence REAL NOT NULL,
+            record     TEXT NOT NULL,
+            version    TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_records_by_scope ON memory_records (tenant, project, type);
+
+        -- What learning did and declined to do (gate rejections, LLM fallbacks, feedback), for
+        -- `capy memory log`; rebuilt with the records.
+        CREATE TABLE memory_log (
+            id        INTEGER PRIMARY KEY,
+            tenant    TEXT NOT NULL,
+            project   TEXT NOT NULL,
+            at        REAL NOT NULL,
+            record_id TEXT NOT NULL,
+            event     TEXT NOT NULL,
+            detail    TEXT NOT NULL
+        );
+
+        -- How far the projection has read the log, per scope (capsules.n).
+        CREATE TABLE memory_progress (
+            tenant  TEXT NOT NULL,
+            project TEXT NOT NULL,
+            last_n  INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            PRIMARY KEY (tenant, project)
+        ) WITHOUT ROWID;
+        """,
+    ),
 )
 
 # Derived tables, in an order that can be emptied safely; `rebuild` empties them.
@@ -247,6 +317,9 @@ DERIVED_TABLES = (
     "entities",
     "summaries",
     "capsule_vectors",
+    "memory_records",
+    "memory_log",
+    "memory_progress",
 )
 
 

@@ -20,6 +20,12 @@ def handle(context: HookContext) -> Verdict:
     hook = context.hook
     if not hook.tool:
         return Verdict()
+    if hook.tool == "Bash":
+        from capy.hooks.memory import deny_verdict
+
+        denied = deny_verdict(context)
+        if denied is not None:
+            return denied
     selection = context.router.select(hook.tool, hook.tool_input, _shown_once(context))
     if selection is None:
         return Verdict()

@@ -1,5 +1,6 @@
-"""SessionStart: the routing block on a fresh start; after a compaction, the snapshot too. The
-session's start is kept as a capsule."""
+"""SessionStart: the routing block on a fresh start; after a compaction, the snapshot too; the
+project's learned anti-patterns, preferences and principles. The session's start is kept as a
+capsule."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def handle(context: HookContext) -> Verdict:
     snapshot = _snapshot_after_compaction(context)
     if snapshot:
         parts.append(snapshot)
+    from capy.hooks.memory import session_start_text
+
+    parts.append(session_start_text(context))
     # The user's own cap (config `hooks.session_start_max_bytes`, 0 = nothing) bounds it all.
     text = fit_bytes("\n\n".join(part for part in parts if part), _user_cap(context))
     return Verdict(context=text) if text.strip() else Verdict()

@@ -1,5 +1,5 @@
-"""UserPromptSubmit: remember what the user asked for (the snapshot ranks it high) and keep it
-as a capsule."""
+"""UserPromptSubmit: remember what the user asked for (the snapshot ranks it high), keep it as a
+capsule, and give the agent the learned records relevant to it."""
 
 from __future__ import annotations
 
@@ -12,15 +12,18 @@ from capy.hooks.state import StateBusy, session_state
 
 def handle(context: HookContext) -> Verdict:
     from capy.hooks.capture_events import capture_prompt
+    from capy.hooks.memory import prompt_text
 
     capture_safely(context, capture_prompt)
+    remembered = prompt_text(context) if context.adapter.accepts_context("UserPromptSubmit") else ""
+    answer = Verdict(context=remembered) if remembered else Verdict()
     text = describe(context.hook.prompt)
     config = context.routing.get("session_events")
     if text is None or config is None:
-        return Verdict()
+        return answer
     try:
         with session_state(context.data_dir, context.hook.session_id) as state:
             record(state, config, USER_PROMPT, text)
     except (StateBusy, OSError) as problem:
         context.note(f"the prompt was not recorded ({type(problem).__name__})")
-    return Verdict()
+    return answer

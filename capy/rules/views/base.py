@@ -63,6 +63,7 @@ __all__ = [
     "active",
     "field_validator",
     "model_validator",
+    "with_fields",
 ]
 
 R = TypeVar("R", bound=RuleView)
@@ -71,3 +72,16 @@ R = TypeVar("R", bound=RuleView)
 def active(rules: tuple[R, ...]) -> tuple[R, ...]:
     """Rules in force: the engine already drops disabled ones; deprecated ones stop here."""
     return tuple(rule for rule in rules if rule.active)
+
+
+V = TypeVar("V")
+
+
+def with_fields(view: V, **changes: object) -> V:
+    """A copy of a view with some fields replaced, built anew through the class's own
+    validation (pydantic's or the plain models' of a warm process): a copy would carry values
+    cached from the old fields (`functools.cached_property`)."""
+    cls = type(view)
+    declared = getattr(cls, "model_fields", None)
+    names = list(declared) if declared is not None else [f.name for f in cls._plain_fields()]
+    return cls.model_validate({name: getattr(view, name) for name in names} | changes)

@@ -145,10 +145,41 @@ class Capture(Section):
     drain_on: tuple[str, ...]
 
 
+class ProxyTimeouts(Section):
+    connect_seconds: float
+    read_seconds: float
+    write_seconds: float
+
+
+class DropHeaders(Section):
+    request: tuple[str, ...]
+    response: tuple[str, ...]
+
+
+class Proxy(Section):
+    """`capy proxy`: its port, the hosts it answers, upstream timeouts, the headers it never
+    forwards, and what each chat role's message becomes."""
+
+    default_port: int
+    loopback_hosts: tuple[str, ...]
+    timeouts: ProxyTimeouts
+    drop_headers: DropHeaders
+    roles: dict[str, str]
+    shared_roles: tuple[str, ...]
+    bounds: dict[str, int]
+    non_text_part: str
+
+
 class RecallWeights(Section):
     lexical: float
     graph: float
     vector: float
+    context: float
+
+
+class RecallContext(Section):
+    from_top: int
+    reach: int
 
 
 class RecallGraph(Section):
@@ -175,6 +206,7 @@ class Recall(Section):
     weights: RecallWeights
     recency_weight: float
     graph: RecallGraph
+    context: RecallContext
     relevance_floor: float
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
@@ -200,6 +232,8 @@ class CapsulesPack(PackView):
     relations: Relations
     summaries: Summaries
     capture: Capture | None = None
+    proxy: Proxy | None = None
+
     recall: Recall | None = None
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from capy.rules.views.base import PackView, RuleView, Section, model_validator
+from capy.rules.views.base import PackView, RuleView, Section, model_validator, with_fields
 from capy.rules.views.intents import Intents
 
 _MAX_VERDICTS = 4096  # distinct query terms remembered per loaded pack
@@ -285,6 +285,44 @@ class Vectors(Section):
     weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
 
 
+class BoostWeights(Section):
+    """A profile's boost weights; an absent one keeps the weight in `boosts`."""
+
+    title_code: float | None = None
+    title_prose: float | None = None
+    proximity: float | None = None
+    phrase: float | None = None
+    entity: float | None = None
+    definition: float | None = None
+
+    def applied_to(self, base: Boosts) -> Boosts:
+        def pick(mine: float | None, theirs: float) -> float:
+            return theirs if mine is None else mine
+
+        title = with_fields(
+            base.title,
+            code=pick(self.title_code, base.title.code),
+            prose=pick(self.title_prose, base.title.prose),
+        )
+        return with_fields(
+            base,
+            title=title,
+            proximity=pick(self.proximity, base.proximity),
+            phrase=with_fields(base.phrase, weight=pick(self.phrase, base.phrase.weight)),
+            entity=pick(self.entity, base.entity),
+            definition=with_fields(
+                base.definition, weight=pick(self.definition, base.definition.weight)
+            ),
+        )
+
+
+class Profile(RuleView):
+    """How chunks of some content types rank (the types the chunking pack detects)."""
+
+    content_types: tuple[str, ...]
+    boosts: BoostWeights = BoostWeights()
+
+
 class SearchPack(PackView):
     query: Query
     bm25: Bm25
@@ -302,6 +340,22 @@ class SearchPack(PackView):
     # Word forms beyond porter's (see capy.retrieval.morphology); None: none added.
     morphology: Morphology | None = None
     vectors: Vectors = Vectors()
+    # Ranking by content type; a chunk of a type no active profile names ranks by `boosts`.
+    profiles: tuple[Profile, ...] = ()
+
+    @cached_property
+    def boosts_by_type(self) -> dict[str, Boosts]:
+        table: dict[str, Boosts] = {}
+        for profile in self.profiles:
+            if profile.active:
+                weighted = profile.boosts.applied_to(self.boosts)
+                for content_type in profile.content_types:
+                    table.setdefault(content_type, weighted)
+        return table
+
+    def boosts_for(self, content_type: str) -> Boosts:
+        """The boost weights for a chunk indexed as `content_type` ("" when unknown)."""
+        return self.boosts_by_type.get(content_type, self.boosts)
 
     @model_validator(mode="after")
     def _limits_consistent(self) -> SearchPack:

@@ -1,0 +1,122 @@
+"""The tables `capy bench memory` prints: one row per figure, a column per half, and the goal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capy.bench.report import Table, fmt
+
+HALVES = ("dev", "held")
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _figures(report: dict[str, Any], half: str) -> dict[str, Any]:
+    learned, noise = report["learned"][half], report["noise"][half]
+    prompts, blocking = report["prompts"][half], report["blocking"][half]
+    tokens = prompts["tokens"]
+    return {
+        "learned": (learned["learned"], learned["episodes"]),
+        "noise": (noise["rejected"], noise["events"]),
+        "recall": (prompts["hits"], prompts["labelled"]),
+        "false": (prompts["false"], prompts["none"]),
+        "tokens": sum(tokens) / len(tokens) if tokens else None,
+        "variants": (blocking["denied"], blocking["variants"]),
+        "benign": (len(blocking["benign_denied"]), blocking["benign"]),
+    }
+
+
+def memory_tables(report: dict[str, Any]) -> list[Table]:
+    goals = report["goals"]
+    halves = {half: _figures(report, half) for half in HALVES}
+
+    def pair(name: str, half: str) -> str:
+        part, whole = halves[half][name]
+        return f"{part}/{whole} ({fmt(_ratio(part, whole), 2)})"
+
+    rows = [
+        (
+            "lessons learned, no LLM",
+            *(pair("learned", h) for h in HALVES),
+            f">= {goals['learned']}",
+        ),
+        (
+            "noise rejected by the gate",
+            *(pair("noise", h) for h in HALVES),
+            f">= {goals['noise_rejected']}",
+        ),
+        (
+            "recall@3 on later prompts",
+            *(pair("recall", h) for h in HALVES),
+            f">= {goals['recall_at_3']}",
+        ),
+        (
+            "injections where none belong",
+            *(pair("false", h) for h in HALVES),
+            f"<= {goals['false_injection']}",
+        ),
+        (
+            "tokens injected per prompt",
+            *(fmt(halves[h]["tokens"], 1) for h in HALVES),
+            f"<= {goals['tokens_per_prompt']}",
+        ),
+        ("blocking variants denied", *(pair("variants", h) for h in HALVES), "all"),
+        ("benign commands denied", *(pair("benign", h) for h in HALVES), "0"),
+    ]
+    tables = [
+        Table(
+            "memory",
+            ("figure", "dev", "held", "goal"),
+            rows,
+            [
+                f"{report['records']} records learned from the episodes and noise, no LLM "
+                "configured.",
+            ],
+        )
+    ]
+    reinforcement = report["reinforcement"]
+    if "skipped" not in reinforcement:
+        limit = reinforcement["helpful"]["limit"]
+        rows = [
+            (
+                "helpful events to rise above the injection gate again",
+                fmt(reinforcement["helpful"]["events"]),
+                f"<= {limit}",
+            ),
+            (
+                "harmful events for a rule to fall below the injection gate",
+                fmt(reinforcement["harmful"]["events"]),
+                f"<= {limit}",
+            ),
+        ]
+        tables.append(Table("memory reinforcement", ("figure", "events", "goal"), rows))
+    latency = [(name, fmt(value, 2)) for name, value in report["latency"].items()]
+    tables.append(
+        Table(
+            "memory hook handling, in process (median ms)",
+            ("event", "ms"),
+            latency,
+            [
+                "The hook's own work with a digest present; process start-up is measured by "
+                "`capy bench hooks`.",
+            ],
+        )
+    )
+    processes = report.get("processes") or {}
+    bare = processes.get("bare python")
+    rows = [
+        (name, fmt(value, 1), fmt(value / bare if bare else None, 2))
+        for name, value in processes.items()
+    ]
+    if rows:
+        tables.append(
+            Table(
+                "memory hook processes with a digest (median ms)",
+                ("event", "ms", "x bare python"),
+                rows,
+                ["Real `capy hook` processes, interleaved with a bare Python start."],
+            )
+        )
+    return tables

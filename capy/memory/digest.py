@@ -1,0 +1,105 @@
+"""The memory digest: what hooks need of memory, written by learning, read in a few ms.
+
+Hooks are a fresh process per call and must stay fast, so they do not open the capsule
+database: learning writes the records worth injecting or enforcing (never deprecated or
+superseded ones), the budgets and the blocking classes to a 0600 JSON file beside the capture
+spool, already redacted like the capsules they came from. A missing or unreadable digest means
+no memory for the hook, never an error for the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from typing import Any
+
+DIGEST_FORMAT = 1
+
+
+def digest_path(data_dir: str, project: str) -> str:
+    return os.path.join(data_dir, "memory", f"{zlib.crc32(project.encode()):08x}.json")
+
+
+def read_digest(data_dir: str, project: str) -> dict[str, Any] | None:
+    try:
+        with open(digest_path(data_dir, project), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != DIGEST_FORMAT:
+        return None
+    return data if data.get("project") == project else None
+
+
+def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
+    path = digest_path(data_dir, project)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(digest, handle, ensure_ascii=False, separators=(",", ":"))
+    os.replace(temporary, path)
+    return path
+
+
+def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
+    """The digest for one project from its settled records and the rule set in force."""
+    from capy.memory.words import stems
+
+    pack = rules.view("memory")
+    classes = {block.id: block for block in pack.blocking.live_classes}
+    stopwords = sorted(stems(" ".join(rules.view("search").stopwords.english)))
+    kept = []
+    for record in records:
+        if record["status"] in ("deprecated", "superseded"):
+            continue
+        block = classes.get(record.get("block_class") or "")
+        kept.append(
+            {
+                "id": record["id"],
+                "type": record["type"],
+                "text": record["text"],
+                "confidence": record["confidence"],
+                "terms": sorted(stems(" ".join([record["text"], *_about(record)]))),
+                "anchors": sorted(stems(" ".join([*record.get("words", ()), *_about(record)]))),
+                "block": (
+                    {"id": block.id, "command": list(block.command), "word": block.word}
+                    if block is not None and record.get("blocking", True)
+                    else None
+                ),
+            }
+        )
+    data = rules.pack("memory").data
+    wrappers = rules.pack("security").data.get("command_wrappers")
+    return {
+        "format": DIGEST_FORMAT,
+        "project": project,
+        "records": kept,
+        "stopwords": stopwords,
+        "chars_per_token": data["injection"]["chars_per_token"],
+        "session_start": dict(data["injection"]["session_start"]),
+        "prompt": dict(data["injection"]["prompt"]),
+        "blocking": {
+            "min_confidence": pack.blocking.min_confidence,
+            "override": " ".join(pack.blocking.override.split()),
+        },
+        "wrappers": _plain(wrappers),
+    }
+
+
+def _about(record: dict[str, Any]) -> list[str]:
+    """What a record is about beyond its text: its entities, the command it corrected and the
+    task it was learned in."""
+    return [*record.get("entities", ()), record.get("context") or "", record.get("task") or ""]
+
+
+def _plain(node: Any) -> Any:
+    """The wrappers section without its prose (the view wants the rest, examples included)."""
+    if isinstance(node, dict):
+        return {
+            key: _plain(value) for key, value in node.items() if key not in ("description", "docs")
+        }
+    if isinstance(node, list):
+        return [_plain(item) for item in node]
+    return node

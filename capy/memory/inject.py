@@ -1,0 +1,116 @@
+"""What memory says at each hook, from the digest alone (no database, no rule loading):
+- SessionStart: the project's anti-patterns, preferences and principles, most confident first.
+- UserPromptSubmit: the records most relevant to the prompt, or nothing when none is.
+- PreToolUse: the blocking anti-pattern a command breaks, if any.
+
+Relevance is lexical: the prompt's stems (porter, as the search core stems) against each
+record's, weighted by inverse document frequency over the records, normalised by the weight of
+the prompt's known stems; a record must share `min_shared_terms` distinct stems and reach the
+relevance floor. Every text fits its token budget (characters / chars_per_token)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+HEADER = "capy memory (learned in earlier sessions; confidence in brackets):"
+
+
+def session_start_text(digest: dict[str, Any]) -> tuple[str, list[str]]:
+    budget = digest["session_start"]
+    wanted = set(budget["types"])
+    chosen = [
+        record
+        for record in digest["records"]
+        if record["type"] in wanted and record["confidence"] >= budget["min_confidence"]
+    ]
+    chosen.sort(key=lambda record: (-record["confidence"], record["id"]))
+    return _fit(chosen[: budget["max_records"]], budget["max_tokens"], digest)
+
+
+def prompt_text(digest: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
+    ranked = relevant(digest, prompt)
+    budget = digest["prompt"]
+    return _fit(ranked[: budget["max_records"]], budget["max_tokens"], digest)
+
+
+def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
+    from capy.memory.words import stems
+
+    budget = digest["prompt"]
+    records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]
+    if not records:
+        return []
+    query = stems(prompt) - set(digest.get("stopwords", ()))
+    frequency: dict[str, int] = {}
+    for record in records:
+        for term in record["terms"]:
+            frequency[term] = frequency.get(term, 0) + 1
+    total = len(records)
+
+    def idf(term: str) -> float:
+        return math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
+
+    known = [term for term in query if term in frequency]
+    possible = sum(idf(term) for term in known)
+    if not possible:
+        return []
+    scored = []
+    for record in records:
+        shared = query.intersection(record["terms"])
+        if len(shared) < budget["min_shared_terms"]:
+            continue
+        # At least one shared stem must name what the record is about (a command, an entity,
+        # its task), not only words of an error message.
+        if budget["anchored"] and not shared.intersection(record.get("anchors", ())):
+            continue
+        weight = sum(idf(term) for term in shared)
+        if weight / possible < budget["relevance_floor"]:
+            continue
+        scored.append((weight * (0.5 + record["confidence"]), record))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
+    return [record for _, record in scored]
+
+
+def _fit(
+    records: list[dict[str, Any]], max_tokens: int, digest: dict[str, Any]
+) -> tuple[str, list[str]]:
+    if not records:
+        return "", []
+    limit = max_tokens * digest["chars_per_token"]
+    lines = [HEADER]
+    shown = []
+    for record in records:
+        label = f"{record['type']} {record['confidence']:.2f}"
+        line = f"- [{label}] {record['text']} (memory {record['id'][:8]})"
+        if len("\n".join([*lines, line])) > limit:
+            break
+        lines.append(line)
+        shown.append(record["id"])
+    return ("\n".join(lines), shown) if shown else ("", [])
+
+
+def denying_record(digest: dict[str, Any], command: str) -> dict[str, Any] | None:
+    """The most confident blocking anti-pattern `command` breaks, or None."""
+    from capy.memory.blocking import blocked_by, could_match, wrappers_from
+
+    floor = digest["blocking"]["min_confidence"]
+    candidates = [
+        record
+        for record in digest["records"]
+        if record.get("block")
+        and record["confidence"] >= floor
+        and could_match(command, record["block"])
+    ]
+    if not candidates:
+        return None
+    wrappers = wrappers_from(digest["wrappers"])
+    for record in sorted(candidates, key=lambda item: -item["confidence"]):
+        if blocked_by(command, record["block"], wrappers):
+            return record
+    return None
+
+
+def deny_reason(digest: dict[str, Any], record: dict[str, Any]) -> str:
+    override = digest["blocking"]["override"].replace("ID", record["id"][:8])
+    return f"capy memory {record['id'][:8]}: {record['text']} {override}"

@@ -1,0 +1,185 @@
+"""Lessons from one session, with no LLM: an error followed by a related success (a rule), and
+the user's corrections and preferences (preferences and anti-patterns). Each candidate is scored
+by the quality gate (capy.memory.gate) before the projection sees it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from capy.memory.gate import score_fix, score_sentence
+from capy.memory.model import Lesson
+from capy.memory.signals import Action, Edit, Said, backticked, command_words
+from capy.memory.words import stems
+
+if TYPE_CHECKING:
+    from capy.memory.llm_gate import LlmGate
+    from capy.memory.signals import Session
+    from capy.rules.views.memory import MemoryPack
+
+
+class Rejected:
+    """A candidate the gate turned down, kept for `capy memory log`."""
+
+    def __init__(self, lesson: Lesson, reason: str):
+        self.lesson = lesson
+        self.reason = reason
+
+
+def session_lessons(
+    session: Session, pack: MemoryPack, llm: LlmGate | None = None
+) -> tuple[list[Lesson], list[Rejected], list[tuple[Lesson, str]]]:
+    """The session's lessons that pass the gate, those it rejected, and the LLM fallbacks."""
+    lessons: list[Lesson] = []
+    rejected: list[Rejected] = []
+    fallbacks: list[tuple[Lesson, str]] = []
+    events = session.events
+    for index, event in enumerate(events):
+        if isinstance(event, Action) and event.failed:
+            lesson = _error_fix(session.id, events, index, pack)
+        elif isinstance(event, Said):
+            lesson = _from_sentence(session.id, event, pack, _last_command(events, index, pack))
+        else:
+            continue
+        if lesson is None:
+            continue
+        lesson.task = _task(events, index, lesson.capsules)
+        if llm is not None:
+            scores, why = llm.scores(lesson)
+            if scores is not None:
+                lesson.scores = scores  # the total below is recomputed from these four
+            elif why:
+                fallbacks.append((lesson, why))
+        total = sum(lesson.scores.values())
+        if total >= pack.gate.threshold:
+            lessons.append(lesson)
+        else:
+            shown = ", ".join(f"{name} {value}" for name, value in lesson.scores.items())
+            rejected.append(Rejected(lesson, f"gate {total}/{pack.gate.threshold} ({shown})"))
+    return lessons, rejected, fallbacks
+
+
+def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Lesson | None:
+    error: Action = events[index]
+    if not error.learn:
+        return None
+    learning = pack.learning
+    edits: list[str] = []
+    for later in events[index + 1 : index + 1 + learning.fix_window]:
+        if isinstance(later, Edit):
+            edits.extend(later.files)
+            continue
+        if not isinstance(later, Action) or later.tool != error.tool:
+            continue
+        if len(later.words & error.words) < learning.min_shared_words:
+            continue
+        if later.failed:
+            if later.signature == error.signature:
+                continue  # the same failure again: keep looking for what worked
+            return None  # another failure of the same action: the story is not a fix
+        return _fix_lesson(session, error, later, edits, pack)
+    return None
+
+
+def _fix_lesson(
+    session: str, error: Action, fix: Action, edits: list[str], pack: MemoryPack
+) -> Lesson:
+    failing = _quoted(error.command)
+    quoted = f'"{error.line}"' if error.line else "an error"
+    if fix.command.strip() == error.command.strip():
+        changed = ", ".join(dict.fromkeys(edits)) or "nothing"
+        how = f"editing {changed} and then running it again worked"
+    else:
+        how = f"{_quoted(fix.command)} worked"
+    text = f"When {failing} fails with {quoted}, {how}."
+    entities = [*_programs(error.command), *_programs(fix.command), *edits, *error.files]
+    lesson = Lesson(
+        type="rule",
+        text=text[: pack.learning.max_text_chars],
+        key=f"{error.signature}|fix:{' '.join(sorted(fix.words - error.words)) or 'same'}",
+        source="error_fix",
+        session=session,
+        capsules=[error.capsule, fix.capsule],
+        at=fix.at,
+        entities=list(dict.fromkeys(entities)),
+        words=sorted(error.words | fix.words),
+        signature=error.signature,
+        fix=fix.command,
+    )
+    lesson.scores = score_fix(error, fix, edits, pack)
+    return lesson
+
+
+def _task(events: list, index: int, own: list[str]) -> str | None:
+    """What the user asked for when the session went where the lesson was learned: the first
+    prompt before it (not the lesson's own), so the record is found by the task it belongs to."""
+    first = next((event for event in events[:index] if isinstance(event, Said)), None)
+    if first is None or first.capsule in own:
+        return None
+    return " ".join(
+        event.sentence
+        for event in events[:index]
+        if isinstance(event, Said) and event.capsule == first.capsule
+    )
+
+
+def _last_command(events: list, index: int, pack: MemoryPack) -> str | None:
+    """The command the agent ran just before the user spoke: a correction is about it."""
+    for earlier in reversed(events[max(index - pack.learning.fix_window, 0) : index]):
+        if isinstance(earlier, Said):
+            return None
+        if isinstance(earlier, Action) and earlier.command:
+            return earlier.command
+    return None
+
+
+def _from_sentence(
+    session: str, said: Said, pack: MemoryPack, previous: str | None
+) -> Lesson | None:
+    sentence = said.sentence.strip()
+    if sentence.endswith("?"):
+        return None
+    for phrasing in pack.live_phrasings:
+        what = phrasing.what(sentence)
+        if what is None:
+            continue
+        block = _block_class(sentence, pack)
+        spans = backticked(what)
+        anti = phrasing.polarity == "avoid" and bool(spans or block)
+        record_type = "anti_pattern" if anti else "preference"
+        words = sorted(command_words(" ".join(spans) or what, pack.learning.min_word_chars))
+        lesson = Lesson(
+            type=record_type,
+            text=sentence[: pack.learning.max_text_chars],
+            key="words:" + " ".join(sorted(stems(sentence))),
+            source=phrasing.intent,
+            session=session,
+            capsules=[said.capsule],
+            at=said.at,
+            entities=list(dict.fromkeys(backticked(sentence))),
+            words=words,
+            context=previous if phrasing.intent == "correction" else None,
+            polarity=phrasing.polarity,
+            block_class=block if anti else None,
+        )
+        lesson.scores = score_sentence(sentence, what, pack)
+        return lesson
+    return None
+
+
+def _block_class(sentence: str, pack: MemoryPack) -> str | None:
+    for block in pack.blocking.live_classes:
+        if block.mentions_regex.search(sentence):
+            return block.id
+    return None
+
+
+def _programs(command: str) -> list[str]:
+    words = command.split()
+    while words and "=" in words[0]:
+        words.pop(0)
+    return words[:1]
+
+
+def _quoted(command: str) -> str:
+    command = " ".join(command.split())
+    return f"`{command[:160]}`"
