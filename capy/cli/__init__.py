@@ -41,6 +41,10 @@ COMMANDS = {
     "trust": ("capy.cli.trust:trust", "Let a project's own overlays and config loosen guards."),
     "sweep": ("capy.cli.sweep:sweep", "Index past agent sessions for search."),
     "vault": ("capy.cli.vault:app", "Archive past sessions verbatim; search and restore them."),
+    "semantic": (
+        "capy.cli.semantic:app",
+        "Local embeddings for search: install the model, status, index.",
+    ),
     "proxy": (
         "capy.cli.proxy:app",
         "Forward OpenAI-compatible chat completions and record them as capsules.",

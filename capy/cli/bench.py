@@ -86,6 +86,7 @@ Flag = Annotated[bool, Parameter(negative="")]
 # Where the repository keeps its fixtures, and where the shared test data sits beside it.
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_FIXTURES = REPO_ROOT / "fixtures" / "bench" / "quality"
+PARAPHRASE_FIXTURES = REPO_ROOT / "fixtures" / "bench" / "paraphrase"
 DEFAULT_TREC = REPO_ROOT.parent / "shared" / "testdata" / "ir" / "vaswani"
 DEFAULT_SSRF = REPO_ROOT.parent / "shared" / "testdata" / "ssrf"
 
@@ -171,6 +172,7 @@ def quality(
     json_output: JsonFlag = False,
     markdown: Path | None = None,
     check: Flag = False,
+    hybrid: Flag = False,
 ) -> int:
     """Search quality on the needle fixtures, then on a TREC collection against plain FTS5 bm25.
 
@@ -187,6 +189,9 @@ def quality(
         Also write the tables as markdown to this file.
     check
         Exit with 1 when a goal is missed.
+    hybrid
+        Also run lexical-only and hybrid (the semantic layer's vector list) side by side on the
+        needle fixtures, the paraphrase set and the TREC collection, by dev and held half.
     """
     from capy.bench import report as render
     from capy.bench.fixtures import FixtureError, load_fixtures, load_typo_ids
@@ -217,6 +222,13 @@ def quality(
     else:
         tables.append(render.skipped_table("TREC", trec_note))
     report = {"quality": quality_report, "trec": trec_report or {"skipped": trec_note}}
+    if hybrid:
+        from capy.bench.hybrid import hybrid_tables, run_hybrid
+
+        sets = {"paraphrase": load_fixtures(PARAPHRASE_FIXTURES), "needles": haystacks}
+        with _progress(not json_output) as progress:
+            report["hybrid"] = run_hybrid(sets, collection, rules, progress)
+        tables += hybrid_tables(report["hybrid"])
     code = _emit(report, tables, json_output, markdown)
     goals = quality_report["goals"] + (trec_report["goals"] if trec_report else [])
     return 1 if check and not all(goal["met"] for goal in goals) else code

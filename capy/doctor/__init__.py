@@ -18,7 +18,7 @@ CheckFunction = Callable[[DoctorContext], list[Check]]
 
 def _checks() -> list[tuple[str, str, CheckFunction]]:
     # Order matters: the config and packs checks fill in what later checks read.
-    from capy.doctor import agents, configuration, environment, knowledge
+    from capy.doctor import agents, configuration, environment, knowledge, semantic
 
     return [
         (environment.GROUP, "Python and capy", environment.python_and_capy),
@@ -27,6 +27,7 @@ def _checks() -> list[tuple[str, str, CheckFunction]]:
         (configuration.GROUP, "keys", configuration.key_files),
         (environment.GROUP, "SQLCipher and FTS5", environment.sqlcipher_fts5),
         (environment.GROUP, "runtimes", environment.runtimes),
+        (semantic.GROUP, semantic.NAME, semantic.semantic_search),
         (knowledge.GROUP, knowledge.NAME, knowledge.knowledge_base),
         (agents.GROUP, "registration", agents.registrations),
         (agents.GROUP, "permission policies", agents.policies),

@@ -39,6 +39,7 @@ from capy.retrieval.query import (
 )
 from capy.retrieval.query import trigram_query as build_trigram_query
 from capy.retrieval.snippets import make_snippet
+from capy.retrieval.vectors import join_vector_list, nearest_of
 from capy.rules.views.search import SearchPack
 
 FUZZY_LAYER = "fuzzy"
@@ -74,6 +75,11 @@ def search(
     # candidate far down the fused list seldom climbs into the results.
     fused = retrieved.fused[: limit * rules.fusion.rerank_per_result]
     hits = _rank(replace(retrieved, fused=fused), limit, rules)
+    if nearest_of(corpus) is not None:  # the semantic layer's list, gated by the pack
+        and_found = len(retrieved.fused) if retrieved.primary is None else retrieved.primary
+        hits = join_vector_list(
+            corpus, shown_query, hits, and_found, retrieved.terms, limit, filters, rules
+        )
     if hits:
         corpus.record_access({hit.source_id for hit in hits})
     corrected = parsed.with_terms(retrieved.terms).shown if retrieved.corrected else None
@@ -107,7 +113,8 @@ def _retrieve(
             found, active, was_corrected = retry, corrected, True
     primary = None
     if settings.and_then_or and len(active) > 1:
-        primary = len(found) or None
+        # 0 when AND found nothing: one tier, as None, but the vector gate can tell it apart.
+        primary = len(found)
         # Once AND filled every slot the caller will see, OR only adds spare candidates.
         spare = len(found) >= limit
         found = _merge(
@@ -118,7 +125,8 @@ def _retrieve(
             corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
         )
         if retry:
-            return _Retrieved(retry, corrected, corrected=True)
+            tier = 0 if settings.and_then_or else None  # an OR retry holds no AND result
+            return _Retrieved(retry, corrected, corrected=True, primary=tier)
     return _Retrieved(found, active, corrected=was_corrected, primary=primary)
 
 

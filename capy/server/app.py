@@ -101,6 +101,7 @@ async def serve_stdio(
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
     pipeline = start_background_pipeline(workspace.project_dir)
+    embedder = _start_embedder(workspace.project_dir, db_path)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_watch_parent, workspace, os.getppid())
@@ -111,6 +112,28 @@ async def serve_stdio(
             group.cancel_scope.cancel()
     finally:
         await anyio.to_thread.run_sync(pipeline.stop)
+        if embedder is not None:
+            await anyio.to_thread.run_sync(embedder.stop)
+
+
+def _start_embedder(project_dir: Path, db_path: Path | None):  # type: ignore[no-untyped-def]
+    """The semantic layer's background embedder, when its extra and model are installed (its
+    own connection; never on a tool call's path). None otherwise, or when it cannot start."""
+    from capy.semantic import extra_installed
+
+    if not extra_installed():
+        return None
+    try:
+        from capy.rules import load_rules
+        from capy.semantic.service import start_background_embedder
+        from capy.store import open_store
+
+        return start_background_embedder(
+            lambda: open_store(project_dir, db_path=db_path), load_rules(project_dir)
+        )
+    except Exception:  # the server runs without vectors rather than not at all
+        logger.warning("the background embedder did not start", exc_info=True)
+        return None
 
 
 async def _watch_signals(workspace: Workspace) -> None:

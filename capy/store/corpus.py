@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ from capy.store.budget import CpuBudget
 from capy.store.database import DatabaseError, read_snapshot
 from capy.store.disjunction import top_of_any
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
 if TYPE_CHECKING:
@@ -194,6 +195,38 @@ class StoreCorpus:
     def _excluded_kinds(self, filters: SearchFilters) -> list[str]:
         """The kinds left out (a closed set, so sources outside are found by kind)."""
         return [kind for kind in _KINDS if kind not in self._kinds(filters)]
+
+    # --- the vector list (capy.retrieval.vectors) ---
+
+    rules: RuleSet | None = None
+
+    def nearest(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
+        """Chunks nearest to `query` by their vectors (Candidate.rank: the cosine), best first;
+        [] without vectors in the store, or without the semantic extra to embed the query."""
+        scope = self._scope(filters)
+        if scope is None or self.rules is None or not has_vectors(self.store.conn):
+            return []
+        from capy.semantic import SemanticError, extra_installed
+        from capy.semantic.knowledge import nearest_in_store
+
+        if not extra_installed():
+            return []
+
+        allowed, params = scope.allowed
+        conn = self.store.conn
+
+        def in_scope() -> list[int]:
+            return [
+                row[0] for row in conn.execute(f"SELECT id FROM sources WHERE {allowed}", params)
+            ]
+
+        try:
+            found = nearest_in_store(self.store, self.rules, query, limit, in_scope)
+        except SemanticError:  # search goes on lexically; doctor and status say why
+            return []
+        return [
+            replace(candidate, rank=-candidate.rank) for candidate in self._read("chunks", found)
+        ]
 
     # --- fuzzy correction ---
 
@@ -390,6 +423,7 @@ def search_store(
         session_sources=tuple(sorted(set(session_sources))),
     )
     corpus = StoreCorpus(store, default_kinds=default_kinds, bm25=search_rules.bm25)
+    corpus.rules = rules  # the vector list reads the semantic pack
     return [
         search(corpus, query, rules=search_rules, limit=limit, filters=filters) for query in queries
     ]

@@ -218,6 +218,52 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
         then=backfill_counters,
     ),
+    Migration(
+        "0008-chunk-vectors",
+        """
+        -- Vectors of chunks (the optional semantic layer, capy.semantic.knowledge), float16
+        -- little-endian blobs, encrypted with the rest of the file; a chunk longer than the
+        -- model's input has one per piece (`part`, from 0).
+        --   model   the vector version that made it (model name, file hash, how chunks are cut
+        --           into pieces): another version's rows are stale and are replaced in the
+        --           background
+        -- `source_vectors` records which sources are embedded, with which model and from which
+        -- chunking: a source without a row for the current model is the backlog. New content
+        -- or new chunks delete the row (and the vectors) in the writer's own transaction, so
+        -- the backlog is written with its cause.
+        --   vector_generation (meta): bumped on every change, so a process that keeps the
+        --   vectors in memory knows when to read them again.
+        CREATE TABLE chunk_vectors (
+            chunk_id  INTEGER NOT NULL,
+            part      INTEGER NOT NULL,
+            source_id INTEGER NOT NULL,
+            model     TEXT    NOT NULL,
+            vector    BLOB    NOT NULL,
+            PRIMARY KEY (chunk_id, part)
+        ) WITHOUT ROWID;
+        CREATE INDEX chunk_vectors_by_source ON chunk_vectors (source_id);
+        CREATE TABLE source_vectors (
+            source_id     INTEGER PRIMARY KEY,
+            model         TEXT    NOT NULL,
+            index_version TEXT    NOT NULL,
+            chunks        INTEGER NOT NULL,
+            embedded_at   INTEGER NOT NULL DEFAULT (unixepoch())
+        );
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('vector_generation', '0');
+        CREATE TRIGGER sources_delete_vectors AFTER DELETE ON sources
+        WHEN EXISTS (SELECT 1 FROM source_vectors WHERE source_id = old.id) BEGIN
+            DELETE FROM chunk_vectors WHERE source_id = old.id;
+            DELETE FROM source_vectors WHERE source_id = old.id;
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+        END;
+        CREATE TRIGGER sources_vectors_stale AFTER UPDATE OF raw, index_version ON sources
+        WHEN EXISTS (SELECT 1 FROM source_vectors WHERE source_id = new.id) BEGIN
+            DELETE FROM chunk_vectors WHERE source_id = new.id;
+            DELETE FROM source_vectors WHERE source_id = new.id;
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+        END;
+        """,
+    ),
 )
 
 _BOOKKEEPING = """CREATE TABLE IF NOT EXISTS schema_migrations (

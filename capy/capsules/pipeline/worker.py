@@ -151,7 +151,9 @@ class Worker:
             self.conn,
             self.store.rules,
             stage.name,
-            job.version,
+            # Rows carry the version this run works to (a job written at capture time knows
+            # the packs, not the models this run found), so a rebuild writes the same rows.
+            self.versions.get(stage.name, job.version),
             llm=self.models.llm,
             embedder=self.models.embedder,
         )

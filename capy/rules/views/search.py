@@ -268,6 +268,23 @@ class Synonyms(Section):
         return self.expansions.get(term.lower(), ())
 
 
+class VectorWeights(Section):
+    and_found: float
+    covered: float
+    weak: float
+
+
+class Vectors(Section):
+    """How the vector list joins the fusion (see the pack); absent: it never does."""
+
+    exact_max_vectors: int = 0
+    depth: int = 0
+    min_similarity: float = 1.0
+    min_similarity_alone: float = 1.0
+    coverage: float = 1.0
+    weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
+
+
 class BoostWeights(Section):
     """A profile's boost weights; an absent one keeps the weight in `boosts`."""
 
@@ -322,6 +339,7 @@ class SearchPack(PackView):
     intents: Intents = Intents()
     # Word forms beyond porter's (see capy.retrieval.morphology); None: none added.
     morphology: Morphology | None = None
+    vectors: Vectors = Vectors()
     # Ranking by content type; a chunk of a type no active profile names ranks by `boosts`.
     profiles: tuple[Profile, ...] = ()
 

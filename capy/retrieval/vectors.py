@@ -1,0 +1,108 @@
+"""The vector list: one more ranked list, fused with the lexical ranking, gated by how well the
+lexical lists did.
+
+A corpus that has vectors offers `nearest(query, limit, filters)` (chunks by cosine, best first,
+each `Candidate.rank` its cosine); one without them has no such method, or returns nothing, and
+search is the lexical search alone. The list joins the lexical hits (after boosts) by weighted
+Reciprocal Rank Fusion, with a weight the search pack's `vectors` sets by the lexical outcome:
+- `and_found`: the AND pass found results: the query's own words are in them;
+- `covered`: no AND result, but the best lexical hit holds at least `coverage` of the query's
+  terms (a keyword query whose words are spread out);
+- `weak`: no AND result and the best lexical hit holds few of the query's terms, or nothing was
+  found: the query is likely said in other words than its answer. A vector hit alone (nothing
+  lexical) must then reach `min_similarity_alone`, so a question about something absent still
+  comes back empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from capy.retrieval.boosts import find_matches
+from capy.retrieval.matching import compile_terms
+from capy.retrieval.model import Candidate, Corpus, SearchFilters, SearchHit
+from capy.retrieval.query import Term
+from capy.retrieval.snippets import make_snippet
+from capy.rules.views.search import SearchPack
+
+VECTOR_LAYER = "vector"
+AND_FOUND, COVERED, WEAK = "and_found", "covered", "weak"
+
+
+def nearest_of(corpus: Corpus) -> Callable[..., list[Candidate]] | None:
+    return getattr(corpus, "nearest", None)
+
+
+def gate(
+    hits: Sequence[SearchHit], and_found: int, terms: tuple[Term, ...], coverage: float
+) -> str:
+    """Which of the pack's weights applies (see the module doc)."""
+    if and_found > 0:
+        return AND_FOUND
+    if not hits or not terms:
+        return WEAK
+    matches = find_matches(hits[0].title, hits[0].content, compile_terms(terms))
+    held = sum(
+        1 for title, content in zip(matches.title, matches.content, strict=True) if title or content
+    )
+    return COVERED if held / len(terms) >= coverage else WEAK
+
+
+def join_vector_list(
+    corpus: Corpus,
+    query: str,
+    hits: list[SearchHit],
+    and_found: int,
+    terms: tuple[Term, ...],
+    limit: int,
+    filters: SearchFilters,
+    rules: SearchPack,
+) -> list[SearchHit]:
+    """The lexical hits with the vector list fused in by the gate's weight (unchanged when the
+    corpus has no vectors or the weight is 0)."""
+    settings = rules.vectors
+    nearest = nearest_of(corpus)
+    if nearest is None or settings.depth < 1:
+        return hits
+    weight = getattr(settings.weight, gate(hits, and_found, terms, settings.coverage))
+    if weight <= 0:
+        return hits
+    vector = nearest(query, settings.depth, filters)
+    if not hits:
+        vector = [c for c in vector if c.rank >= settings.min_similarity_alone]
+    if not vector:
+        return hits
+    k = rules.fusion.rrf_k
+    scores: dict[int, float] = {}
+    by_id: dict[int, SearchHit] = {}
+    for rank, hit in enumerate(hits, start=1):
+        scores[hit.chunk_id] = 1.0 / (k + rank)
+        by_id[hit.chunk_id] = hit
+    for rank, candidate in enumerate(vector, start=1):
+        scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (k + rank)
+        if candidate.chunk_id not in by_id:
+            by_id[candidate.chunk_id] = _vector_hit(candidate, rules)
+    order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])[:limit]
+    return [_rescored(by_id[chunk_id], scores[chunk_id]) for chunk_id in order]
+
+
+def _vector_hit(candidate: Candidate, rules: SearchPack) -> SearchHit:
+    from capy.clip import clip_line
+
+    return SearchHit(
+        chunk_id=candidate.chunk_id,
+        source_id=candidate.source_id,
+        source_label=candidate.source_label,
+        kind=candidate.kind,
+        title=clip_line(candidate.title, rules.snippets.title_chars, rules.snippets.ellipsis),
+        content=candidate.content,
+        snippet=make_snippet(candidate.content, [], rules.snippets),
+        layer=VECTOR_LAYER,
+        score=0.0,
+    )
+
+
+def _rescored(hit: SearchHit, score: float) -> SearchHit:
+    from dataclasses import replace
+
+    return replace(hit, score=round(score, 6))

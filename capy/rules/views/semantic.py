@@ -1,0 +1,66 @@
+"""Typed view of the semantic pack: embedding models as pinned artifacts, the embedder's pace."""
+
+from __future__ import annotations
+
+from capy.rules.views.base import Field, PackView, RuleView, Section, active
+
+
+class ModelPackage(Section):
+    distribution: str
+    version: str
+    module: str
+
+
+class ModelFile(Section):
+    name: str
+    sha256: str
+    size: int
+    origin: str = Field(alias="from")  # "package" | "capy"
+
+
+class EmbeddingModel(RuleView):
+    name: str
+    dimensions: int
+    max_tokens: int
+    pooling: str
+    licence: str
+    package: ModelPackage | None = None
+    files: tuple[ModelFile, ...]
+
+    @property
+    def model_id(self) -> str:
+        """What vectors record as their model: the name and a short hash of the pinned files,
+        so a re-exported file under the same name still counts as another model."""
+        return f"{self.name}@{self.files[0].sha256[:12]}"
+
+    def file(self, name: str) -> ModelFile:
+        return next(entry for entry in self.files if entry.name == name)
+
+
+class Embedding(Section):
+    batch_size: int
+    window_stride: int
+    max_windows: int
+    cpu_share: float
+    threads: int
+    kinds: tuple[str, ...]
+    idle_seconds: float
+
+
+class SemanticPack(PackView):
+    default_model: str
+    models: tuple[EmbeddingModel, ...]
+    embedding: Embedding
+
+    def vector_version(self, model: EmbeddingModel) -> str:
+        """What stored vectors record: the model id and how chunks were cut into pieces, so a
+        change of either marks older vectors stale."""
+        return f"{model.model_id}+w{self.embedding.window_stride}x{self.embedding.max_windows}"
+
+    def model(self, model_id: str | None = None) -> EmbeddingModel | None:
+        """The live model with this rule id (the pack's default when None)."""
+        wanted = model_id or self.default_model
+        return next((model for model in active(self.models) if model.id == wanted), None)
+
+
+VIEW = SemanticPack

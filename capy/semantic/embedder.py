@@ -1,0 +1,120 @@
+"""One ONNX session per process: text in, normalised vectors out, stored as float16 bytes.
+
+Mean pooling over the last hidden state, masked by the attention mask, then L2 normalisation
+(as sentence-transformers does for all-MiniLM-L6-v2), so a dot product is the cosine.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from capy.semantic import require_extra
+from capy.semantic.artifacts import locate
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from capy.rules.views.semantic import EmbeddingModel
+
+_sessions: dict[tuple[str, int], OnnxEmbedder] = {}
+_lock = threading.Lock()
+
+
+class OnnxEmbedder:
+    """Implements `capy.capsules.stages.embed.Embedder` (and embeds queries for search)."""
+
+    def __init__(self, model: EmbeddingModel, threads: int = 1) -> None:
+        require_extra()
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        found = locate(model)
+        self.model = model
+        self.model_id = model.model_id
+        self.dims = model.dimensions
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(found.path("model.onnx")), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {entry.name for entry in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(found.path("tokenizer.json")))
+        tokenizer.enable_truncation(max_length=model.max_tokens)
+        tokenizer.enable_padding()  # to the batch's longest, not the file's fixed length
+        self._tokenizer = tokenizer
+        plain = Tokenizer.from_file(str(found.path("tokenizer.json")))
+        plain.no_truncation()
+        plain.no_padding()
+        self._plain = plain  # for cutting windows: no truncation, no special-token padding
+        self._run_lock = threading.Lock()
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 rows of unit length, one per text."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._run_lock:
+            hidden = self._session.run(None, feeds)[0]
+        if self.model.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def windows(
+        self, title: str, content: str, stride: int, most: int, size: int | None = None
+    ) -> list[str]:
+        """`content` cut into pieces the model reads whole (`size` tokens, at most its
+        `max_tokens`, less the title's and the special tokens), `stride` tokens apart, at most
+        `most`, each led by the title: a chunk longer than the model's input is represented by
+        all of its parts, not by its first 128 tokens."""
+        head = f"{title}\n" if title.strip() else ""
+        if not content.strip():
+            return [head.strip()] if head else []
+        whole = f"{head}{content}".strip()
+        size = min(size or self.model.max_tokens, self.model.max_tokens)
+        room = size - 2 - len(self._plain.encode(head, add_special_tokens=False))
+        offsets = self._plain.encode(content, add_special_tokens=False).offsets
+        if len(offsets) <= room or room < 8:
+            return [whole]
+        pieces = []
+        for start in range(0, len(offsets), max(1, stride)):
+            end = min(start + room, len(offsets))
+            pieces.append(f"{head}{content[offsets[start][0] : offsets[end - 1][1]]}".strip())
+            if end == len(offsets) or len(pieces) == most:
+                break
+        return pieces
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        """float16 bytes per text, as the stores keep them."""
+        return [row.astype("<f2").tobytes() for row in self.vectors(texts)]
+
+
+def shared_embedder(model: EmbeddingModel, threads: int = 1) -> OnnxEmbedder:
+    """The process's session for `model` (loaded on first use, about a second)."""
+    key = (model.model_id, threads)
+    with _lock:
+        if key not in _sessions:
+            _sessions[key] = OnnxEmbedder(model, threads)
+        return _sessions[key]
+
+
+def decode(blobs: Sequence[bytes], dims: int) -> np.ndarray:
+    """float16 blobs as one float32 matrix (rows in order)."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros((0, dims), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), dims)

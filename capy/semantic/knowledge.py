@@ -1,0 +1,293 @@
+"""Vectors of the knowledge base: the backlog, embedding it in paced batches, and exact search.
+
+The backlog is every source of an embedded kind (the semantic pack's `embedding.kinds`, durable
+by default) that is chunked and has no `source_vectors` row for the current model; new content,
+new chunking and a model change all put a source back in it (see migration 0008). Embedding a
+source replaces its vectors and records it in one short transaction, so an interrupted run
+resumes where it stopped.
+
+Search keeps the current model's vectors in memory as one float32 matrix per database file,
+read again when `vector_generation` moves, and answers by one matrix-vector product: exact, no
+index written to disk, nothing unencrypted at rest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from capy.store.database import transaction
+from capy.store.migrations import chunk_rowid_range
+
+if TYPE_CHECKING:
+    from capy.rules import RuleSet
+    from capy.rules.views.semantic import EmbeddingModel
+    from capy.store import Store
+
+# (sources done, sources in all, chunks embedded so far)
+Progress = Callable[[int, int, int], None]
+
+
+@dataclass(frozen=True)
+class VectorStatus:
+    model: str
+    kinds: tuple[str, ...]
+    sources: int  # of the embedded kinds, chunked
+    embedded: int  # of those, with vectors of the current model
+    backlog_chunks: int
+    vectors: int  # rows of the current model
+    stale_vectors: int  # rows of other models, replaced as their sources are re-embedded
+
+    @property
+    def backlog(self) -> int:
+        return self.sources - self.embedded
+
+
+def _kinds_sql(kinds: Sequence[str]) -> str:
+    return ", ".join("?" * len(kinds))
+
+
+def backlog(conn: Any, model_id: str, kinds: Sequence[str]) -> list[tuple[int, int]]:
+    """(source id, chunk count) of the sources waiting for vectors, oldest first."""
+    return conn.execute(
+        f"""SELECT s.id, s.chunk_count FROM sources AS s
+              LEFT JOIN source_vectors AS v ON v.source_id = s.id AND v.model = ?
+             WHERE s.kind IN ({_kinds_sql(kinds)}) AND s.index_version IS NOT NULL
+               AND v.source_id IS NULL
+             ORDER BY s.id""",
+        [model_id, *kinds],
+    ).fetchall()
+
+
+def status(store: Store, version: str, kinds: Sequence[str]) -> VectorStatus:
+    conn = store.conn
+    sources = conn.execute(
+        f"SELECT count(*) FROM sources WHERE kind IN ({_kinds_sql(kinds)}) "
+        "AND index_version IS NOT NULL",
+        list(kinds),
+    ).fetchone()[0]
+    waiting = backlog(conn, version, kinds)
+    vectors = dict(conn.execute("SELECT model, count(*) FROM chunk_vectors GROUP BY model"))
+    current = vectors.pop(version, 0)
+    return VectorStatus(
+        model=version,
+        kinds=tuple(kinds),
+        sources=sources,
+        embedded=sources - len(waiting),
+        backlog_chunks=sum(chunks for _, chunks in waiting),
+        vectors=current,
+        stale_vectors=sum(vectors.values()),
+    )
+
+
+def embed_backlog(
+    store: Store,
+    embedder: Any,
+    pieces: Pieces,
+    kinds: Sequence[str],
+    *,
+    batch_size: int,
+    cpu_share: float = 1.0,
+    deadline: float | None = None,
+    stop: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Embed waiting sources until the backlog is empty, `deadline` (monotonic) passes or `stop`
+    is set; the number of chunks embedded. Sleeps after each batch to keep to `cpu_share`."""
+    waiting = backlog(store.conn, pieces.version, kinds)
+    done_chunks = 0
+    for done, (source_id, _) in enumerate(waiting, start=1):
+        if (deadline is not None and time.monotonic() > deadline) or (stop and stop.is_set()):
+            break
+        done_chunks += _embed_source(
+            store, embedder, pieces, source_id, batch_size, cpu_share, stop
+        )
+        if progress:
+            progress(done, len(waiting), done_chunks)
+    return done_chunks
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """How chunks become model inputs: the vector version rows record, and the cutting."""
+
+    version: str
+    stride: int
+    most: int
+
+
+def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
+    pack = rules.view("semantic")
+    model = pack.model()
+    if model is None:
+        return None
+    settings = pack.embedding
+    return model, Pieces(pack.vector_version(model), settings.window_stride, settings.max_windows)
+
+
+def _embed_source(
+    store: Store,
+    embedder: Any,
+    pieces: Pieces,
+    source_id: int,
+    batch_size: int,
+    cpu_share: float,
+    stop: threading.Event | None,
+) -> int:
+    conn = store.conn
+    first, last = chunk_rowid_range(source_id)
+    row = conn.execute("SELECT index_version FROM sources WHERE id = ?", (source_id,)).fetchone()
+    if row is None:
+        return 0  # deleted since the backlog was read
+    chunks = conn.execute(
+        "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+        (first, last),
+    ).fetchall()
+    parts = [
+        (rowid, part, text)
+        for rowid, title, content in chunks
+        for part, text in enumerate(
+            embedder.windows(title or "", content or "", pieces.stride, pieces.most)
+        )
+    ]
+    vectors: list[bytes] = []
+    for start in range(0, len(parts), batch_size):
+        started = time.thread_time()
+        vectors += embedder.embed([text for _, _, text in parts[start : start + batch_size]])
+        _pace(time.thread_time() - started, cpu_share, stop)
+    with transaction(conn):
+        current = conn.execute(
+            "SELECT index_version FROM sources WHERE id = ?", (source_id,)
+        ).fetchone()
+        if current != row:
+            return 0  # re-chunked while we embedded: it is back in the backlog
+        conn.execute("DELETE FROM chunk_vectors WHERE source_id = ?", (source_id,))
+        conn.executemany(
+            "INSERT INTO chunk_vectors (chunk_id, part, source_id, model, vector) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (rowid, part, source_id, pieces.version, vector)
+                for (rowid, part, _), vector in zip(parts, vectors, strict=True)
+            ],
+        )
+        conn.execute(
+            "INSERT OR REPLACE INTO source_vectors (source_id, model, index_version, chunks) "
+            "VALUES (?, ?, ?, ?)",
+            (source_id, pieces.version, row[0], len(parts)),
+        )
+        _bump(conn)
+    return len(chunks)
+
+
+def _pace(spent: float, cpu_share: float, stop: threading.Event | None) -> None:
+    if cpu_share >= 1.0 or spent <= 0:
+        return
+    rest = spent * (1.0 / cpu_share - 1.0)
+    if stop is not None:
+        stop.wait(rest)
+    else:
+        time.sleep(rest)
+
+
+def _bump(conn: Any) -> None:
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('vector_generation', '1') ON CONFLICT (key) "
+        "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
+# --- exact search ---
+
+
+@dataclass
+class _Matrix:
+    generation: str | None = None
+    model_id: str = ""
+    chunk_ids: Any = None  # np.ndarray of int64
+    source_ids: Any = None
+    vectors: Any = None  # np.ndarray float32 (n, dims)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_matrices: dict[tuple[str, str], _Matrix] = {}
+
+
+def vector_count(conn: Any, model_id: str) -> int:
+    return conn.execute(
+        "SELECT coalesce(sum(chunks), 0) FROM source_vectors WHERE model = ?", (model_id,)
+    ).fetchone()[0]
+
+
+def matrix(store: Store, model: EmbeddingModel, version: str) -> _Matrix:
+    """The current version's vectors of this database, read again when they changed."""
+    import numpy as np
+
+    from capy.semantic.embedder import decode
+
+    key = (str(store.path), version)
+    cached = _matrices.setdefault(key, _Matrix())
+    generation = store.conn.execute(
+        "SELECT value FROM meta WHERE key = 'vector_generation'"
+    ).fetchone()
+    generation = generation[0] if generation else "0"
+    with cached.lock:
+        if cached.generation != generation:
+            rows = store.conn.execute(
+                "SELECT chunk_id, source_id, vector FROM chunk_vectors WHERE model = ? "
+                "ORDER BY chunk_id, part",
+                (version,),
+            ).fetchall()
+            cached.chunk_ids = np.array([row[0] for row in rows], dtype=np.int64)
+            cached.source_ids = np.array([row[1] for row in rows], dtype=np.int64)
+            cached.vectors = decode([row[2] for row in rows], model.dimensions).astype(np.float32)
+            cached.generation = generation
+        return cached
+
+
+def nearest_in_store(
+    store: Store,
+    rules: RuleSet,
+    query: str,
+    limit: int,
+    allowed_sources: Callable[[], Sequence[int]] | None,
+) -> list[tuple[int, float]]:
+    """(chunk id, -cosine) of the `limit` nearest chunks, best first (lower is better, as
+    bm25); [] when there are no vectors, more than the exact-search size, or nothing in scope.
+    Raises SemanticError when the model is missing or altered."""
+    import numpy as np
+
+    from capy.semantic.embedder import shared_embedder
+
+    semantic = rules.view("semantic")
+    settings = rules.view("search").vectors
+    chosen = pieces_for(rules)
+    if chosen is None:
+        return []
+    model, pieces = chosen
+    count = vector_count(store.conn, pieces.version)
+    if count == 0 or count > settings.exact_max_vectors:
+        return []
+    found = matrix(store, model, pieces.version)
+    if found.vectors is None or len(found.vectors) == 0:
+        return []
+    query_vector = shared_embedder(model, semantic.embedding.threads).vectors([query])[0]
+    scores = found.vectors @ query_vector
+    if allowed_sources is not None:
+        allowed = np.fromiter(allowed_sources(), dtype=np.int64)
+        scores = np.where(np.isin(found.source_ids, allowed), scores, -np.inf)
+    # A chunk scores as its best piece: rows are ordered by chunk, so each chunk's pieces
+    # are one run, reduced by maximum.
+    starts = np.flatnonzero(np.r_[True, found.chunk_ids[1:] != found.chunk_ids[:-1]])
+    best = np.maximum.reduceat(scores, starts)
+    ids = found.chunk_ids[starts]
+    limit = min(limit, len(best))
+    top = np.argpartition(-best, limit - 1)[:limit]
+    top = top[np.argsort(-best[top], kind="stable")]
+    return [
+        (int(ids[i]), -float(best[i]))
+        for i in top
+        if np.isfinite(best[i]) and best[i] >= settings.min_similarity
+    ]

@@ -1,0 +1,132 @@
+"""The semantic layer on real parts: the pinned model (skipped, saying why, without the extra),
+an encrypted scratch store, the backlog, the gated vector list, and the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from capy.bench.scratch import scratch_store
+from capy.rules import load_rules
+from capy.semantic import SemanticError, extra_installed
+from capy.store.corpus import search_store
+from capy.store.indexing import index_content
+
+RULES = load_rules()
+DOC = (
+    "# Shutdown\n\nTo end the service gracefully, send SIGTERM; workers finish their jobs "
+    "first.\n\n# Login\n\nA 401 appears after token refresh when the clock drifts.\n"
+)
+
+
+def _model_missing() -> str | None:
+    from capy.bench.hybrid import semantic_ready
+
+    return semantic_ready(RULES)
+
+
+needs_model = pytest.mark.skipif(
+    _model_missing() is not None,
+    reason=f"semantic layer unavailable: {_model_missing()} (.ci/run installs capy-mcp[semantic])",
+)
+
+
+def test_search_without_vectors_is_lexical_only() -> None:
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        (result,) = search_store(store, ["how do I halt the daemon"], rules=RULES)
+        assert result.hits == ()  # no vectors: exactly today's lexical search
+
+
+def test_the_semantic_pack_pins_every_file() -> None:
+    model = RULES.view("semantic").model()
+    assert model is not None and model.dimensions == 384
+    assert all(len(entry.sha256) == 64 for entry in model.files)
+
+
+@needs_model
+def test_backlog_is_embedded_and_a_paraphrase_finds_its_answer() -> None:
+    from capy.semantic.knowledge import pieces_for, status
+    from capy.semantic.service import index_now
+
+    _, pieces = pieces_for(RULES)
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        index_content(store, "stop the daemon now", label="run", kind="ephemeral", rules=RULES)
+        before = status(store, pieces.version, ["durable"])
+        assert (before.sources, before.embedded) == (1, 0)
+        assert index_now(store, RULES) == 2  # the ephemeral output is not embedded
+        after = status(store, pieces.version, ["durable"])
+        assert (after.embedded, after.backlog_chunks, after.vectors) == (1, 0, 2)
+        blob = store.conn.execute("SELECT vector FROM chunk_vectors LIMIT 1").fetchone()[0]
+        assert len(blob) == 384 * 2  # float16
+        (result,) = search_store(store, ["how do I halt the daemon"], rules=RULES)
+        assert result.hits and "SIGTERM" in result.hits[0].content
+        assert result.hits[0].layer == "vector"
+        (absent,) = search_store(store, ["banana bread recipe"], rules=RULES)
+        assert absent.hits == ()  # a vector hit alone must be close
+
+
+@needs_model
+def test_new_content_puts_a_source_back_in_the_backlog() -> None:
+    from capy.semantic.knowledge import pieces_for, status
+    from capy.semantic.service import index_now
+
+    _, pieces = pieces_for(RULES)
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        index_now(store, RULES)
+        index_content(
+            store, DOC + "\n# More\n\nmore text", label="doc.md", kind="durable", rules=RULES
+        )
+        again = status(store, pieces.version, ["durable"])
+        assert (again.embedded, again.vectors) == (0, 0)
+        # another vector version (a model change) sees every source as waiting
+        assert status(store, pieces.version + "-other", ["durable"]).embedded == 0
+
+
+@needs_model
+def test_an_altered_model_file_is_one_clear_error(tmp_path: Path) -> None:
+    from capy.semantic.artifacts import install_from_dir
+
+    model = RULES.view("semantic").model()
+    (tmp_path / "tokenizer.json").write_text("{}")
+    with pytest.raises(SemanticError) as raised:
+        install_from_dir(model, tmp_path)
+    assert "not the pinned" in raised.value.message
+
+
+@needs_model
+def test_cli_status_index_and_doctor(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "HOME": str(tmp_path),
+    }
+    (tmp_path / "doc.md").write_text(DOC)
+
+    def capy(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "capy", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    capy("index", "doc.md")
+    assert "1 waiting" in capy("semantic", "status")
+    assert "embedded 2 chunks" in capy("semantic", "index")
+    assert "0 waiting" in capy("semantic", "status")
+    assert "semantic search" in capy("doctor") and "on, model" in capy("doctor")
+
+
+def test_the_extra_check_does_not_import_the_libraries() -> None:
+    assert isinstance(extra_installed(), bool)
