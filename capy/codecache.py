@@ -181,7 +181,7 @@ def _regex_entry(key: Any, value: Any) -> bool:
 def _save() -> None:
     if not _new:
         return
-    from capy.hooks.state import write_atomically
+    from capy.watched import write_cache_file
 
     path = cache_path()
     on_disk = _load(path)  # another process may have added entries meanwhile: keep them
@@ -192,8 +192,8 @@ def _save() -> None:
             both = {key: entries[key] for kind, key in _new if kind == name}
         merged[name] = both
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        write_atomically(path, marshal.dumps(merged))
-    except (OSError, ValueError):
-        return  # a read-only or full disk costs speed only
-    _new.clear()
+        data = marshal.dumps(merged)
+    except ValueError:  # an entry marshal cannot write costs speed only
+        return
+    if write_cache_file(path, data):
+        _new.clear()

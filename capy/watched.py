@@ -26,14 +26,38 @@ ENV_NAMES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
 ENV_SECRETS = ("CAPY_DB_KEY", "CAPY_VAULT_KEY", "CAPY_CAPSULES_KEY")
 
 
-def cache_dir(name: str) -> str:
-    """`capy.config.paths.data_dir() / "cache" / name`, without importing pathlib."""
+def data_root() -> str:
+    """`capy.config.paths.data_dir()`, without importing pathlib."""
     data_home = os.environ.get("XDG_DATA_HOME", "")
     if not os.path.isabs(data_home):  # the XDG spec: a relative value is ignored
         data_home = os.path.join(
             os.environ.get("HOME") or os.path.expanduser("~"), ".local", "share"
         )
-    return os.path.join(data_home, "capy", "cache", name)
+    return os.path.join(data_home, "capy")
+
+
+def cache_dir(name: str) -> str:
+    """`capy.config.paths.data_dir() / "cache" / name`, without importing pathlib."""
+    return os.path.join(data_root(), "cache", name)
+
+
+def write_cache_file(path: str, data: bytes) -> bool:
+    """Write one cache file under `cache_dir`, atomically and owner-only; False if not written.
+
+    Only into a data folder capy already keeps: a cache written as a process exits must not
+    bring back the folder `capy uninstall --data` has just deleted, and a capy that has stored
+    nothing yet only goes without the speed. A read-only or full disk costs speed only too.
+    """
+    from capy.hooks.state import write_atomically
+
+    if not os.path.isdir(data_root()):
+        return False
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        write_atomically(path, data)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def environment() -> list[list[str]]:
@@ -98,14 +122,8 @@ def module_files(prefix: str = "capy") -> list[str]:
 
 
 def write_entry(path: str, entry: dict[str, Any]) -> None:
-    """Best effort and atomic: a read-only data dir only costs speed."""
-    from capy.hooks.state import write_atomically
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomically(path, json.dumps(entry, ensure_ascii=False).encode())
-    except OSError:
-        return
+    """Best effort and atomic (`write_cache_file`)."""
+    write_cache_file(path, json.dumps(entry, ensure_ascii=False).encode())
 
 
 # What the rules and settings in force for a project root are read from. Folders count because

@@ -46,8 +46,10 @@ print(re.compile(re.escape(query) + "|capy-runtime").search("capy-runtime") is n
 """
 
 
-def run(home: Path) -> subprocess.CompletedProcess:
+def run(home: Path, *, capy_has_data: bool = True) -> subprocess.CompletedProcess:
     environ = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    if capy_has_data:  # the cache is written only where capy already keeps its data
+        (home / "data" / "capy").mkdir(parents=True, exist_ok=True)
     (home / "capy_test_patterns.py").write_text(PATTERNS, encoding="utf-8")
     return subprocess.run(
         [sys.executable, "-c", PROGRAM, str(home)],
@@ -133,3 +135,9 @@ def test_an_unreadable_or_foreign_file_is_ignored(tmp_path: Path) -> None:
     for content in (b"", b"not marshal", marshal.dumps([1, 2]), *map(marshal.dumps, shapes)):
         path.write_bytes(content)
         assert "Point(x=1, y=2, tags=())" in run(tmp_path).stdout
+
+
+def test_no_cache_brings_back_a_data_folder_capy_does_not_keep(tmp_path: Path) -> None:
+    """As after `capy uninstall --data`: the process exits without recreating the folder."""
+    assert "Point(x=1, y=2, tags=())" in run(tmp_path, capy_has_data=False).stdout
+    assert not (tmp_path / "data" / "capy").exists()

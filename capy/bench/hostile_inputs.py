@@ -59,6 +59,8 @@ def cold_start(scratch: Scratch) -> float:
     (a search refused for a --db naming a folder: one sentence, no store opened)."""
     folder = scratch.root / "cold-start"
     folder.mkdir(exist_ok=True)
+    # capy writes its caches only into a data folder it already keeps, as a user's has.
+    (scratch.home / ".local" / "share" / "capy").mkdir(parents=True, exist_ok=True)
     argv = capy_command("search", "quokka", "--db", str(folder))
     return run_process(argv, env=scratch.env, cwd=scratch.project).seconds
 

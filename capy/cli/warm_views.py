@@ -72,15 +72,11 @@ def store_view(rules_key: str, name: str, view: Any) -> None:
         }
     except (pickle.PicklingError, TypeError, AttributeError):
         return
-    from capy.hooks.state import write_atomically
+    from capy.watched import write_cache_file
 
     path = _path(rules_key, name)
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        write_atomically(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
-        return
-    _prune(os.path.dirname(path))
+    if write_cache_file(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
+        _prune(os.path.dirname(path))
 
 
 def _path(rules_key: str, name: str) -> str:

@@ -32,6 +32,9 @@ for name in sorted(packs):
 
 
 def run(rules_cache_file: Path, mode: str) -> dict[str, bool]:
+    from capy.watched import data_root
+
+    Path(data_root()).mkdir(parents=True, exist_ok=True)  # caches go where capy keeps data
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM, str(rules_cache_file), mode],
         capture_output=True,
