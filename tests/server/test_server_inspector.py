@@ -68,6 +68,12 @@ CALLS = {
     "capy_cleanup": ["dry_run=true"],
     "capy_vault_search": ['queries=["migration error"]'],
     "capy_hook": ["event=PreToolUse", "tool_name=Read", "file_path=notes.md"],
+    "capy_remember": ["kind=decision", "content=Inspector notes stay in notes.md"],
+    "capy_recall": ["query=inspector notes", "budget_tokens=300"],
+    "capy_memory_search": ["query=run the inspector"],
+    "capy_memory_add": ["text=When the inspector lists tools, check every output schema."],
+    # Needs a record: called after capy_memory_add, with the id that call returned.
+    "capy_memory_feedback": ["verdict=helpful"],
 }
 
 
@@ -93,15 +99,20 @@ def test_inspector_lists_and_calls_every_tool(project_dir, server_home):
         assert tool["inputSchema"]["type"] == "object"
     assert {name for name, tool in tools.items() if "outputSchema" in tool} == STRUCTURED
 
-    def call(name: str) -> tuple[str, dict]:
-        arguments = [part for argument in CALLS[name] for part in ("--tool-arg", argument)]
+    def call(name: str, *extra: str) -> tuple[str, dict]:
+        given = [*CALLS[name], *extra]
+        arguments = [part for argument in given for part in ("--tool-arg", argument)]
         method = ["--method", "tools/call", "--tool-name", name, *arguments]
         return name, _inspector(project_dir, server_home, *method)
 
-    # The index call must exist before the search looks for it; the others are independent.
-    results = dict([call("capy_index")])
+    # The index must exist before the search looks for it, and a memory record before the
+    # feedback on it; the others are independent.
+    results = dict([call("capy_index"), call("capy_memory_add")])
+    record = results["capy_memory_add"]["structuredContent"]["record"]["id"]
+    results.update([call("capy_memory_feedback", f"record={record}")])
+    ordered = ("capy_index", "capy_memory_add", "capy_memory_feedback")
     with ThreadPoolExecutor(max_workers=3) as pool:
-        results.update(pool.map(call, [name for name in CALLS if name != "capy_index"]))
+        results.update(pool.map(call, [name for name in CALLS if name not in ordered]))
         catalog = pool.map(
             lambda method: _inspector(project_dir, server_home, "--method", method),
             ["resources/list", "prompts/list"],
