@@ -20,13 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
+from capy.proxy.capsule_log import ThreadCapsuleLog
 from capy.proxy.messages import message_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from capy.capsules import CapsuleStore
     from capy.rules.ruleset import RuleSet
 
 USER_ROLE = "user"
@@ -38,10 +38,9 @@ BRIEF_ROLE = "system"
 class RecallInjector:
     def __init__(self, project_dir: Path, rules: RuleSet, budget: int, log: Callable[[str], None]):
         self._project_dir = project_dir
-        self._rules = rules
         self.budget = budget
         self._log = log
-        self._store: CapsuleStore | None = None
+        self._capsule_log = ThreadCapsuleLog(project_dir, rules)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="capy-recall")
         self._pipeline: Any = None
         self.injected = 0
@@ -57,7 +56,7 @@ class RecallInjector:
             if self._pipeline is not None:
                 self._pipeline.stop()
         with suppress(Exception):
-            self._executor.submit(self._close_store).result(timeout=CLOSE_SECONDS)
+            self._executor.submit(self._capsule_log.close).result(timeout=CLOSE_SECONDS)
         self._executor.shutdown(wait=False)
 
     async def amend(self, body: bytes) -> bytes:
@@ -93,22 +92,8 @@ class RecallInjector:
     def _brief(self, query: str) -> str | None:
         from capy.capsules.recall import recall
 
-        result = recall(self._open(), query, budget_tokens=self.budget)
+        result = recall(self._capsule_log.store(), query, budget_tokens=self.budget)
         return result.brief if result.items else None
-
-    def _open(self) -> CapsuleStore:
-        if self._store is None:
-            from capy.capsules import open_capsules
-
-            self._store = open_capsules(
-                project_dir=self._project_dir, rules=self._rules, notify=lambda _line: None
-            )
-        return self._store
-
-    def _close_store(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
 
 
 def _last_user_message(messages: list[Any]) -> int | None:

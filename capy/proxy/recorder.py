@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import queue
 import threading
-from contextlib import suppress
 from typing import TYPE_CHECKING
+
+from capy.proxy.capsule_log import ThreadCapsuleLog
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from capy.capsules import CapsuleStore
     from capy.proxy.recording import Exchange
     from capy.rules.ruleset import RuleSet
 
@@ -37,7 +37,7 @@ class Recorder:
         self._log = log
         self._queue: queue.SimpleQueue[Exchange | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="capy-proxy-recorder", daemon=True)
-        self._store: CapsuleStore | None = None
+        self._capsule_log = ThreadCapsuleLog(project_dir, rules)
         # Fingerprints spooled but maybe not in the log yet (forgotten once the spool drains).
         self._pending: set[str] = set()
         self._redact: Callable[[str], str] | None = None
@@ -51,7 +51,9 @@ class Recorder:
         does not share the first replies' time (a failure here is left for the first record,
         logs it again)."""
         self._problems = []
-        self._guarded("the capsule log could not be opened", lambda: self._open().stage_versions)
+        self._guarded(
+            "the capsule log could not be opened", lambda: self._capsule_log.store().stage_versions
+        )
         self._redactor()
         if self._problems:
             self._log(self._problems[0])
@@ -84,7 +86,7 @@ class Recorder:
             if self._problems:  # one line per round, however many steps failed
                 self._log(self._problems[0])
             if _STOP in batch:
-                self._close_store()
+                self._capsule_log.close()
                 return
 
     def _guarded(self, what: str, action: Callable[[], object]) -> None:
@@ -119,7 +121,7 @@ class Recorder:
         from capy.store.errors import StoreError
 
         try:
-            return self._open().backend.recorded_fingerprints(fingerprints)
+            return self._capsule_log.store().backend.recorded_fingerprints(fingerprints)
         except StoreError as problem:
             self._problem("the capsule log could not be read", problem)
             return set()
@@ -129,24 +131,9 @@ class Recorder:
 
         if not spool_pending(self.spool):
             return
-        drain_spool(self._open(), self.spool)
+        drain_spool(self._capsule_log.store(), self.spool)
         if not spool_pending(self.spool):
             self._pending.clear()
-
-    def _open(self) -> CapsuleStore:
-        if self._store is None:
-            from capy.capsules import open_capsules
-
-            self._store = open_capsules(
-                project_dir=self._project_dir, rules=self._rules, notify=lambda _line: None
-            )
-        return self._store
-
-    def _close_store(self) -> None:
-        if self._store is not None:
-            with suppress(Exception):  # closing at exit: nothing left to lose
-                self._store.close()
-            self._store = None
 
     def _redactor(self) -> Callable[[str], str]:
         if self._redact is None:
