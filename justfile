@@ -23,7 +23,8 @@ bench *args:
     capy bench startup {{args}}
     capy bench executor {{args}}
     capy bench redaction {{args}}
-    capy bench quality {{args}}
+    capy bench quality --hybrid {{args}}
+    capy bench ablate {{args}}
     capy bench perf --large {{args}}
     capy bench niah {{args}}
     capy bench niah --set real {{args}}
@@ -33,6 +34,9 @@ bench *args:
     capy bench hostile --quick {{args}}
     capy bench memory {{args}}
     capy bench proxy {{args}}
+    capy bench recall {{args}}
+    capy bench capsules-import {{args}}
+    capy bench capsules-chaos {{args}}
 
 # Run the MCP server on stdio.
 serve:
