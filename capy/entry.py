@@ -63,8 +63,61 @@ def run_hook(event: str, platform: str) -> int:
         payload = b""
     outcome = handle(event, payload, platform=platform)
     if outcome.stdout:
-        sys.stdout.write(outcome.stdout)
+        # Bytes, as UTF-8 whatever the locale: hosts read the JSON as UTF-8, and a character
+        # the locale's encoding lacks must not turn the answer into a traceback.
+        sys.stdout.buffer.write(outcome.stdout.encode("utf-8", "replace"))
         sys.stdout.flush()
     if outcome.stderr:
         sys.stderr.write(outcome.stderr)
+    from capy.packregex import save
+
+    save()  # the regex programs this hook compiled, for the next one
     return outcome.exit_code
+
+
+def run_lean() -> None:
+    """`capy/hookstart.py`: a hook without `site`, anything else as the console script runs it.
+
+    Started with `-S`, the interpreter has not added site-packages to the path. A hook's usual
+    path imports only the standard library and capy; the rarer ones (rebuilding the rules
+    cache, judging a capy_execute call, saving a session to the store) import pydantic,
+    SQLCipher and the rest, and for them the first import nothing else finds runs `site` then.
+    """
+    parsed = parse_hook_arguments(sys.argv[1:])
+    if parsed is None:
+        _load_site()
+        run()
+        return
+    if sys.flags.no_site:
+        sys.meta_path.append(_SiteOnDemand)
+    event, platform = parsed
+    sys.exit(run_hook(event, platform))
+
+
+def _load_site() -> None:
+    """What `site` does at a normal start: site-packages, .pth files, sitecustomize."""
+    if sys.flags.no_site and not _loaded_site:
+        _loaded_site.append(True)
+        import site
+
+        site.main()
+
+
+_loaded_site: list[bool] = []
+
+
+class _SiteOnDemand:
+    """The last finder on `sys.meta_path`: an import nothing else finds loads `site`, then is
+    looked up again by the finders before it (site-packages are on the path by then)."""
+
+    @classmethod
+    def find_spec(cls, name: str, path: object = None, target: object = None) -> object:
+        if path is not None or _loaded_site:
+            return None  # a submodule is found through its package, and site runs once
+        _load_site()
+        for finder in sys.meta_path:
+            if finder is not cls and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(name, None, target)
+                if spec is not None:
+                    return spec
+        return None

@@ -9,11 +9,13 @@ hook redacts exactly as everything else does.
 
 from __future__ import annotations
 
-import re
 from math import log2
+
+from capy.packregex import pack_regex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any, TypeVar
 
@@ -170,6 +172,6 @@ class PlainSecrets:
         rule_id = detector["id"]
         if rule_id not in self._compiled:
             shared = self._global_allowlist if detector["use_global_allowlist"] else []
-            allow = [re.compile(item) for item in (*detector["allowlist"], *shared)]
-            self._compiled[rule_id] = (re.compile(detector["pattern"]), allow)
+            allow = [pack_regex(item) for item in (*detector["allowlist"], *shared)]
+            self._compiled[rule_id] = (pack_regex(detector["pattern"]), allow)
         return self._compiled[rule_id]

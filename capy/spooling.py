@@ -16,8 +16,9 @@ a hook pays for every import.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
+
+from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def utc_stamp(seconds: float) -> str:
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
-    return RECORD_START + json.dumps(record, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+    return RECORD_START + dumps(record, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
 
 
 def append_record(path: str, record: dict[str, Any]) -> int:
@@ -116,7 +117,7 @@ def read_records(data: bytes) -> tuple[list[dict[str, Any]], int]:
         if not chunk.strip():
             continue
         try:
-            record = json.loads(chunk)
+            record = loads(chunk)
         except (ValueError, UnicodeDecodeError):
             torn += 1
             continue

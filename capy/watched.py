@@ -10,8 +10,9 @@ importing pathlib costs more than the whole check.
 
 from __future__ import annotations
 
-import json
 import os
+
+from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def is_fresh(watch: list[list[Any]]) -> bool:
 def read_entry(path: str, cache_format: int) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as stream:
-            entry = json.loads(stream.read())
+            entry = loads(stream.read())
     except (OSError, ValueError):
         return None
     return entry if isinstance(entry, dict) and entry.get("format") == cache_format else None
@@ -123,7 +124,7 @@ def module_files(prefix: str = "capy") -> list[str]:
 
 def write_entry(path: str, entry: dict[str, Any]) -> None:
     """Best effort and atomic (`write_cache_file`)."""
-    write_cache_file(path, json.dumps(entry, ensure_ascii=False).encode())
+    write_cache_file(path, dumps(entry, ensure_ascii=False).encode())
 
 
 # What the rules and settings in force for a project root are read from. Folders count because

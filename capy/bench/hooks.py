@@ -23,7 +23,6 @@ from pathlib import Path
 from capy.bench.processes import (
     BASELINE,
     baseline_name,
-    capy_command,
     interleaved,
     isolated_environment,
     scratch_project,
@@ -104,8 +103,11 @@ def _payload(project: Path, event: str, fields: dict) -> bytes:
 
 
 def hook_command() -> list[str]:
-    """The installed console script when there is one (what hosts run), else the same entry."""
-    return [*capy_command(), "hook"]
+    """What `capy setup` registers for hooks (the interpreter running capy/hookstart.py with
+    `-I -S`), or the console script where setup would write that."""
+    from capy.setup.launcher import hook_launcher, resolve_launcher
+
+    return [*hook_launcher(resolve_launcher()), "hook"]
 
 
 def run(runs: int = 30) -> dict:

@@ -6,8 +6,6 @@ Reading: native event, tool and field names become the canonical (Claude Code) o
 
 from __future__ import annotations
 
-import json
-import re
 import zlib
 
 from capy.hooks.outcome import ALLOW, DENY, PASS_THROUGH, HookOutcome, Verdict
@@ -115,7 +113,12 @@ class Adapter:
         if native in self._tools:
             return self._tools[native]
         pattern = self.platform.get("mcp_tool_name")
-        match = re.match(pattern, native) if pattern else None
+        if pattern:
+            from capy.packregex import pack_regex
+
+            match = pack_regex(pattern).match(native)
+        else:
+            match = None
         return f"mcp__{match['server']}__{match['tool']}" if match else native
 
     def canonical_input(self, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +168,9 @@ class Adapter:
             write_path(body, output["updated_input_path"], self.native_input(updated))
         if context is not None:
             write_path(body, output["context"]["path"], context)
-        return HookOutcome(stdout=json.dumps(body, ensure_ascii=False) + "\n")
+        from capy.leanjson import dumps
+
+        return HookOutcome(stdout=dumps(body, ensure_ascii=False) + "\n")
 
     def _decision_for(self, decision: str | None) -> str | None:
         if decision is None or self.supports(decision):

@@ -4,10 +4,9 @@ record; the kinds, bounds and tool sets come from the capsules pack."""
 
 from __future__ import annotations
 
-import json
-from fnmatch import fnmatchcase
-
 from capy.hooks.events import describe, response_error
+from capy.leanjson import dumps
+from capy.packregex import glob_matches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,7 +109,7 @@ def _as_text(value: Any) -> str:
         for key, item in value.items():
             if item in (None, "", [], {}):
                 continue
-            shown = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+            shown = item if isinstance(item, str) else dumps(item, ensure_ascii=False)
             parts.append(f"{key}: {shown}")
         return "\n".join(parts)
     return describe(value) or ""
@@ -171,7 +170,7 @@ def _exit_status(response: Any, fields: list[str]) -> int | None:
 
 
 def _source_label(tool: str, response: Any, rule: dict[str, Any]) -> str | None:
-    if not any(fnmatchcase(tool, pattern) for pattern in rule["tools"]):
+    if not any(glob_matches(tool, pattern) for pattern in rule["tools"]):
         return None
     if not isinstance(response, dict):
         return None

@@ -11,11 +11,11 @@ as the error text, so a broken overlay costs one stat pass per call, not a full 
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 
 from capy import __version__
+from capy.leanjson import dumps
 from capy.watched import cache_dir as _cache_root
 from capy.watched import environment, is_fresh, read_entry, watch_list, write_entry
 
@@ -41,7 +41,7 @@ def load_hook_rules(start: str) -> dict[str, Any]:
     file-name collision only costs a rebuild.
     """
     inputs = _inputs(start)
-    path = os.path.join(cache_dir(), f"{zlib.crc32(json.dumps(inputs).encode()):08x}.json")
+    path = os.path.join(cache_dir(), f"{zlib.crc32(dumps(inputs).encode()):08x}.json")
     entry = read_entry(path, CACHE_FORMAT)
     if entry is None or entry.get("inputs") != inputs or not is_fresh(entry.get("watch", [])):
         entry = build_entry(start)

@@ -7,7 +7,6 @@ exit 0, and one line on stderr that never quotes the payload, which can hold sec
 
 from __future__ import annotations
 
-import json
 import os
 
 from capy.hooks.outcome import HookOutcome, pass_through
@@ -78,7 +77,9 @@ def _decode(payload: bytes) -> Any:
     if not payload.strip():
         return "empty input on stdin (expected one JSON object)"
     try:
-        data = json.loads(payload)
+        from capy.leanjson import loads
+
+        data = loads(payload)
     except (ValueError, UnicodeDecodeError):
         return "the input on stdin is not valid JSON"
     if not isinstance(data, dict):

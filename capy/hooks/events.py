@@ -3,15 +3,15 @@ snapshot ranks (routing pack, `session_events`), newest last, capped per categor
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from fnmatch import fnmatchcase
 
 from capy.hooks.routing import compiled
+from capy.leanjson import dumps
+from capy.packregex import glob_matches, pack_regex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 USER_PROMPT = "user-prompt"
@@ -22,7 +22,7 @@ def describe(value: Any) -> str | None:
     """One line of text for an input value: strings as written, the rest as compact JSON."""
     if value is None or value == "" or value == [] or value == {}:
         return None
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else dumps(value, ensure_ascii=False)
     return " ".join(text.split())
 
 
@@ -72,7 +72,7 @@ def record(state: dict[str, Any], config: dict[str, Any], category: str, text: s
 
 
 def _tool_matches(pattern: str, tool: str) -> bool:
-    return fnmatchcase(tool, pattern) if "*" in pattern else tool == pattern
+    return glob_matches(tool, pattern) if "*" in pattern else tool == pattern
 
 
 def as_markdown(session_id: str, state: dict[str, Any]) -> str:
@@ -88,13 +88,13 @@ def as_markdown(session_id: str, state: dict[str, Any]) -> str:
 # What must not reach the state, a snapshot or the store as it is: C0 controls (NUL makes the
 # indexer refuse the text as binary; ESC starts terminal sequences), DEL, C1 controls, and lone
 # surrogates (no UTF-8 form: the state file could not be written).
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNPRINTABLE = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
 
 
 def printable(text: str) -> str:
     """`text` with each unprintable character written as its escape (`\\x00`, `\\ud800`),
     so the event keeps what the command held and stays storable and safe to show."""
-    return _UNPRINTABLE.sub(_escape, text)
+    return pack_regex(_UNPRINTABLE).sub(_escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -8,12 +8,11 @@ rule compiles one pattern.
 
 from __future__ import annotations
 
-import re
-from fnmatch import fnmatchcase
-from functools import cache
+from capy.packregex import glob_matches, pack_regex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
     from typing import Any
 
@@ -41,9 +40,8 @@ def normalise_command(command: str) -> str:
     return " ".join(command.split())
 
 
-@cache
 def compiled(kind: str, pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    return pack_regex(pattern)
 
 
 def text_matches(kind: str, pattern: str, text: str) -> bool:
@@ -203,7 +201,7 @@ def keywords_present(rule: dict[str, Any], lowered: str) -> bool:
 
 
 def _tool_matches(pattern: str, tool: str) -> bool:
-    return fnmatchcase(tool, pattern) if "*" in pattern else tool == pattern
+    return glob_matches(tool, pattern) if "*" in pattern else tool == pattern
 
 
 def _condition_holds(rule: dict[str, Any], tool_input: dict[str, Any]) -> bool:

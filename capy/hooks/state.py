@@ -13,11 +13,11 @@ more to import than the whole state update.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import re
 import time
 import zlib
+
+from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # A hook must answer promptly; a lock held longer than this means something is stuck, and the
 # hook then goes on without the state rather than hang the agent.
 LOCK_WAIT_SECONDS = 3.0
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_UNSAFE = r"[^A-Za-z0-9_.-]"
 
 
 class StateBusy(Exception):
@@ -39,7 +39,9 @@ def state_dir(data_dir: str) -> str:
 
 def state_path(data_dir: str, session_id: str) -> str:
     """A file name that is safe whatever the id holds, and still recognisable."""
-    readable = _UNSAFE.sub("_", session_id)[:48]
+    from capy.packregex import pack_regex
+
+    readable = pack_regex(_UNSAFE).sub("_", session_id)[:48]
     return os.path.join(
         state_dir(data_dir), f"{readable}-{zlib.crc32(session_id.encode()):08x}.json"
     )
@@ -73,13 +75,13 @@ class session_state:
             os.close(self._descriptor)
             raise
         self._state = _load(self.path)
-        self._before = json.dumps(self._state, sort_keys=True)
+        self._before = dumps(self._state, sort_keys=True)
         return self._state
 
     def __exit__(self, error_type: object, error: object, traceback: object) -> None:
         try:
-            if error_type is None and json.dumps(self._state, sort_keys=True) != self._before:
-                write_atomically(self.path, json.dumps(self._state, ensure_ascii=False).encode())
+            if error_type is None and dumps(self._state, sort_keys=True) != self._before:
+                write_atomically(self.path, dumps(self._state, ensure_ascii=False).encode())
         finally:
             os.close(self._descriptor)  # closing the descriptor releases the lock
 
@@ -127,7 +129,7 @@ def _load(path: str) -> dict[str, Any]:
     """The stored state; a missing or damaged file starts afresh (it only holds hints)."""
     try:
         with open(path, "rb") as stream:
-            state = json.loads(stream.read())
+            state = loads(stream.read())
     except (OSError, ValueError):
         return {}
     return state if isinstance(state, dict) else {}

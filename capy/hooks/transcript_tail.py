@@ -8,8 +8,9 @@ as separate lines under one message id): the text of the last message's lines is
 
 from __future__ import annotations
 
-import json
 import os
+
+from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def last_assistant_text(
 ) -> tuple[str, str | None] | None:
     """(text, uuid of its line) of the last assistant message with text, or None."""
     role = shape["assistant_role"]
-    marker = json.dumps(role).encode()
+    marker = dumps(role).encode()
     texts: list[str] = []
     message_id: Any = None
     line_uuid: str | None = None
@@ -33,7 +34,7 @@ def last_assistant_text(
                 break  # the message's lines are contiguous
             continue
         try:
-            entry = json.loads(line)
+            entry = loads(line)
         except ValueError:
             continue
         message = _message(entry, shape["message_fields"])

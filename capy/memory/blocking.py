@@ -6,8 +6,9 @@ only commands that could match pay for the shell parsing."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _QUOTES = str.maketrans("", "", "'\"\\")
 
@@ -24,7 +25,9 @@ def could_match(command: str, block: dict[str, Any]) -> bool:
     word = block.get("word")
     if not word:
         return True
-    regex = re.compile(word)
+    from capy.packregex import pack_regex
+
+    regex = pack_regex(word)
     return any(regex.search(token) for token in tokens) or regex.search(command) is not None
 
 

@@ -9,10 +9,12 @@ no memory for the hook, never an error for the agent.
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DIGEST_FORMAT = 1
 
@@ -22,9 +24,11 @@ def digest_path(data_dir: str, project: str) -> str:
 
 
 def read_digest(data_dir: str, project: str) -> dict[str, Any] | None:
+    from capy.leanjson import loads
+
     try:
         with open(digest_path(data_dir, project), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = loads(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != DIGEST_FORMAT:
@@ -33,6 +37,8 @@ def read_digest(data_dir: str, project: str) -> dict[str, Any] | None:
 
 
 def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
+    import json
+
     path = digest_path(data_dir, project)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"

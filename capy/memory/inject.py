@@ -11,7 +11,10 @@ relevance floor. Every text fits its token budget (characters / chars_per_token)
 from __future__ import annotations
 
 import math
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER = "capy memory (learned in earlier sessions; confidence in brackets):"
 

@@ -4,20 +4,27 @@ itself would load its rule views."""
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from capy.packregex import pack_regex
 
 # Letters and digits, `_` separating: how capy.retrieval.query splits words (WORD_PART).
-WORD_PART = re.compile(r"[^\W_]+")
+WORD_PART = r"[^\W_]+"
+# Stems kept per process (a server stems many prompts); past this the memo starts again.
+_MEMO_SIZE = 4096
+_memo: dict[str, str] = {}
 
 
-@lru_cache(maxsize=4096)
 def _stem(word: str) -> str:
-    from capy.retrieval.porter import porter_stem
+    stem = _memo.get(word)
+    if stem is None:
+        from capy.retrieval.porter import porter_stem
 
-    return porter_stem(word)
+        if len(_memo) >= _MEMO_SIZE:
+            _memo.clear()
+        stem = _memo[word] = porter_stem(word)
+    return stem
 
 
 def stems(text: str) -> set[str]:
     """The distinct Porter stems of `text`'s words of two characters or more."""
-    return {_stem(word.lower()) for word in WORD_PART.findall(text) if len(word) >= 2}
+    words = pack_regex(WORD_PART).findall(text)
+    return {_stem(word.lower()) for word in words if len(word) >= 2}

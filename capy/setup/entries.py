@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from capy.setup.documents import SetupError
-from capy.setup.launcher import is_capy_program
+from capy.setup.launcher import hook_launcher, is_capy_program
 
 if TYPE_CHECKING:
     from collections.abc import Hashable
@@ -206,7 +206,7 @@ def no_mcp_hooks(platform: Platform) -> SetupError:
 def hook_commands(pack: PlatformsPack, platform: Platform, launcher: list[str]) -> dict[str, str]:
     """Native event name -> the command registered for it, for every event the platform has."""
     commands = {}
-    program = shlex.join(launcher)
+    program = shlex.join(hook_launcher(launcher))
     for event in platform.events:
         command = pack.hook_command_for(platform.key, event, capy=program)
         if command is not None:

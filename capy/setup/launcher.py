@@ -30,6 +30,27 @@ def resolve_launcher(chosen: str | None = None) -> list[str]:
     return [os.path.abspath(sys.executable), "-m", "capy"]
 
 
+def hook_launcher(launcher: list[str]) -> list[str]:
+    """The argv setup writes before a hook's own words (`hook --platform P EVENT`).
+
+    For the launcher setup picks by itself, the interpreter runs `capy/hookstart.py` in
+    isolated mode without `site` (`-I -S`): a hook is a fresh process on every tool call, and
+    that start costs a fraction of the console script's (see capy/hookstart.py). A launcher the
+    person chose with `--command` is written as they gave it.
+    """
+    if os.name != "posix" or launcher != resolve_launcher():
+        return launcher
+    import capy
+
+    start = Path(capy.__file__).with_name(HOOK_START)
+    if not start.is_file():
+        return launcher
+    return [os.path.abspath(sys.executable), "-I", "-S", str(start)]
+
+
+HOOK_START = "hookstart.py"
+
+
 def _chosen(chosen: str) -> list[str]:
     try:
         argv = shlex.split(chosen)
@@ -71,6 +92,10 @@ def _script_beside_interpreter() -> str | None:
 
 def is_capy_program(argv: list[str]) -> bool:
     """Whether an argv starts with a launcher setup writes by default: a capy script anywhere,
-    or an interpreter with `-m capy`. (`uvx --from capy-mcp capy serve` written by hand is the
-    user's own.)"""
-    return bool(argv) and (Path(argv[0]).name in SCRIPT_NAMES or argv[1:3] == ["-m", "capy"])
+    an interpreter with `-m capy`, or one running capy's hook start script. (`uvx --from
+    capy-mcp capy serve` written by hand is the user's own.)"""
+    return bool(argv) and (
+        Path(argv[0]).name in SCRIPT_NAMES
+        or argv[1:3] == ["-m", "capy"]
+        or (argv[1:3] == ["-I", "-S"] and argv[3:4] and Path(argv[3]).name == HOOK_START)
+    )

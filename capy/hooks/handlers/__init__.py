@@ -6,7 +6,7 @@ imports) of the session-boundary handlers.
 
 from __future__ import annotations
 
-from importlib import import_module
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,5 +27,7 @@ MODULE_FOR = {
 
 
 def run_handler(context: HookContext) -> Verdict:
-    module = import_module(f"{__name__}.{MODULE_FOR[context.hook.event]}")
+    name = f"{__name__}.{MODULE_FOR[context.hook.event]}"
+    __import__(name)  # importlib.import_module, without importing importlib
+    module = sys.modules[name]
     return module.handle(context)
