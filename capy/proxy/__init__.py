@@ -92,7 +92,7 @@ def serve_proxy(options: ProxyOptions, announce: Callable[[str], None]) -> None:
 
     import uvicorn
 
-    from capy.proxy.recorder import Recorder
+    from capy.proxy.record_process import RecorderProcess
     from capy.proxy.server import ProxySettings, build_app
     from capy.rules import load_rules
 
@@ -106,8 +106,7 @@ def serve_proxy(options: ProxyOptions, announce: Callable[[str], None]) -> None:
     def log(line: str) -> None:
         print(f"capy proxy: {line}", file=sys.stderr, flush=True)
 
-    recorder = Recorder(project_dir, rules, log)
-    recorder.warm()
+    recorder = RecorderProcess(project_dir.resolve(), log)
     injector = None
     if options.inject_recall is not None:
         from capy.proxy.injection import RecallInjector

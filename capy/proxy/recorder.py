@@ -1,7 +1,8 @@
-"""The proxy's recorder: a thread of its own that turns relayed exchanges into capsules, so
-recording never holds up a reply and a recording failure never breaks one.
+"""The proxy's recorder: a thread that turns relayed exchanges into capsules, so recording
+never holds up a reply and a recording failure never breaks one. It runs in the recorder
+process (capy.proxy.record_process), away from the server's interpreter lock.
 
-The server only queues an `Exchange` (after its reply went out). The thread plans its records
+The server only sends an `Exchange` (after its reply went out). The thread plans its records
 (capy.proxy.recording), skips every message whose fingerprint is in the log or spooled already,
 appends the rest to the project's capture spool (the one hooks write, 0600, redacted before it
 is written), and then drains the spool into the capsule log like any other drainer

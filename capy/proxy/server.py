@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from capy.proxy.injection import RecallInjector
-    from capy.proxy.recorder import Recorder
+    from capy.proxy.record_process import RecorderProcess
     from capy.rules.views.capsules import Proxy
 
 CHAT_PATH = "/chat/completions"
@@ -47,7 +47,7 @@ class ProxySettings:
     upstream: str  # the upstream's API root, e.g. https://api.openai.com/v1
     rules: Proxy
     read_seconds: float
-    recorder: Recorder | None = None
+    recorder: RecorderProcess | None = None
     # Adds a recall brief to a chat request's body (None: the body goes as it came).
     injector: RecallInjector | None = None
 
@@ -163,7 +163,7 @@ def _relayed_stream(
     reply: httpx.Response,
     headers: list[tuple[str, str]],
     exchange: Exchange | None,
-    recorder: Recorder | None,
+    recorder: RecorderProcess | None,
 ) -> StreamingResponse:
     """Each chunk to the client as it arrives. A stream the upstream breaks off ends with an
     error event (the status went out with the first chunk) and is not recorded."""
@@ -195,7 +195,7 @@ def _relayed_stream(
     )
 
 
-async def _submit(recorder: Recorder, exchange: Exchange) -> None:
+async def _submit(recorder: RecorderProcess, exchange: Exchange) -> None:
     recorder.submit(exchange)
 
 
