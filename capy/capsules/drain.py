@@ -1,5 +1,6 @@
-"""`python -m capy.capsules.drain [PROJECT_DIR]`: drain the capture spool into the capsule log,
-then let memory learn from it (capy.memory).
+"""`python -m capy.capsules.drain [PROJECT_DIR] [--niceness N]`: drain the capture spool into
+the capsule log, then let memory learn from it (capy.memory). With --niceness, it first lowers
+its CPU priority (the capsules pack's `worker.background_niceness`, which hooks pass on).
 
 Hooks start it detached (SessionEnd, PreCompact, and a spool past the pack's size), so it must
 never print to a terminal it shares, and never fail loudly: a drain that cannot run now leaves
@@ -19,7 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     from capy.capsules.spool import drain_spool_report
     from capy.store.errors import StoreError
 
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--niceness" in args[:-1]:
+        at = args.index("--niceness")
+        lower_priority(args[at + 1])
+        del args[at : at + 2]
     project = Path(args[0]) if args else Path.cwd()
     try:
         with open_capsules(project_dir=project, notify=lambda _line: None) as store:
@@ -31,6 +36,17 @@ def main(argv: list[str] | None = None) -> int:
     if report is not None and report.refused:
         print(f"capy: {report.refused} spooled capsule(s) were refused", file=sys.stderr)
     return 0
+
+
+def lower_priority(niceness: object) -> None:
+    """`os.nice` for a process that does only background work; a value that is not a number,
+    or a system that refuses, leaves the priority as it is."""
+    import os
+
+    try:
+        os.nice(max(0, int(str(niceness))))
+    except (ValueError, OSError, AttributeError):
+        return
 
 
 def _learn(store) -> None:

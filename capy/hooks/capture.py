@@ -91,7 +91,8 @@ class Capture:
     def start_drainer(self) -> None:
         """A detached drainer, unless one holds the drain lock already."""
         if not _drainer_running(self.spool_path):
-            start_drainer(self.context.rules["project_root"])
+            niceness = self.config.get("background_niceness", 0)
+            start_drainer(self.context.rules["project_root"], niceness)
 
 
 _COMPILED: dict[str, PlainSecrets] = {}
@@ -136,14 +137,14 @@ def drain_if_due(context: HookContext) -> None:
         context.note(f"the capsule drainer was not started ({type(problem).__name__})")
 
 
-def start_drainer(project_dir: str) -> None:
-    """`python -m capy.capsules.drain PROJECT` in its own session, detached from the hook's
-    stdio; the hook does not wait for it."""
+def start_drainer(project_dir: str, niceness: int = 0) -> None:
+    """`python -m capy.capsules.drain PROJECT --niceness N` in its own session, detached from
+    the hook's stdio; the hook does not wait for it."""
     import subprocess
     import sys
 
     subprocess.Popen(
-        [sys.executable, "-m", "capy.capsules.drain", project_dir],
+        [sys.executable, "-m", "capy.capsules.drain", project_dir, "--niceness", str(niceness)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -106,7 +106,8 @@ def serve_proxy(options: ProxyOptions, announce: Callable[[str], None]) -> None:
     def log(line: str) -> None:
         print(f"capy proxy: {line}", file=sys.stderr, flush=True)
 
-    recorder = RecorderProcess(project_dir.resolve(), log)
+    niceness = rules.view("capsules").worker.background_niceness
+    recorder = RecorderProcess(project_dir.resolve(), niceness, log)
     injector = None
     if options.inject_recall is not None:
         from capy.proxy.injection import RecallInjector

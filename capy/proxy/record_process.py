@@ -36,12 +36,12 @@ _LENGTH_BYTES = 8
 class RecorderProcess:
     """What the server holds: `start`, `submit` (never blocks, never raises) and `close`."""
 
-    def __init__(self, project_dir: Path, log: Callable[[str], None]):
+    def __init__(self, project_dir: Path, niceness: int, log: Callable[[str], None]):
         self._log = log
         self._queue: queue.SimpleQueue[Exchange | None] = queue.SimpleQueue()
         # Started now, so it loads the rules and opens the log while the server starts.
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "capy.proxy.record_process", str(project_dir)],
+            [sys.executable, "-m", "capy.proxy.record_process", str(project_dir), str(niceness)],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             cwd=str(project_dir),
@@ -121,9 +121,13 @@ def read_frames(stream):
         yield Exchange(request, received_at, reply, streamed, replied_at)
 
 
-def main(project: str) -> int:
+def main(project: str, niceness: str = "0") -> int:
     import signal
     from pathlib import Path
+
+    from capy.capsules.drain import lower_priority
+
+    lower_priority(niceness)  # background work: the server's replies come first
 
     from capy.proxy.recorder import Recorder
     from capy.rules import load_rules
@@ -154,4 +158,4 @@ def main(project: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(*sys.argv[1:3]))

@@ -64,21 +64,26 @@ def build_app(settings: ProxySettings) -> Starlette:
     drop_request = frozenset(rules.drop_headers.request)
     drop_response = frozenset(rules.drop_headers.response)
     hosts = frozenset(host.lower() for host in rules.loopback_hosts)
-    state: dict[str, httpx.AsyncClient] = {}
+    state: dict[str, httpx.AsyncHTTPTransport] = {}
+    timeout = httpx.Timeout(
+        connect=rules.timeouts.connect_seconds,
+        read=settings.read_seconds,
+        write=rules.timeouts.write_seconds,
+        pool=rules.timeouts.connect_seconds,
+    )
+    extensions = {"timeout": timeout.as_dict()}
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        timeout = httpx.Timeout(
-            connect=rules.timeouts.connect_seconds,
-            read=settings.read_seconds,
-            write=rules.timeouts.write_seconds,
-            pool=rules.timeouts.connect_seconds,
-        )
-        # No environment proxies and no redirects: the upstream is the one the user named.
+        # Requests go straight to the client's transport (its connection pool): the client's
+        # own steps (merging URLs, cookies, auth, redirects) cost a relayed call about a sixth
+        # of the proxy's time and do nothing here. No environment proxies and no redirects:
+        # the upstream is the one the user named.
+        transport = httpx.AsyncHTTPTransport(trust_env=False)
         async with httpx.AsyncClient(
-            timeout=timeout, trust_env=False, follow_redirects=False
-        ) as client:
-            state["client"] = client
+            transport=transport, timeout=timeout, trust_env=False, follow_redirects=False
+        ):
+            state["transport"] = transport
             if settings.recorder is not None:
                 settings.recorder.start()
             if settings.injector is not None:
@@ -110,10 +115,12 @@ def build_app(settings: ProxySettings) -> Starlette:
         exchange = Exchange(body) if chat and settings.recorder is not None else None
         if chat and settings.injector is not None:
             body = await settings.injector.amend(body)
-        client = state["client"]
-        outgoing = client.build_request(request.method, url, headers=headers, content=body)
+        outgoing = httpx.Request(
+            request.method, url, headers=headers, content=body, extensions=extensions
+        )
         try:
-            reply = await client.send(outgoing, stream=True)
+            reply = await state["transport"].handle_async_request(outgoing)
+            reply.request = outgoing
         except httpx.TimeoutException:
             return _timed_out(upstream, settings.read_seconds)
         except httpx.HTTPError as problem:

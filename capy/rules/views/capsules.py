@@ -63,6 +63,7 @@ class Worker(Section):
     round_seconds: float
     idle_seconds: float
     stop_seconds: float
+    background_niceness: int = 0
 
 
 class EntityRule(RuleView):
