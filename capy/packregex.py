@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 
 # The `re._compiler` interface the arguments are taken from (capy.codecache relies on it too).
 KNOWN_VERSIONS = ((3, 11), (3, 12))
+FILE_FORMAT = 2  # 2: each program marshalled on its own
 # Past this many programs the file starts again: each pack change adds its patterns.
 MAX_PROGRAMS = 4096
 
-_programs: dict[tuple[str, str, int], tuple[Any, ...]] | None = None
+# Each program is kept marshalled on its own: a hook unmarshals the few it uses, not all.
+_programs: dict[tuple[str, str, int], bytes] | None = None
 _compiled: dict[tuple[str, str, int], Any] = {}
 _new: list[tuple[str, str, int]] = []
 
@@ -59,20 +61,22 @@ def _build(key: tuple[str, str, int]) -> Any:
     kind, pattern, flags = key
     if sys.version_info[:2] not in KNOWN_VERSIONS:
         return _with_re(kind, pattern, flags)
+    import marshal
+
     programs = _loaded()
-    arguments = programs.get(key)
-    if arguments is not None:
+    stored = programs.get(key)
+    if stored is not None:
         import _sre
 
         try:
-            return _sre.compile(*arguments)
-        except (TypeError, ValueError, RuntimeError):  # a damaged entry: compile it again
+            return _sre.compile(*marshal.loads(stored))
+        except (TypeError, ValueError, EOFError, RuntimeError):  # damaged: compile it again
             pass
     import re
 
     source = _source(kind, pattern)
     compiled = re.compile(source, flags)
-    programs[key] = (source, *_arguments(source, flags))
+    programs[key] = marshal.dumps((source, *_arguments(source, flags)))
     _new.append(key)
     return compiled
 
@@ -109,17 +113,17 @@ def programs_path() -> str:
     from capy.watched import cache_dir
 
     build = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-{_sre.MAGIC}"
-    return os.path.join(cache_dir("hooks"), f"regex-{build}.marshal")
+    return os.path.join(cache_dir("hooks"), f"regex-{FILE_FORMAT}-{build}.marshal")
 
 
-def _loaded() -> dict[tuple[str, str, int], tuple[Any, ...]]:
+def _loaded() -> dict[tuple[str, str, int], bytes]:
     global _programs
     if _programs is None:
         _programs = _read(programs_path())
     return _programs
 
 
-def _read(path: str) -> dict[tuple[str, str, int], tuple[Any, ...]]:
+def _read(path: str) -> dict[tuple[str, str, int], bytes]:
     import marshal
 
     from capy.watched import read_own_file
@@ -143,10 +147,7 @@ def _entry(key: Any, value: Any) -> bool:
         and key[0] in ("regex", "glob")
         and isinstance(key[1], str)
         and isinstance(key[2], int)
-        and isinstance(value, tuple)
-        and len(value) == 6
-        and isinstance(value[0], str)
-        and isinstance(value[2], list)
+        and isinstance(value, bytes)
     )
 
 

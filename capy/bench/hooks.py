@@ -5,7 +5,10 @@ A hook is a fresh process on every tool call, so this is what the agent waits fo
 The run uses a throw-away project and home (shipped packs, default settings), warms the hook
 cache and bytecode first (as after `pip install`, which compiles it), and also times the
 in-process `capy.hooks.handle` call: what a running capy server pays when the host calls it
-through an `mcp_tool` hook instead of starting a process. Goal: PreToolUse <= 2.5x.
+through an `mcp_tool` hook instead of starting a process. The command timed is the one
+`capy setup` registers (capy/hookstart.py under `python -I -S`). Goal (issue 16): a hook
+within 1.5x of the bare start: PreToolUse, and the events that capture on every call
+(PostToolUse, UserPromptSubmit), each judged on its worst payload.
 Every payload also runs with capsule capture off in the same rounds (capy.bench.hooks_capture):
 capture must add at most 5 ms to any event's median.
 """
@@ -31,7 +34,11 @@ from capy.bench.processes import (
     timed_process,
 )
 
-GOAL_RATIO = 2.5
+GOAL_RATIO = 1.5
+# The goal before issue 16, still reported first so its row stays comparable across runs.
+EARLIER_GOAL_RATIO = 2.5
+# Events that fire on every tool call or prompt; the session's boundaries are rarer.
+PER_CALL_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit")
 SESSION = "bench-session"
 
 # (name, event, payload): Claude Code payloads as the hooks reference documents them.
@@ -140,6 +147,8 @@ def _run(scratch: Path, runs: int) -> dict:
     capture_rows = capture.capture_rows(samples, [name for name, _, _ in cases])
     pre_tool = [row for row in rows if row["name"].startswith("PreToolUse")]
     worst = max(row["ratio"] for row in pre_tool)
+    capturing = [row for row in rows if row["name"].startswith(PER_CALL_EVENTS[1:])]
+    worst_capturing = max(capturing, key=lambda row: row["ratio"])
     return {
         "runs": runs,
         "baseline": baseline_name(),
@@ -152,11 +161,23 @@ def _run(scratch: Path, runs: int) -> dict:
         "goal_ratio": GOAL_RATIO,
         "goals": [
             {
+                "goal": f"PreToolUse median <= {EARLIER_GOAL_RATIO}x bare Python (worst payload; "
+                "the earlier goal)",
+                "value": round(worst, 2),
+                "met": worst <= EARLIER_GOAL_RATIO,
+            },
+            capture.capture_goal(capture_rows),
+            {
                 "goal": f"PreToolUse median <= {GOAL_RATIO}x bare Python (worst payload)",
                 "value": round(worst, 2),
                 "met": worst <= GOAL_RATIO,
             },
-            capture.capture_goal(capture_rows),
+            {
+                "goal": f"PostToolUse and UserPromptSubmit (capturing) median <= {GOAL_RATIO}x "
+                f"bare Python (worst: {worst_capturing['name']})",
+                "value": worst_capturing["ratio"],
+                "met": worst_capturing["ratio"] <= GOAL_RATIO,
+            },
         ],
     }
 

@@ -1,8 +1,10 @@
 """The capture rules a hook reads from its compact cache (built on the slow path only).
 
-The detectors in force are a hundred kilobytes of JSON that only capturing hooks need, so they
-sit in a file of their own beside the cache entry, named by their hash; the entry holds its
-name and watches it (a missing or changed file rebuilds the entry). PreToolUse never reads it.
+The detectors in force are tens of kilobytes that only capturing hooks need, so they sit in a
+file of their own beside the cache entry, named by their hash; the entry holds its name and
+watches it (a missing or changed file rebuilds the entry). PreToolUse never reads it. The file
+is marshal data, which a hook reads in less than half the time of the same JSON; it is read
+only when this user owns it and nobody else may write it (capy.watched.read_own_file).
 """
 
 from __future__ import annotations
@@ -32,27 +34,34 @@ def compact_capture(ruleset: RuleSet, *, enabled: bool) -> dict[str, Any] | None
 
 def _write_detectors(ruleset: RuleSet) -> str:
     import json
+    import marshal
     import os
     import zlib
 
     from capy.hooks.compiled import CACHE_FORMAT, cache_dir
     from capy.masking import plain_detectors
-    from capy.watched import write_entry
+    from capy.watched import write_cache_file
 
     detectors = plain_detectors(ruleset.view("secrets"))
     body = json.dumps(detectors, sort_keys=True)
-    path = os.path.join(cache_dir(), f"detectors-{zlib.crc32(body.encode()):08x}.json")
-    write_entry(path, {"format": CACHE_FORMAT, "secrets": detectors})
+    path = os.path.join(cache_dir(), f"detectors-{zlib.crc32(body.encode()):08x}.marshal")
+    write_cache_file(path, marshal.dumps({"format": CACHE_FORMAT, "secrets": detectors}))
     return path
 
 
 def read_detectors(path: str) -> dict[str, Any]:
     """The detectors `compact_capture` wrote; an OSError when the file is gone or unreadable
     (the hook then captures nothing rather than spool what it could not redact)."""
-    from capy.hooks.compiled import CACHE_FORMAT
-    from capy.watched import read_entry
+    import marshal
 
-    entry = read_entry(path, CACHE_FORMAT)
-    if entry is None:
+    from capy.hooks.compiled import CACHE_FORMAT
+    from capy.watched import read_own_file
+
+    content = read_own_file(path)
+    try:
+        entry = marshal.loads(content) if content is not None else None
+    except (ValueError, EOFError, TypeError):
+        entry = None
+    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
         raise OSError(f"the capture redaction rules are missing: {path}")
     return entry["secrets"]

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 # 3: project config and overlays are judged, and the trust file is watched; an older entry may
 # hold what an untrusted project set, so none is read again. 4: capture rules and detectors.
-CACHE_FORMAT = 4
+# 5: the detectors file is marshal data, and the drainer's niceness is in the capture rules.
+CACHE_FORMAT = 5
 _HOOK_PACKS = ("platforms", "routing")
 
 
