@@ -152,8 +152,10 @@ class CapyHooks:
 
 
 def _ending(command: str) -> tuple[str, ...]:
-    """The words of a hook command after its program: `hook --platform P EVENT`."""
-    return tuple(shlex.split(command))[1:]
+    """The words of a hook command after its program: `hook --platform P EVENT`. The program
+    may be several words (the interpreter running capy/hookstart.py), so they start at `hook`."""
+    words = tuple(shlex.split(command))
+    return words[words.index("hook") :] if "hook" in words else words[1:]
 
 
 def capy_hooks(

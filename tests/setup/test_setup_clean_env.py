@@ -142,7 +142,14 @@ def test_python_m_capy_writes_the_console_script_beside_the_interpreter(spaces) 
     project, home = spaces
     done = _capy(f"{sys.executable} -m capy setup --platform cursor --dry-run", project, home)
     assert done.returncode == 0, done.stderr
-    assert f'"command": "{BIN_DIR / "capy"} hook --platform cursor preToolUse"' in done.stdout
+    # The MCP server gets the console script; hooks get the lean start (capy/hookstart.py run
+    # by that interpreter with -I -S), which starts in a fraction of the script's time.
+    assert f'"command": "{BIN_DIR / "capy"}"' in done.stdout
+    import capy
+
+    start = Path(capy.__file__).with_name("hookstart.py")
+    lean = f"{Path(sys.executable).absolute()} -I -S {start} hook --platform cursor preToolUse"
+    assert f'"command": "{lean}"' in done.stdout
 
 
 def test_a_chosen_command_is_written_as_given(spaces) -> None:
