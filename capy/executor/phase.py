@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from capy.executor import cgroups, prejoin, processes
 from capy.executor.janitor import run_later
-from capy.executor.limits import nproc_limiter
 from capy.executor.pump import Pump, Stop
 from capy.rules.views.executor import Limits
 
@@ -83,19 +82,9 @@ def _spawn_joining(
     if group is not None:
         argv = group.wrap(argv)
     try:
-        with processes.spawn_lock:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-                preexec_fn=nproc_limiter(max_processes),
-            )
-            processes.register_leader(proc.pid)
+        proc = processes.start_leader(
+            argv, stdin=subprocess.DEVNULL, env=env, cwd=cwd, max_tasks=max_processes
+        )
     except BaseException:
         if group is not None:
             group.remove()

@@ -15,9 +15,9 @@ working directory and closed stdin. The grace period was paid while nothing wait
 
 Only a spawn whose limits match the helper's groups takes it; one that the line could not
 carry exactly (a relative program, which Popen would look up itself, a NUL byte) spawns as
-usual. An idle helper belongs to no call: it carries no marker, is
-registered as a Popen leader (so no call's stray sweep takes it), dies with capy's cgroups at
-exit, and reads end-of-file and exits if capy is killed outright.
+usual. An idle helper belongs to no call: it carries no marker, is registered as a Popen
+leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
+end-of-file and exits if capy is killed outright.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import threading
 from dataclasses import dataclass
 
 from capy.executor import cgroups, processes
-from capy.executor.limits import nproc_limiter
 
 # Runs the line the call writes, from stdin read to its end; the parser's own descriptor is
 # close-on-exec, and the line moves stdin to /dev/null first.
@@ -136,19 +135,9 @@ def _start(key: tuple[int, int | None]) -> _Helper | None:
         return None
     argv = group.wrap([cgroups.SHELL, "-c", _RUN_LINE])
     try:
-        with processes.spawn_lock:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=_IDLE_CWD,
-                env={},
-                start_new_session=True,
-                close_fds=True,
-                preexec_fn=nproc_limiter(max_tasks),
-            )
-            processes.register_leader(proc.pid)
+        proc = processes.start_leader(
+            argv, stdin=subprocess.PIPE, env={}, cwd=_IDLE_CWD, max_tasks=max_tasks
+        )
     except OSError:
         group.remove()
         return None
