@@ -42,6 +42,7 @@ from capy.api.output_excerpts import (
     utf8_size,
 )
 from capy.api.output_terms import distinctive_terms
+from capy.api.printed_sections import printed_result
 from capy.units import human_bytes
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from capy.store.indexing import IndexResult
 
 EPHEMERAL = "ephemeral"
+HTML = "html"
 
 
 def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) -> str:
@@ -77,6 +79,9 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     shown_intent = judged.intent
     shown = shown_hits(judged.shares, budget.section_share_of_best)
     lines = [_header(indexed, stored), *judged.tally, *judged.compared]
+    if indexed.content_type == HTML:  # chunks of the converted page, not printed lines
+        result = printed_result(stored, result, intent, indexed.label, rules)
+        shown = [True] * len(result.hits)
     lines += answer_sections(
         stored, [(shown_intent, result)], rules, list_problems=judged.failure, shown_hits=[shown]
     )
@@ -105,10 +110,15 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
     judged = _judge(chunks, stored, result, intent, rules)
-    # A tally-only reply would be a cut of what is shown whole anyway.
-    if judged.short is None or judged.short == _TALLY:
-        return None
-    return judged.render(indexed, stored, terms)
+    # Over an output of a chunk or two a word's rarity says little, so the relevance floor
+    # (tuned on long output) would turn away a many-worded question the output answers in its
+    # own words. Here only sure signs count: the run says it ran clean, a name the intent asks
+    # about is nowhere, or no word of the intent is anywhere. A tally-only reply would be a
+    # cut of what is shown whole anyway.
+    sure = judged.short == _CLEAN or (
+        judged.short == _NOTHING and (judged.absent or judged.relevance == 0)
+    )
+    return judged.render(indexed, stored, terms) if sure else None
 
 
 def long_output_reply(workspace: Workspace, output: str, *, label: str) -> str:
@@ -201,6 +211,7 @@ class _Judged:
     clean: str
     short: str | None
     budget: IntentReply
+    relevance: float  # the best hit's (`capy.api.intent_relevance`)
 
     def render(self, indexed: IndexResult, stored: str, terms: Sequence[str]) -> str:
         if self.short == _CLEAN:
@@ -235,7 +246,7 @@ def _judge(
         short = _TALLY if tally else _NOTHING
     return _Judged(
         shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
-        short, budget,
+        short, budget, max(relevances, default=0.0),
     )  # fmt: skip
 
 

@@ -226,13 +226,21 @@ class _Excerpt:
         term counted once per line at its best match (a whole word over a substring)."""
         from capy.api.line_weights import match_weight
 
-        factor = self.budget.line_weights.substring_factor
+        shape = self.budget.line_weights
         by_line: dict[int, dict[int, float]] = {}
         for term, spans in enumerate(self.spans):
+            pattern, rarity = weights[term]
             for span in spans:
                 line = bisect_right(self.starts, span[0]) - 1
                 held = by_line.setdefault(line, {})
-                weight = match_weight(self.text, span, weights[term][1], factor)
+                weight = match_weight(
+                    self.text,
+                    span,
+                    rarity,
+                    shape.substring_factor,
+                    spelled=pattern.substrings,
+                    stem_factor=shape.stem_factor,
+                )
                 held[term] = max(held.get(term, 0.0), weight)
                 offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)

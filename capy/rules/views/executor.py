@@ -204,6 +204,7 @@ class Timeout(Section):
 
 class LineWeights(Section):
     substring_factor: float
+    stem_factor: float
     min_anchor_share: float
     top_hit_line: bool
 
