@@ -83,7 +83,12 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         result = printed_result(stored, result, intent, indexed.label, rules)
         shown = [True] * len(result.hits)
     lines += answer_sections(
-        stored, [(shown_intent, result)], rules, list_problems=judged.failure, shown_hits=[shown]
+        stored,
+        [(shown_intent, result)],
+        rules,
+        list_problems=judged.failure,
+        shown_hits=[shown],
+        room_share=budget.room_share(judged.relevance),
     )
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"

@@ -41,6 +41,7 @@ def answer_sections(
     grouped: bool = False,
     list_problems: bool = True,
     shown_hits: Sequence[Sequence[bool]] | None = None,
+    room_share: float = 1.0,
 ) -> list[str]:
     """Errors first (the ones the queries name first), then each query's sections; `results`
     pairs each query as shown (redacted) with what the search found for it. Without
@@ -56,7 +57,7 @@ def answer_sections(
     ]
     problems = _problem_anchors(whole, _relevance_by_text(ranked), budget) if list_problems else []
     lines: list[str] = []
-    room = budget.max_reply_bytes * len(results)
+    room = int(budget.max_reply_bytes * len(results) * room_share)
     if problems:
         room_for_problems = budget.max_problem_bytes
         selection = _Selection([whole], room_for_problems, seen, budget, cap=room_for_problems)

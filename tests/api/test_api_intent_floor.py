@@ -105,3 +105,14 @@ def test_a_short_output_that_answers_the_intent_still_comes_back_whole(project_d
     output, _ = _intent(intent_id)
     assert output.path.read_text() in text
     assert all(needle in text for needle in intent.needles)
+
+
+def test_a_weak_match_gets_a_smaller_reply(project_dir):
+    # "humidity readings for january 2013" on a weather CSV without humidity: only `2013`
+    # matches, so the best section holds a tenth of the intent's weight, and its near misses
+    # get half the reply budget, not all of it.
+    from capy.rules import load_rules
+
+    budget = load_rules().view("executor").limits.output.intent_reply
+    text, _ = _ask(project_dir, "csv-seattle-weather-06", "negative")
+    assert len(text.encode("utf-8")) < budget.max_reply_bytes * 0.7, text
