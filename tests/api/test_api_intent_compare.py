@@ -155,3 +155,10 @@ def _human(size: int) -> str:
             return f"{size}{unit}"
         size //= 1024
     return f"{size}G"
+
+
+def test_a_line_number_after_a_path_is_not_a_measure():
+    # "which tests were the slowest" on a run that only failed to collect: `test/test_api.py:3`
+    # holds the word `test` and a number, but it is where a frame sits, not how long it took.
+    text = (OUTPUTS / "pytest-tabulate-durations.txt").read_text(encoding="utf-8")
+    assert comparison_section(text, "which tests were the slowest", load_rules()) == []
