@@ -34,9 +34,8 @@ _DELIMITERS = (",", "\t", ";", "|")
 _NUMERIC_SHARE = 0.6
 # Prefix matches shorter than this (`id` in `idle`) say nothing.
 _MIN_PREFIX = 4
-# A listing without a header is read as a table when this share of its lines have one width.
-_LISTING_SHARE = 0.8
-_UNNAMED = "column"
+# A listing's columns (`capy.api.intent_compare_listing`) are named so, with their number.
+UNNAMED = "column"
 
 
 @dataclass
@@ -128,7 +127,7 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
 def _column_score(name: str, ask: _Ask) -> float:
     """Two for each intent word naming the column, one for each superlative field word; a
     listing's unnamed column (its only numeric one) a half, for a superlative alone."""
-    if name.startswith(_UNNAMED):
+    if name.startswith(UNNAMED):
         return 0.5 if ask.threshold is None else 0.0
     tokens = intent_stems(name)
     score = 2.0 * sum(1 for group in ask.names if any(_meets(t, group) for t in tokens))
@@ -158,23 +157,11 @@ def _tables(stored: str, compare: Compare) -> list[_Table]:
         return [delimited]
     blocks = _blocks(lines, compare)
     tables = ([blocks] if blocks is not None else []) + _whitespace_tables(lines, compare)
-    return tables or _listing(lines, compare)
+    if tables:
+        return tables
+    from capy.api.intent_compare_listing import listing
 
-
-def _listing(lines: list[str], compare: Compare) -> list[_Table]:
-    """A listing without a header (`ls -l`, `tar -tv`, `du`): most of the output's lines split
-    into the same number of cells. Its columns have no names, so it is compared only on its
-    one numeric column, the measure the listing holds (`_column_score`)."""
-    body = [line for line in lines if line.strip()]
-    counts: dict[int, int] = {}
-    for line in body:
-        counts[len(line.split())] = counts.get(len(line.split()), 0) + 1
-    width, held = max(counts.items(), key=lambda item: (item[1], item[0]), default=(0, 0))
-    if width < 2 or held < compare.min_rows or held < _LISTING_SHARE * len(body):
-        return []
-    table = _Table("", [f"{_UNNAMED} {n + 1}" for n in range(width)])
-    table.rows = [(line.rstrip(), line.split()) for line in body if len(line.split()) == width]
-    return [table] if len(_numeric_columns(table)) == 1 else []
+    return listing(lines, compare)
 
 
 def _blocks(lines: list[str], compare: Compare) -> _Table | None:

@@ -235,13 +235,9 @@ class _Excerpt:
                 line = bisect_right(self.starts, span[0]) - 1
                 held = by_line.setdefault(line, {})
                 weight = match_weight(
-                    self.text,
-                    span,
-                    rarity,
-                    shape.substring_factor,
-                    spelled=pattern.substrings,
-                    stem_factor=shape.stem_factor,
-                )
+                    self.text, span, rarity, shape.substring_factor,
+                    spelled=pattern.substrings, stem_factor=shape.stem_factor,
+                )  # fmt: skip
                 held[term] = max(held.get(term, 0.0), weight)
                 offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)
