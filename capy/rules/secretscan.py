@@ -19,6 +19,8 @@ from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
 
 @dataclass(frozen=True)
 class SecretFinding:
+    """Where one rule found a secret."""
+
     rule_id: str
     start: int
     end: int
@@ -26,6 +28,8 @@ class SecretFinding:
 
 @dataclass(frozen=True)
 class SecretDetector:
+    """One secret rule, compiled: its regex, keywords, entropy floor and allowlist."""
+
     rule_id: str
     pattern: re.Pattern[str]
     keywords: tuple[str, ...]

@@ -35,6 +35,8 @@ SALIENCE_BATCH = 200
 
 @dataclass(frozen=True)
 class KindCount:
+    """Sources, raw bytes and chunks of one source kind."""
+
     kind: str
     sources: int
     raw_bytes: int

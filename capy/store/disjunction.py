@@ -47,6 +47,8 @@ Fetch = Callable[[str, Sequence[object]], list[tuple] | None]
 
 @dataclass
 class _Counts:
+    """Cached match counts of one vocabulary state."""
+
     structure: bytes | None = None
     by_phrase: OrderedDict[str, int] = field(default_factory=OrderedDict)
 

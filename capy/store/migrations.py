@@ -39,6 +39,8 @@ def chunk_rowid_range(source_id: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Migration:
+    """One named step of the schema, applied once in a transaction."""
+
     name: str
     sql: str
     # Data work SQL cannot express, run after `sql` in the same transaction.
