@@ -103,7 +103,11 @@ class _Field:
     def convert(self, raw: Any) -> Any:
         convert = self._convert
         if convert is None:
-            convert = self._convert = _converter(_type_hints(self.owner)[self.name])
+            annotation = self.owner.__annotations__.get(self.name)
+            convert = _BUILTIN_SCALARS.get(annotation) if isinstance(annotation, str) else None
+            if convert is None:
+                convert = _converter(_type_hints(self.owner)[self.name])
+            self._convert = convert
         return convert(raw)
 
 
@@ -255,6 +259,27 @@ def _same(value: Any) -> Any:
 
 def _to_float(value: Any) -> Any:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _optional_float(value: Any) -> Any:
+    return None if value is None else _to_float(value)
+
+
+# What `_converter` gives for these annotations, known from their text alone: evaluating one
+# would compile it, and a process's first compile builds every syntax tree type (a tenth of a
+# bare start). A test holds each equal to the converter of the evaluated annotation.
+_BUILTIN_SCALARS = {
+    "float": _to_float,
+    "int": _same,
+    "str": _same,
+    "bool": _same,
+    "float | None": _optional_float,
+    "int | None": _same,
+    "str | None": _same,
+    "bool | None": _same,
+    "tuple[str, ...]": tuple,
+    "frozenset[str]": frozenset,
+}
 
 
 _converters: dict[Any, Any] = {}
