@@ -29,6 +29,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
     from typing import Any
 
@@ -133,9 +134,25 @@ def _cached_regex(pattern: Any, flags: int = 0) -> Any:
     arguments = _entry("regex", key, _is_regex_arguments)
     if arguments is None:
         arguments = _regex_arguments(compiler, pattern, flags)
-        if _importing():
+        if _trusted or _importing():
             _remember("regex", key, arguments)
     return compiler._sre.compile(pattern, *arguments)
+
+
+def compile_trusted(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile` of a pattern from capy's own code or its rule packs (which the compiled
+    rules cache keeps on disk already), never one made from a query or a file's content: its
+    program may be written down like those compiled while a module is imported."""
+    import re
+
+    _trusted.append(True)
+    try:
+        return re.compile(pattern, flags)
+    finally:
+        _trusted.pop()
+
+
+_trusted: list[bool] = []
 
 
 def _importing() -> bool:

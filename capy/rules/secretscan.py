@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from capy.codecache import compile_trusted
 from capy.masking import judged_spans
 from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
 
@@ -57,7 +58,7 @@ def compile_detector(
     allow = [*rule.get("allowlist", ()), *(_allow_pattern(item) for item in global_allowlist)]
     return SecretDetector(
         rule_id=rule["id"],
-        pattern=re.compile(rule["pattern"]),
+        pattern=compile_trusted(rule["pattern"]),
         keywords=tuple(keyword.lower() for keyword in rule.get("keywords", ())),
         min_entropy=rule.get("entropy"),
         allowlist=AllowPatterns(allow),

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # only ever handed one: importing pydantic costs a hook sever
 
 KEY_BYTES = 32
 _HEX_KEY = re.compile(r"(?:[xX]'([0-9a-fA-F]{64})'|([0-9a-fA-F]{64}))")
+_KEY_FILE_TEXT = re.compile(r"[0-9a-fA-F]{64}")
 _KDF_ROUNDS = 256_000
 _KEY_CHECK_LABEL = b"capy key check v1"
 
@@ -165,7 +166,7 @@ def read_key_file(path: Path) -> bytes:
             "`capy encrypt --rotate`"
         )
     text = data.decode("ascii", errors="replace").strip()
-    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+    if not _KEY_FILE_TEXT.fullmatch(text):
         raise KeyFileError(
             f"key file {path} does not hold a 256-bit key (64 hex digits, got {len(text)} "
             "characters); restore it from a backup, or set the key in the environment instead"
