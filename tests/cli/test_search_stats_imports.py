@@ -21,8 +21,9 @@ ENTRY = "import sys; from capy.entry import run; sys.exit(run())"
 PACK_PARSING = ("ruamel", "packaging", "jsonschema")
 # The cyclopts app and its rich help: `capy.cli.quick` runs a plain search or stats without them.
 CLI_APP = ("cyclopts", "rich")
-# Neither command fetches, serves MCP or opens a TUI.
-UNUSED = ("httpx", "mcp", "markdownify", "bs4", "textual")
+# Neither command fetches, serves MCP or opens a TUI; their views are the plain ones
+# (capy.rules.views.plain), so a view module importing pydantic itself costs them dearly.
+UNUSED = ("httpx", "mcp", "markdownify", "bs4", "textual", "pydantic", "pydantic_core")
 # Standard-library modules neither executes: `inspect` and `ipaddress` stand deferred
 # (capy.deferred; capy's dataclasses carry docstrings, so dataclasses never asks inspect for
 # one), OpenSSL's hashes give way to the built-in SHA-256 (capy.digests), the warm views unpickle
