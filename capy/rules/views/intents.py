@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import Field
-
-from capy.rules.views.base import Section
+from capy.rules.views.base import Field, Section
 
 
 class Order(StrEnum):
