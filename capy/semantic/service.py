@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from capy.foreground import wait_until_quiet
 from capy.semantic import SemanticError, extra_installed, require_extra
 
 if TYPE_CHECKING:
@@ -145,6 +146,10 @@ class BackgroundEmbedder:
         self._stop.wait(5.0)  # after the server's own start-up
         while not self._stop.is_set():
             done = 0
+            # Not even the model is loaded while the server's tool calls keep coming.
+            wait_until_quiet(pack.embedding.quiet_seconds, self._stop)
+            if self._stop.is_set():
+                break
             try:
                 with self._open_store() as store:
                     done = index_now(
