@@ -52,7 +52,7 @@ def save_tool_list(mcp_hooks: bool, tools: list[Tool]) -> None:
     entries: list[dict[str, Any]] = [
         tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools
     ]
-    write_cache_file(path, json.dumps(entries, sort_keys=True).encode())
+    write_cache_file(path, json.dumps(entries).encode())
 
 
 def _path(mcp_hooks: bool) -> str | None:

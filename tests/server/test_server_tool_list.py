@@ -60,3 +60,10 @@ def test_the_hooks_variant_has_a_file_of_its_own(data_home) -> None:
     hooked = anyio.run(build_server(Workspace(keep_store_open=True), mcp_hooks=True).list_tools)
     assert {tool.name for tool in hooked} - {tool.name for tool in plain} == {"capy_hook"}
     assert load_tool_list(True) == hooked and load_tool_list(False) == plain
+
+
+def test_the_file_keeps_the_order_of_parameters(data_home) -> None:
+    built = anyio.run(build_server(Workspace(keep_store_open=True)).list_tools)
+    listed = anyio.run(build_server(Workspace(keep_store_open=True)).list_tools)
+    for one, other in zip(built, listed, strict=True):
+        assert list(one.input_schema["properties"]) == list(other.input_schema["properties"])
