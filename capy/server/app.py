@@ -75,9 +75,13 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> CapyServer
 
 def shutdown(workspace: Workspace) -> None:
     """End running calls and background jobs, checkpoint the WAL; each step never raising."""
-    from capy.executor import shutdown_background
+    from capy.executor import prejoin, shutdown_background
     from capy.executor.processes import terminate_all
 
+    try:
+        prejoin.stop()
+    except Exception:  # the next step must still run
+        logger.warning("ending the ready spawner failed", exc_info=True)
     try:
         shutdown_background()
     except Exception:  # the next step must still run
@@ -102,10 +106,12 @@ async def serve_stdio(
     project_dir: Path | None = None, db_path: Path | None = None, mcp_hooks: bool = False
 ) -> None:
     from capy.api.workspace import Workspace
+    from capy.executor.prejoin import keep_ready
     from capy.server.upkeep import BackgroundWork, checkpoint_periodically
 
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
+    keep_ready()  # each sandboxed call's first process has entered its cgroups ahead of time
     background = BackgroundWork(workspace, db_path, tools=server.add_capy_tools)
     try:
         async with anyio.create_task_group() as group:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pydantic import Field
+
 from capy.rules.views.base import Section
 
 
@@ -67,6 +69,8 @@ class Compare(Section):
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
+    # Unit (lowercase) -> what it multiplies the number before it by when rows are compared.
+    units: dict[str, float] = Field(default_factory=dict)
 
 
 class Intents(Section):
