@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from capy.memory.gate import score_fix, score_sentence
 from capy.memory.model import Lesson
-from capy.memory.signals import Action, Edit, Said, backticked, command_words
+from capy.memory.signals import Action, Edit, Said, backticked, command_words, quoted_in
 from capy.memory.words import stems
 
 if TYPE_CHECKING:
@@ -43,6 +43,9 @@ def session_lessons(
         if lesson is None:
             continue
         lesson.task = _task(events, index, lesson.capsules)
+        if lesson.veto:
+            rejected.append(Rejected(lesson, lesson.veto))
+            continue
         if llm is not None:
             scores, why = llm.scores(lesson)
             if scores is not None:
@@ -64,6 +67,7 @@ def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Less
         return None
     learning = pack.learning
     edits: list[str] = []
+    bypassed: Lesson | None = None
     for later in events[index + 1 : index + 1 + learning.fix_window]:
         if isinstance(later, Edit):
             edits.extend(later.files)
@@ -75,8 +79,23 @@ def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Less
         if later.failed:
             if later.signature == error.signature:
                 continue  # the same failure again: keep looking for what worked
-            return None  # another failure of the same action: the story is not a fix
-        return _fix_lesson(session, error, later, edits, pack)
+            return bypassed  # another failure of the same action: the story is not a fix
+        lesson = _fix_lesson(session, error, later, edits, pack)
+        check = _bypass(error.command, later.command, pack)
+        if check is None:
+            return lesson
+        # Silencing the check is no fix; a later related success without a bypass still is.
+        if bypassed is None:
+            lesson.veto = f"the fix only bypassed a safety check ({check})"
+            bypassed = lesson
+    return bypassed
+
+
+def _bypass(failed: str, fixed: str, pack: MemoryPack) -> str | None:
+    """The pack's bypass the fix adds and the failing command did not have, if any."""
+    for rule in pack.live_bypasses:
+        if rule.regex.search(fixed) and not rule.regex.search(failed):
+            return rule.id
     return None
 
 
@@ -138,8 +157,9 @@ def _from_sentence(
     sentence = said.sentence.strip()
     if sentence.endswith("?"):
         return None
+    quoted = quoted_in(sentence, pack)
     for phrasing in pack.live_phrasings:
-        what = phrasing.what(sentence)
+        what = phrasing.what(sentence, quoted)
         if what is None:
             continue
         block = _block_class(sentence, pack)
