@@ -148,6 +148,10 @@ class PromptBudget(Section):
     relevance_floor: float
     min_shared_terms: int
     anchored: bool
+    code_tokens: str | None = None
+    phrase_boost: float = 0.0
+    graph_links: int = 0
+    graph_weight: float = 0.0
 
 
 class Injection(Section):
