@@ -20,6 +20,7 @@ from capy.memory.words import stems
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule, Scope
     from capy.memory.llm_gate import LlmGate
+    from capy.memory.vectors import Similarity
     from capy.rules.views.memory import MemoryPack
 
 
@@ -30,14 +31,19 @@ class Projection:
     log: list[tuple[float, str, str, str]] = field(
         default_factory=list
     )  # at, record, event, detail
+    similar: Similarity | None = None  # cosine of two texts, when vectors are available
 
 
 def project(
-    capsules: list[Capsule], scope: Scope, pack: MemoryPack, llm: LlmGate | None = None
+    capsules: list[Capsule],
+    scope: Scope,
+    pack: MemoryPack,
+    llm: LlmGate | None = None,
+    similar: Similarity | None = None,
 ) -> Projection:
     """The records `capsules` (one scope's, in log order) teach under `pack` (and the LLM gate,
-    when one is configured or its replies are cached)."""
-    projection = Projection()
+    when one is configured or its replies are cached; cosine dedup when `similar` is given)."""
+    projection = Projection(similar=similar)
     for session in sessions_of(capsules, pack):
         lessons, rejected, fallbacks = session_lessons(session, pack, llm)
         for item in rejected:
@@ -123,11 +129,21 @@ def _duplicate_of(projection: Projection, lesson: Lesson, pack: MemoryPack) -> R
     if lesson.signature is not None:
         return None  # error rules are one record per signature and fix: their key decides
     mine = stems(lesson.text)
-    for record in projection.records.values():
-        if record.type != lesson.type or record.superseded_by:
-            continue
+    # Opposite polarities are a contradiction (superseded below), never one record.
+    alike = [
+        record
+        for record in projection.records.values()
+        if record.type == lesson.type
+        and not record.superseded_by
+        and (record.polarity == lesson.polarity or None in (record.polarity, lesson.polarity))
+    ]
+    for record in alike:
         if jaccard(mine, stems(record.text)) >= pack.dedup.lexical_similarity:
             return record
+    if projection.similar is not None:
+        for record in alike:
+            if projection.similar(lesson.text, record.text) >= pack.dedup.cosine_similarity:
+                return record
     return None
 
 
