@@ -40,7 +40,6 @@ def learn(store: CapsuleStore, *, rebuild: bool = False, now: float | None = Non
     if rebuild:
         tables.clear(store.conn)
     from capy.memory.llm_gate import gate_for
-
     from capy.memory.vectors import text_similarity
 
     pack = store.rules.view("memory")
