@@ -136,3 +136,25 @@ def import_records(store: CapsuleStore, records: list[dict[str, Any]]) -> int:
             write_operation(store, operation, source="import")
             added += 1
     return added
+
+
+def provenance_of(store: CapsuleStore, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The capsules a record came from, oldest first: kind, time, session and first lines (as
+    the capsule log keeps them, redacted at capture). A forgotten capsule is said to be gone."""
+    found = []
+    for capsule_id in record.get("provenance", ()):
+        try:
+            _, capsule = store.find(capsule_id)
+        except CapsuleError:
+            found.append({"id": capsule_id, "kind": "gone", "at": "", "session": "", "text": ""})
+            continue
+        found.append(
+            {
+                "id": capsule.id,
+                "kind": capsule.kind,
+                "at": str(capsule.created_at),
+                "session": str(capsule.metadata.get("session_id") or ""),
+                "text": "" if capsule.forgotten else capsule.content[:400],
+            }
+        )
+    return found
