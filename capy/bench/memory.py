@@ -127,6 +127,9 @@ def run(fixtures: Path, root: Path, progress: Any = None) -> dict[str, Any]:
         report["processes"] = _processes(project)
         report["reinforcement"] = _reinforcement(project, records)
         report["llm"] = _with_llm(project, scenarios)
+    from capy.bench.memory_real import real_sessions
+
+    report["real"] = real_sessions(fixtures, root / "real", fixtures.resolve().parents[1])
     report["goals"] = GOALS
     return report
 

@@ -57,6 +57,30 @@ def _llm_note(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def _real_table(report: dict[str, Any]) -> list[Table]:
+    real = report.get("real")
+    if not real:
+        return []
+    if "skipped" in real:
+        return [
+            Table("memory on real sessions", ("figure", "value"), [("skipped", real["skipped"])])
+        ]
+    found = len(real["found"])
+    rows = [
+        ("labelled lessons learned", f"{found}/{real['lessons']}"),
+        ("records an unwanted label matches", str(len(real["unwanted"]))),
+        ("records no label names", str(len(real["unlabelled"]))),
+    ]
+    notes = [
+        "Real Claude Code sessions backfilled from a vault, no LLM; labels written from the "
+        "transcripts before capy learned from them."
+    ]
+    notes += [f"missed: {item}" for item in real["missed"]]
+    notes += [f"unwanted: {item}" for item in real["unwanted"]]
+    notes += [f"unlabelled: {item}" for item in real["unlabelled"]]
+    return [Table("memory on real sessions", ("figure", "value"), rows, notes)]
+
+
 def memory_tables(report: dict[str, Any]) -> list[Table]:
     goals = report["goals"]
     halves = {half: _figures(report, half) for half in HALVES}
@@ -107,6 +131,7 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
             ],
         )
     ]
+    tables.extend(_real_table(report))
     reinforcement = report["reinforcement"]
     if "skipped" not in reinforcement:
         limit = reinforcement["helpful"]["limit"]

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 MEMORY_KEY = "memory"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
+# A quoted shell argument (a commit message, a --reason): data the command carries, whose words
+# do not make two commands the same action. A script after `-c` (`bash -c '...'`) is the command.
+_QUOTED_ARGUMENT = re.compile(r"(?<!-c )(?:'[^']*'|\"(?:[^\"\\]|\\.)*\")")
 
 
 @dataclass
@@ -106,6 +109,8 @@ def _events(capsule: Capsule, pack: MemoryPack) -> list[Any]:
     if isinstance(operation, dict) and isinstance(operation.get("op"), str):
         return [Operation(capsule.id, operation, at)]
     if capsule.kind == "prompt":
+        if capsule.metadata.get("agent_id"):
+            return []  # a subagent's prompt is the parent agent's or the harness's words
         return [Said(capsule.id, text, at) for text in own_sentences(capsule.content, pack)]
     if capsule.kind == "diff":
         files = tuple(str(item) for item in capsule.metadata.get("files") or ())
@@ -152,7 +157,7 @@ def _action(capsule: Capsule, at: float, pack: MemoryPack) -> Action:
         failed=capsule.kind == "error",
         output=output,
         at=at,
-        words=command_words(subject, pack.learning.min_word_chars),
+        words=command_words(_QUOTED_ARGUMENT.sub(" ", subject), pack.learning.min_word_chars),
         files=files,
     )
     if action.failed:

@@ -76,3 +76,12 @@ def test_the_harness_reports_each_figure_per_half(tmp_path, capsys):
 def test_a_folder_without_scenarios_is_one_line(tmp_path, capsys):
     assert main(["bench", "memory", "--scenarios", str(tmp_path)]) == 2
     assert "no scenario files" in capsys.readouterr().err
+
+
+def test_real_sessions_teach_their_labelled_lessons_and_nothing_unwanted(tmp_path, shared_testdata):
+    from capy.bench.memory_real import real_sessions
+
+    shared_testdata("claude-transcripts", "spotter")  # skips with its reason when absent
+    real = real_sessions(SCENARIOS, tmp_path, SCENARIOS.parents[1])
+    assert real["missed"] == [] and real["unwanted"] == []
+    assert len(real["found"]) == real["lessons"] >= 2

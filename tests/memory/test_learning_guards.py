@@ -195,3 +195,52 @@ def test_the_users_own_instruction_beside_a_quote_is_still_learned(project, stor
     assert [record["text"] for record in records] == [
         "From now on, run `ruff format` before every commit."
     ]
+
+
+def test_a_command_that_only_shares_the_program_is_no_fix_and_what_ran_before_a_retry_is_named(
+    store,
+):
+    from memory_helpers import call, prompt
+
+    at = "2026-05-01T10:00:0"
+    commit = 'git add -A && git commit -m "feat: add the otel bootstrap and its defaults"'
+    failed = "Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.\nRun 'mix format'"
+    store.write(
+        [
+            prompt("s1", "commit the otel work", at + "0Z"),
+            call("s1", commit, failed, at + "1Z", failed=True),
+            call("s1", "git status", "On branch otel", at + "2Z"),
+            call("s1", "mix format", "", at + "3Z"),
+            call("s1", commit, "[otel 12e2d10] feat: add the otel bootstrap", at + "4Z"),
+        ]
+    )
+    learn(store)
+    [rule] = records_of(store, store.default_scope)
+    assert "`git status` worked" not in rule["text"]
+    assert "running `git status`, `mix format` and then running it again worked" in rule["text"]
+
+
+def test_a_subagents_prompt_is_not_the_users_word(store):
+    from capy.capsules import CapsuleDraft
+
+    metadata = {"session_id": "s1", "agent_id": "acompact-946d2b"}
+    text = "Summarise the conversation. IMPORTANT: Do NOT use any tools. Never run `git push`."
+    store.write(
+        [CapsuleDraft("prompt", text, "import", metadata, created_at="2026-05-01T10:00:00Z")]
+    )
+    learn(store)
+    assert records_of(store, store.default_scope) == []
+
+
+def test_a_failed_bypass_attempt_teaches_nothing_either(store):
+    from memory_helpers import call
+
+    at = "2026-05-01T10:00:0"
+    store.write(
+        [
+            call("s1", "git commit --no-verify -am 'wip'", HOOK_FAILED, at + "1Z", failed=True),
+            call("s1", "git commit -am 'wip' && git push", "[main 41c0d2e] wip", at + "2Z"),
+        ]
+    )
+    learn(store)
+    assert records_of(store, store.default_scope) == []
