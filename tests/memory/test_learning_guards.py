@@ -128,25 +128,9 @@ def test_the_real_fix_after_a_bypass_is_still_learned(project, store):
     )
     [rule] = [record for record in records if record["type"] == "rule"]
     assert "--no-verify" not in rule["text"]
-    assert "`ruff check --fix src/parser.py` worked" in rule["text"]
-
-
-def test_a_fix_that_keeps_a_flag_the_failing_command_already_had_is_learned(project, store):
-    records = _learn(
-        project,
-        store,
-        "flag-kept",
-        [
-            _prompt("push the feature branch"),
-            _bash(
-                "git push --no-verify origin feature",
-                error="git@github.com: Permission denied (publickey).\nfatal: Could not read "
-                "from remote repository.",
-            ),
-            _bash("ssh-add ~/.ssh/id_ed25519 && git push --no-verify origin feature", stdout="ok"),
-        ],
+    assert (
+        "running `ruff check --fix src/parser.py` and then running it again worked" in rule["text"]
     )
-    assert [record["type"] for record in records] == ["rule"]
 
 
 QUOTED = {
