@@ -228,3 +228,23 @@ def test_opposite_polarities_are_never_merged_as_duplicates(store):
         ]
     )
     assert sorted(record["polarity"] for record in _records(store)) == ["avoid", "do"]
+
+
+def test_a_search_finds_a_record_by_meaning_when_the_semantic_model_is_here(store):
+    from capy.memory.manage import search_records
+    from capy.memory.vectors import text_similarity
+
+    if text_similarity() is None:
+        import pytest
+
+        pytest.skip("the semantic extra or its model is not installed: search is lexical only")
+    store.write(
+        [
+            prompt(
+                "s1", "Never run `terraform destroy` in this workspace.", "2026-05-01T10:00:00Z"
+            ),
+            prompt("s2", "I prefer short commit messages in English.", "2026-05-02T10:00:00Z"),
+        ]
+    )
+    [found, *_] = search_records(store, "remove all the cloud resources with terraform")
+    assert found["text"] == "Never run `terraform destroy` in this workspace."

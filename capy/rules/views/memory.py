@@ -152,6 +152,7 @@ class PromptBudget(Section):
     phrase_boost: float = 0.0
     graph_links: int = 0
     graph_weight: float = 0.0
+    vector_floor: float = 1.0
 
 
 class Injection(Section):
