@@ -1,7 +1,8 @@
 """`capy bench memory` on real sessions: the transcripts fixtures/memory/claude-transcripts.yaml
 points at, imported into a vault in a scratch home, backfilled as capsules (as
 `capy memory learn --from-vault` does) and learned from with no LLM; then the labels are checked.
-Every figure here is held-out (the labels were never used to tune)."""
+The labels were written before the first run; its failures were fixed at their cause, so the
+figure is a regression check on real data, not a held-out one."""
 
 from __future__ import annotations
 

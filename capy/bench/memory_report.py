@@ -73,7 +73,8 @@ def _real_table(report: dict[str, Any]) -> list[Table]:
     ]
     notes = [
         "Real Claude Code sessions backfilled from a vault, no LLM; labels written from the "
-        "transcripts before capy learned from them."
+        "transcripts before the first run, whose failures were then fixed: a regression set, "
+        "not a held-out one."
     ]
     notes += [f"missed: {item}" for item in real["missed"]]
     notes += [f"unwanted: {item}" for item in real["unwanted"]]
