@@ -50,6 +50,7 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     graph = digest.get("graph", {})
     linked = {program for term in query for program in graph.get(term, ())} - query
     linked_weight = budget.get("graph_weight", 0.0)
+    other = budget.get("unanchored_weight", 1.0)
     frequency: dict[str, int] = {}
     for record in records:
         for term in record["terms"]:
@@ -75,9 +76,10 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
             continue
         # Words side by side in both ("cargo test") say more than the same words apart.
         together = len(phrases.intersection(record.get("pairs", ())))
-        weight = sum(idf(term) for term in shared) + linked_weight * sum(
-            idf(term) for term in via_graph
-        )
+        # A stem only the error message holds is weaker evidence than one the record is about.
+        anchors = set(record.get("anchors", ()))
+        weight = sum(idf(term) * (1.0 if term in anchors else other) for term in shared)
+        weight += linked_weight * sum(idf(term) for term in via_graph)
         weight *= 1 + boost * together
         if weight / possible < budget["relevance_floor"]:
             continue

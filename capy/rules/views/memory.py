@@ -153,6 +153,7 @@ class PromptBudget(Section):
     graph_links: int = 0
     graph_weight: float = 0.0
     vector_floor: float = 1.0
+    unanchored_weight: float = 1.0
 
 
 class Injection(Section):
