@@ -68,9 +68,13 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
 
 def shutdown(workspace: Workspace) -> None:
     """End running calls and background jobs, checkpoint the WAL; each step never raising."""
-    from capy.executor import shutdown_background
+    from capy.executor import prejoin, shutdown_background
     from capy.executor.processes import terminate_all
 
+    try:
+        prejoin.stop()
+    except Exception:  # the next step must still run
+        logger.warning("ending the ready spawner failed", exc_info=True)
     try:
         shutdown_background()
     except Exception:  # the next step must still run
@@ -96,10 +100,12 @@ async def serve_stdio(
 ) -> None:
     from capy.api.workspace import Workspace
     from capy.capsules.pipeline.background import start_background_pipeline
+    from capy.executor.prejoin import keep_ready
     from capy.server.upkeep import checkpoint_periodically, drain_capture_spool
 
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
+    keep_ready()  # each sandboxed call's first process has entered its cgroups ahead of time
     pipeline = start_background_pipeline(workspace.project_dir)
     embedder = _start_embedder(workspace.project_dir, db_path)
     try:
