@@ -4,10 +4,12 @@ itself would load its rule views."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from capy.packregex import pack_regex
 
 # Letters and digits, `_` separating: how capy.retrieval.query splits words (WORD_PART).
-WORD_PART = r"[^\W_]+"
+WORD_PART_PATTERN = r"[^\W_]+"
 # Stems kept per process (a server stems many prompts); past this the memo starts again.
 _MEMO_SIZE = 4096
 _memo: dict[str, str] = {}
@@ -26,5 +28,24 @@ def _stem(word: str) -> str:
 
 def stems(text: str) -> set[str]:
     """The distinct Porter stems of `text`'s words of two characters or more."""
-    words = pack_regex(WORD_PART).findall(text)
+    words = pack_regex(WORD_PART_PATTERN).findall(text)
     return {_stem(word.lower()) for word in words if len(word) >= 2}
+
+
+def stem_pairs(text: str, stopwords: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Adjacent stems of `text` (neither a stopword), as "first second": a phrase in the text."""
+    words = pack_regex(WORD_PART_PATTERN).findall(text)
+    sequence = [_stem(word.lower()) for word in words if len(word) >= 2]
+    return {
+        f"{first} {second}"
+        for first, second in pairwise(sequence)
+        if first not in stopwords and second not in stopwords and first != second
+    }
+
+
+def __getattr__(name: str):
+    """`WORD_PART`, the compiled pattern, made on first use: a hook that imports this module
+    must not import `re` with it (capy.packregex)."""
+    if name == "WORD_PART":
+        return pack_regex(WORD_PART_PATTERN)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
