@@ -192,16 +192,10 @@ def _regex_arguments(compiler: Any, pattern: Any, flags: int) -> tuple[Any, ...]
 
 def _load(path: str) -> dict[str, dict[Any, bytes]]:
     """The file's entries, their values still marshalled (checked when one is looked up)."""
-    from capy.watched import read_own_file
+    from capy.watched import read_own_marshal_dict
 
-    content = read_own_file(path)  # code someone else could have written never runs
-    if content is None:
-        return {}
-    try:
-        loaded = marshal.loads(content)
-    except (ValueError, EOFError, TypeError):
-        return {}
-    if not isinstance(loaded, dict):
+    loaded = read_own_marshal_dict(path)  # code someone else could have written never runs
+    if loaded is None:
         return {}
     found: dict[str, dict[Any, bytes]] = {}
     codes = loaded.get("dataclasses")

@@ -124,19 +124,9 @@ def _loaded() -> dict[tuple[str, str, int], bytes]:
 
 
 def _read(path: str) -> dict[tuple[str, str, int], bytes]:
-    import marshal
+    from capy.watched import read_own_marshal_dict
 
-    from capy.watched import read_own_file
-
-    content = read_own_file(path)
-    if content is None:
-        return {}
-    try:
-        loaded = marshal.loads(content)
-    except (ValueError, EOFError, TypeError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
+    loaded = read_own_marshal_dict(path) or {}
     return {key: value for key, value in loaded.items() if _entry(key, value)}
 
 

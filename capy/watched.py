@@ -109,6 +109,21 @@ def read_own_file(path: str) -> bytes | None:
         return None
 
 
+def read_own_marshal_dict(path: str) -> dict[Any, Any] | None:
+    """The dict marshalled in a cache file `read_own_file` accepts, or None when the file is
+    missing, someone else's, damaged or holds something else."""
+    import marshal
+
+    content = read_own_file(path)
+    if content is None:
+        return None
+    try:
+        loaded = marshal.loads(content)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
 def module_files(prefix: str = "capy") -> list[str]:
     """The source file of every module of package `prefix` loaded in this process: what an
     answer built from their code depends on."""

@@ -52,16 +52,10 @@ def _write_detectors(ruleset: RuleSet) -> str:
 def read_detectors(path: str) -> dict[str, Any]:
     """The detectors `compact_capture` wrote; an OSError when the file is gone or unreadable
     (the hook then captures nothing rather than spool what it could not redact)."""
-    import marshal
-
     from capy.hooks.compiled import CACHE_FORMAT
-    from capy.watched import read_own_file
+    from capy.watched import read_own_marshal_dict
 
-    content = read_own_file(path)
-    try:
-        entry = marshal.loads(content) if content is not None else None
-    except (ValueError, EOFError, TypeError):
-        entry = None
-    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
+    entry = read_own_marshal_dict(path)
+    if entry is None or entry.get("format") != CACHE_FORMAT:
         raise OSError(f"the capture redaction rules are missing: {path}")
     return entry["secrets"]
