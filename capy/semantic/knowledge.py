@@ -259,7 +259,7 @@ def nearest_in_store(
     Raises SemanticError when the model is missing or altered."""
     import numpy as np
 
-    from capy.semantic.embedder import shared_embedder
+    from capy.semantic import query_vectors
 
     semantic = rules.view("semantic")
     settings = rules.view("search").vectors
@@ -273,7 +273,7 @@ def nearest_in_store(
     found = matrix(store, model, pieces.version)
     if found.vectors is None or len(found.vectors) == 0:
         return []
-    query_vector = shared_embedder(model, semantic.embedding.threads).vectors([query])[0]
+    query_vector = query_vectors.vector(model, semantic.embedding.threads, query)
     scores = found.vectors @ query_vector
     if allowed_sources is not None:
         allowed = np.fromiter(allowed_sources(), dtype=np.int64)
