@@ -99,5 +99,8 @@ def capsule_vector_search() -> CapsuleVectors | None:
         model,
         pack.embedding.threads,
         _capsule_version(model),
-        rules.view("search").vectors.min_similarity,
+        # Recall shows a capsule only the vector list found without a lexical floor, so each
+        # must be as close as a lone vector hit in search: a question about something absent
+        # still comes back empty.
+        rules.view("search").vectors.min_similarity_alone,
     )

@@ -50,7 +50,7 @@ def test_embedded_capsules_are_recalled_by_meaning(project_dir) -> None:
             (searcher.model_id,),
         ).fetchone()
         assert rows == (len(NOTES), 384 * 2)  # one float16 vector per chunk
-        question = "how do I halt the daemon"
+        question = "terminate the server politely"
         lexical = recall(store, question, vectors=NoVectors())
         hybrid = recall(store, question, vectors=searcher)
     assert not any("SIGTERM" in item.text for item in lexical.items)
