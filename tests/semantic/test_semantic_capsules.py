@@ -12,7 +12,7 @@ from capy.capsules.recall import recall
 from capy.rules import load_rules
 
 NOTES = [
-    "To end the service gracefully, send SIGTERM; workers finish their jobs first.",
+    "Graceful shutdown: stop the server by sending SIGTERM; workers finish their jobs first.",
     "A 401 appears after token refresh when the clock drifts.",
     "Rename the colour palette module to theme and update its imports.",
 ]
@@ -50,7 +50,7 @@ def test_embedded_capsules_are_recalled_by_meaning(project_dir) -> None:
             (searcher.model_id,),
         ).fetchone()
         assert rows == (len(NOTES), 384 * 2)  # one float16 vector per chunk
-        question = "terminate the server politely"
+        question = "how to halt a daemon cleanly"
         lexical = recall(store, question, vectors=NoVectors())
         hybrid = recall(store, question, vectors=searcher)
     assert not any("SIGTERM" in item.text for item in lexical.items)
