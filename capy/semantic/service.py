@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from capy.foreground import wait_until_quiet
 from capy.semantic import SemanticError, extra_installed, require_extra
 
 if TYPE_CHECKING:
@@ -90,8 +91,11 @@ def index_now(
     cpu_share: float = 1.0,
     seconds: float | None = None,
     progress: Any = None,
+    stop: threading.Event | None = None,
+    quiet_seconds: float = 0.0,
 ) -> int:
-    """Embed the backlog now; the number of chunks embedded."""
+    """Embed the backlog now; the number of chunks embedded. `stop` ends it between batches;
+    `quiet_seconds` makes it step aside for this process's tool calls (`capy.foreground`)."""
     from capy.semantic.embedder import shared_embedder
     from capy.semantic.knowledge import embed_backlog, pieces_for
 
@@ -112,11 +116,18 @@ def index_now(
         cpu_share=cpu_share,
         deadline=deadline,
         progress=progress,
+        stop=stop,
+        quiet_seconds=quiet_seconds,
     )
 
 
 def index_vault_now(
-    rules: RuleSet, *, cpu_share: float = 1.0, seconds: float | None = None
+    rules: RuleSet,
+    *,
+    cpu_share: float = 1.0,
+    seconds: float | None = None,
+    stop: threading.Event | None = None,
+    quiet_seconds: float = 0.0,
 ) -> int | None:
     """Embed the session vault's backlog now; messages embedded (None: there is no vault yet,
     and none is created for this)."""
@@ -133,7 +144,15 @@ def index_vault_now(
     embedder = shared_embedder(chosen[0], rules.view("semantic").embedding.threads)
     deadline = time.monotonic() + seconds if seconds else None
     with open_vault() as vault:
-        return embed_vault(vault, rules, embedder, cpu_share=cpu_share, deadline=deadline)
+        return embed_vault(
+            vault,
+            rules,
+            embedder,
+            cpu_share=cpu_share,
+            deadline=deadline,
+            stop=stop,
+            quiet_seconds=quiet_seconds,
+        )
 
 
 def vault_status(rules: RuleSet) -> dict[str, int] | None:
@@ -174,11 +193,29 @@ class BackgroundEmbedder:
         self._stop.wait(5.0)  # after the server's own start-up
         while not self._stop.is_set():
             done = 0
+            # Not even the model is loaded while the server's tool calls keep coming.
+            wait_until_quiet(pack.embedding.quiet_seconds, self._stop)
+            if self._stop.is_set():
+                break
             try:
                 with self._open_store() as store:
-                    done = index_now(store, self._rules, cpu_share=pack.embedding.cpu_share)
+                    done = index_now(
+                        store,
+                        self._rules,
+                        cpu_share=pack.embedding.cpu_share,
+                        stop=self._stop,
+                        quiet_seconds=pack.embedding.quiet_seconds,
+                    )
                 # Then the vault's messages: the same pacing, one backlog after the other.
-                done += index_vault_now(self._rules, cpu_share=pack.embedding.cpu_share) or 0
+                done += (
+                    index_vault_now(
+                        self._rules,
+                        cpu_share=pack.embedding.cpu_share,
+                        stop=self._stop,
+                        quiet_seconds=pack.embedding.quiet_seconds,
+                    )
+                    or 0
+                )
             except Exception:
                 logger.warning("a background embedding round failed", exc_info=True)
             if not done:

@@ -30,6 +30,8 @@ def embed_vault(
     cpu_share: float = 1.0,
     deadline: float | None = None,
     progress: Any = None,
+    stop: Any = None,
+    quiet_seconds: float = 0.0,
 ) -> int:
     """Embed the vault's waiting sessions; the number of messages embedded."""
     from capy.semantic.knowledge import VAULT, embed_backlog, pieces_for
@@ -47,6 +49,8 @@ def embed_vault(
         cpu_share=cpu_share,
         deadline=deadline,
         progress=progress,
+        stop=stop,
+        quiet_seconds=quiet_seconds,
         layout=VAULT,
     )
 
