@@ -82,8 +82,10 @@ def run_locomo(
     *,
     budget: int = BUDGET_TOKENS,
     progress: Progress | None = None,
+    vectors: Any = None,
 ) -> tuple[list[Scored], list[Scored]]:
-    """Each question recalled by capy and by the floor; their scores, in question order."""
+    """Each question recalled by capy and by the floor; their scores, in question order.
+    `vectors`: recall's vector list (None: the semantic layer's, when installed)."""
     from capy.bench.recall_floor import Bm25Floor
     from capy.bench.recall_locomo import SCOPE_PREFIX
     from capy.capsules.recall import recall
@@ -97,6 +99,7 @@ def run_locomo(
             question.question,
             budget_tokens=budget,
             project=SCOPE_PREFIX + question.conversation,
+            vectors=vectors,
         )
         seconds = time.perf_counter() - started
         ranked = [{item.metadata.get("dia_id")} for item in result.items[:DEPTH]]
