@@ -22,12 +22,12 @@ def transcript_drafts(root: Path, rules) -> list[Any]:  # type: ignore[no-untype
     from capy.capsules.backfill import session_drafts
     from capy.sessions.claude import parse_claude
 
-    output_chars = rules.view("capsules").archive.backfill_output_chars
+    pack = rules.view("capsules")
     drafts: list[Any] = []
     for path in sorted(root.rglob("*.jsonl")):
         if "subagents" not in path.parts:
             session = parse_claude(path, rules.view("transcripts"))
-            drafts += list(session_drafts(session, output_chars))
+            drafts += list(session_drafts(session, pack))
     return drafts
 
 
