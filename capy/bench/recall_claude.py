@@ -44,6 +44,7 @@ def store_floor(store: CapsuleStore):  # type: ignore[no-untyped-def]
 def run_claude(
     store: CapsuleStore, question_set: Any, keys: dict, root: Path, *, budget: int
 ) -> tuple[list[Scored], list[Scored]]:
+    from capy.bench.recall import shown_metadata
     from capy.capsules.recall import recall
     from capy.sessions.discovery import peek_cwd
 
@@ -60,7 +61,10 @@ def run_claude(
                 question.half,
                 question.category,
                 range(len(wanted)),
-                _answered(wanted, [item.metadata for item in result.items[:DEPTH]]),
+                [
+                    set().union(*_answered(wanted, shown_metadata(item, metadata)))
+                    for item in result.items[:DEPTH]
+                ],
                 tokens=result.tokens,
                 seconds=seconds,
             )
