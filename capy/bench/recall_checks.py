@@ -71,9 +71,10 @@ def scale_check(
 
 def scale_store(folder: Path, capsules: int, locomo: Path, secret: bytes | None = None):  # type: ignore[no-untyped-def]
     """A log of `capsules` LoCoMo turns (repeated as further sessions), drained by the stages
-    recall reads; the open store and the seconds of each step. The embed stage runs only when
-    recall has a vector list to read its rows: without one, its vectors would serve nothing
-    and take most of the drain."""
+    recall reads, one after another (a stage's claims then never walk past jobs still waiting
+    for another's); the open store and the seconds of each step. The embed stage runs only
+    when recall has a vector list to read its rows: without one, its vectors would serve
+    nothing and take most of the drain."""
     from capy.bench.capsules_import import jsonl_lines, load_turns
     from capy.bench.recall import fresh_store
     from capy.capsules.importing import import_path
@@ -94,7 +95,8 @@ def scale_store(folder: Path, capsules: int, locomo: Path, secret: bytes | None 
     started = time.perf_counter()
     import_path(store, source)
     imported = time.perf_counter()
-    drain(store, stages=stages)
+    for stage in stages:  # the pack lists a stage after those it reads
+        drain(store, stages=[stage])
     drained = time.perf_counter()
     scopes = {scope.project for scope in store.backend.scopes()}
     return store, {
