@@ -4,11 +4,6 @@ Chunk rowids are `chunk_rowid(capsule n, ordinal)` in both tables, so a capsule'
 rowid range, replaced with a range delete. A chunk's title names the capsule's kind and, where
 the metadata has them, its tool or command, so a query for "the pytest run" finds the tool call
 even when the output does not say pytest.
-
-A capsule that fits in one chunk (the chunking pack's `max_chunk_bytes`) is one chunk: the
-capsule is already the unit recall returns, and cut into its paragraphs its words are scattered
-over rows that bm25 ranks one by one, so a capsule holding every word of a question lost to a
-one-line piece of another holding one of them.
 """
 
 from __future__ import annotations
@@ -26,12 +21,8 @@ def run(context: StageContext, n: int, capsule: Capsule) -> int:
     if capsule.forgotten:
         return 0
     label = capsule_label(capsule)
-    rules = context.rules.view("chunking")
-    if len(capsule.content.encode("utf-8")) <= rules.max_chunk_bytes:
-        pieces = [(label, capsule.content)] if capsule.content.strip() else []
-    else:
-        chunks = chunk_text(capsule.content, label=label, rules=rules)
-        pieces = [(_title(label, chunk.title), chunk.content) for chunk in chunks]
+    chunks = chunk_text(capsule.content, label=label, rules=context.rules.view("chunking"))
+    pieces = [(_title(label, chunk.title), chunk.content) for chunk in chunks]
     write_chunks(context.conn, n, pieces, context.version)
     return len(pieces)
 
