@@ -16,7 +16,9 @@ be built from a query or a file's content, which must never reach the disk unenc
 The file is read only when it belongs to this user and nobody else may write it (it holds code
 that runs), and written back, best effort, when a process compiled something new. What is made
 from an entry is what the interpreter would have made: the same code object runs, and the same
-regex program is handed to the same engine call.
+regex program is handed to the same engine call. Each entry's value is kept marshalled on its
+own and read only when looked up: the file holds what every command of capy compiled (some
+seven hundred entries), of which one command uses a tenth.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
     from typing import Any
 
 # Past this many entries a map starts again: each capy version's classes and patterns add theirs.
@@ -34,7 +38,11 @@ MAX_ENTRIES = 4096
 # The regex half relies on the engine's internals as they are in these versions (`re._compiler`
 # and `_sre.compile`); elsewhere patterns compile as usual.
 REGEX_VERSIONS = ((3, 11), (3, 12))
-_maps: dict[str, dict[Any, Any]] = {"dataclasses": {}, "regex": {}}
+# 2: each value marshalled on its own (1 held them inline, and every process read them all).
+FILE_FORMAT = 2
+# name -> {key: the value, marshalled}; what this process took out of them, by key.
+_maps: dict[str, dict[Any, bytes]] = {"dataclasses": {}, "regex": {}}
+_ready: dict[str, dict[Any, Any]] = {"dataclasses": {}, "regex": {}}
 _new: list[tuple[str, Any]] = []
 
 
@@ -64,7 +72,36 @@ def cache_path() -> str:
     from capy.watched import cache_dir
 
     build = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-O{sys.flags.optimize}"
-    return os.path.join(cache_dir("code"), f"compiled-{build}.marshal")
+    return os.path.join(cache_dir("code"), f"compiled-v{FILE_FORMAT}-{build}.marshal")
+
+
+def _entry(name: str, key: Any, valid: Callable[[Any], bool]) -> Any:
+    """The value cached under `key`, or None when there is none or it is not what `valid`
+    accepts (a damaged or foreign entry is compiled afresh)."""
+    ready = _ready[name]
+    value = ready.get(key)
+    if value is None:
+        blob = _maps[name].get(key)
+        if blob is None:
+            return None
+        try:
+            value = marshal.loads(blob)
+        except (ValueError, EOFError, TypeError):
+            return None
+        if not valid(value):
+            return None
+        ready[key] = value
+    return value
+
+
+def _remember(name: str, key: Any, value: Any) -> None:
+    try:
+        blob = marshal.dumps(value)
+    except ValueError:  # an entry marshal cannot write costs speed only
+        return
+    _ready[name][key] = value
+    _maps[name][key] = blob
+    _new.append((name, key))
 
 
 # --- dataclasses ------------------------------------------------------------------------------
@@ -72,14 +109,12 @@ def cache_path() -> str:
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None) -> None:
     if isinstance(source, str):
-        codes = _maps["dataclasses"]
-        code = codes.get(source)
+        code = _entry("dataclasses", source, _is_code)
         if code is None:
             # What `exec` of the text in dataclasses compiles: its file name, and no future
             # flags (dataclasses has none; this module's must not leak in).
             code = compile(source, "<string>", "exec", dont_inherit=True)
-            codes[source] = code
-            _new.append(("dataclasses", source))
+            _remember("dataclasses", source, code)
         source = code
     exec(source, globals, locals)
 
@@ -96,13 +131,28 @@ def _cached_regex(pattern: Any, flags: int = 0) -> Any:
     if not isinstance(pattern, str | bytes) or flags & compiler.SRE_FLAG_DEBUG:
         return original(pattern, flags)
     key = (pattern, flags)
-    arguments = _maps["regex"].get(key)
+    arguments = _entry("regex", key, _is_regex_arguments)
     if arguments is None:
         arguments = _regex_arguments(compiler, pattern, flags)
-        if _importing():
-            _maps["regex"][key] = arguments
-            _new.append(("regex", key))
+        if _trusted or _importing():
+            _remember("regex", key, arguments)
     return compiler._sre.compile(pattern, *arguments)
+
+
+def compile_trusted(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile` of a pattern from capy's own code or its rule packs (which the compiled
+    rules cache keeps on disk already), never one made from a query or a file's content: its
+    program may be written down like those compiled while a module is imported."""
+    import re
+
+    _trusted.append(True)
+    try:
+        return re.compile(pattern, flags)
+    finally:
+        _trusted.pop()
+
+
+_trusted: list[bool] = []
 
 
 def _importing() -> bool:
@@ -140,7 +190,8 @@ def _regex_arguments(compiler: Any, pattern: Any, flags: int) -> tuple[Any, ...]
 # --- the file ---------------------------------------------------------------------------------
 
 
-def _load(path: str) -> dict[str, dict[Any, Any]]:
+def _load(path: str) -> dict[str, dict[Any, bytes]]:
+    """The file's entries, their values still marshalled (checked when one is looked up)."""
     from capy.watched import read_own_file
 
     content = read_own_file(path)  # code someone else could have written never runs
@@ -152,30 +203,34 @@ def _load(path: str) -> dict[str, dict[Any, Any]]:
         return {}
     if not isinstance(loaded, dict):
         return {}
-    code_type = type(_load.__code__)
-    found: dict[str, dict[Any, Any]] = {}
+    found: dict[str, dict[Any, bytes]] = {}
     codes = loaded.get("dataclasses")
     if isinstance(codes, dict):
         found["dataclasses"] = {
-            text: code
-            for text, code in codes.items()
-            if isinstance(text, str) and isinstance(code, code_type)
+            text: blob
+            for text, blob in codes.items()
+            if isinstance(text, str) and isinstance(blob, bytes)
         }
     regexes = loaded.get("regex")
     if isinstance(regexes, dict):
-        found["regex"] = {key: value for key, value in regexes.items() if _regex_entry(key, value)}
+        found["regex"] = {
+            key: blob
+            for key, blob in regexes.items()
+            if _is_regex_key(key) and isinstance(blob, bytes)
+        }
     return found
 
 
-def _regex_entry(key: Any, value: Any) -> bool:
-    return (
-        isinstance(key, tuple)
-        and len(key) == 2
-        and isinstance(key[0], str | bytes)
-        and isinstance(value, tuple)
-        and len(value) == 5
-        and isinstance(value[1], list)
-    )
+def _is_code(value: Any) -> bool:
+    return isinstance(value, type(_is_code.__code__))
+
+
+def _is_regex_key(key: Any) -> bool:
+    return isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str | bytes)
+
+
+def _is_regex_arguments(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 5 and isinstance(value[1], list)
 
 
 def _save() -> None:
@@ -185,15 +240,11 @@ def _save() -> None:
 
     path = cache_path()
     on_disk = _load(path)  # another process may have added entries meanwhile: keep them
-    merged: dict[str, dict[Any, Any]] = {}
+    merged: dict[str, dict[Any, bytes]] = {}
     for name, entries in _maps.items():
         both = {**on_disk.get(name, {}), **entries}
         if len(both) > MAX_ENTRIES:
             both = {key: entries[key] for kind, key in _new if kind == name}
         merged[name] = both
-    try:
-        data = marshal.dumps(merged)
-    except ValueError:  # an entry marshal cannot write costs speed only
-        return
-    if write_cache_file(path, data):
+    if write_cache_file(path, marshal.dumps(merged)):
         _new.clear()

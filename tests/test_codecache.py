@@ -71,7 +71,7 @@ def test_a_second_process_runs_the_cached_code_with_the_same_result(tmp_path: Pa
     stored = marshal.loads(cache_file(tmp_path).read_bytes())["dataclasses"]
     assert any("def __init__(self,x:_type_x,y:_type_y=_dflt_y" in text for text in stored)
     for text, code in stored.items():  # what dataclasses' own `exec` of the text compiles
-        assert code == compile(text, "<string>", "exec", dont_inherit=True)
+        assert marshal.loads(code) == compile(text, "<string>", "exec", dont_inherit=True)
     assert first.stdout.splitlines()[0] == "Point(x=1, y=2, tags=()) True True True"
     # `from __future__ import annotations` in capy.codecache must not turn these into strings.
     assert "<class 'int'>" in first.stdout
@@ -87,7 +87,9 @@ def test_a_second_process_runs_the_cached_code_with_the_same_result(tmp_path: Pa
 def test_a_cached_regex_program_is_what_the_engine_is_handed(tmp_path: Path) -> None:
     run(tmp_path)
     stored = marshal.loads(cache_file(tmp_path).read_bytes())["regex"]
-    ours = {key: value for key, value in stored.items() if b"capy-test" in _bytes(key[0])}
+    ours = {
+        key: marshal.loads(value) for key, value in stored.items() if b"capy-test" in _bytes(key[0])
+    }
     assert len(ours) == 2
     # Compiled at run time from data: used, never written down.
     assert not [key for key in stored if b"capy-runtime" in _bytes(key[0])]
@@ -116,7 +118,7 @@ def test_a_file_another_user_could_write_is_not_run(tmp_path: Path) -> None:
     stored = marshal.loads(path.read_bytes())
     raises = compile("raise SystemExit(7)", "<s>", "exec")
     poisoned = marshal.dumps(
-        {**stored, "dataclasses": dict.fromkeys(stored["dataclasses"], raises)}
+        {**stored, "dataclasses": dict.fromkeys(stored["dataclasses"], marshal.dumps(raises))}
     )
     path.write_bytes(poisoned)
     path.chmod(0o666)
@@ -131,10 +133,21 @@ def test_a_file_another_user_could_write_is_not_run(tmp_path: Path) -> None:
 def test_an_unreadable_or_foreign_file_is_ignored(tmp_path: Path) -> None:
     run(tmp_path)
     path = cache_file(tmp_path)
-    shapes = ({"x": 1}, {"dataclasses": [1]}, {"regex": {("a", 0): (1, 2)}, "dataclasses": {}})
+    shapes = (
+        {"x": 1},
+        {"dataclasses": [1]},
+        {"regex": {("a", 0): (1, 2)}, "dataclasses": {}},
+        # Entries whose marshalled values are not what they stand for: compiled afresh.
+        {"dataclasses": dict.fromkeys(stored_texts(path), marshal.dumps((1, 2)))},
+        {"dataclasses": dict.fromkeys(stored_texts(path), b"not marshal")},
+    )
     for content in (b"", b"not marshal", marshal.dumps([1, 2]), *map(marshal.dumps, shapes)):
         path.write_bytes(content)
         assert "Point(x=1, y=2, tags=())" in run(tmp_path).stdout
+
+
+def stored_texts(path: Path) -> list[str]:
+    return list(marshal.loads(path.read_bytes())["dataclasses"])
 
 
 def test_no_cache_brings_back_a_data_folder_capy_does_not_keep(tmp_path: Path) -> None:

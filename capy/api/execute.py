@@ -206,17 +206,22 @@ def indexed_answer(
 ) -> str | None:
     """The reply for output too long to hand back whole, or None when the output itself is
     the answer. With an intent, output over the executor pack's `intent_threshold_bytes` is
-    indexed and searched for it; without one, output over `index_threshold_bytes` is indexed
-    and its head, tail and errors shown. A background job's output is still growing: never."""
-    from capy.api.intent import intent_reply, long_output_reply
+    indexed and searched for it, and shorter output is handed back whole unless the intent is
+    judged unanswerable from it (then one short line says so); without one, output over
+    `index_threshold_bytes` is indexed and its head, tail and errors shown. A background job's
+    output is still growing: never."""
+    from capy.api.intent import brief_verdict, intent_reply, long_output_reply
 
     if result.background:
         return None
     full = _full_output(result)
     size = len(full.encode("utf-8"))
     limits = workspace.rules.view("executor").limits.output
-    if intent and intent.strip() and size > limits.intent_threshold_bytes:
-        return intent_reply(workspace, full, intent=intent, label=label)
+    if intent and intent.strip():
+        if size > limits.intent_threshold_bytes:
+            return intent_reply(workspace, full, intent=intent, label=label)
+        if (verdict := brief_verdict(workspace, full, intent=intent, label=label)) is not None:
+            return verdict
     if size > limits.index_threshold_bytes:
         return long_output_reply(workspace, full, label=label)
     return None

@@ -23,6 +23,8 @@ class Audience(StrEnum):
 
 @dataclass(frozen=True)
 class Hints:
+    """The usage hints a reply suggests, worded for its audience."""
+
     audience: Audience = Audience.AGENT
 
     @property

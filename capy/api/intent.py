@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from capy.api.intent_absent import absent_names
@@ -41,6 +42,7 @@ from capy.api.output_excerpts import (
     utf8_size,
 )
 from capy.api.output_terms import distinctive_terms
+from capy.api.printed_sections import printed_result
 from capy.units import human_bytes
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
     from capy.store.indexing import IndexResult
 
 EPHEMERAL = "ephemeral"
+HTML = "html"
 
 
 def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) -> str:
@@ -69,33 +72,58 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         result = _search(store, [intent], label, rules)[0]
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
-    shown_intent = _redacted(intent, rules)
+    judged = _judge(chunks, stored, result, intent, rules)
+    if judged.short is not None:
+        return judged.render(indexed, stored, terms)
     budget = reply_budget(rules)
-    # Errors and failures are listed (and answer whatever the floor says) only for an intent
-    # about them: a question about bundle sizes wants the sizes, not the build's error list.
-    failure = is_failure_intent(intent, rules)
-    compared = comparison_section(stored, shown_intent, rules)
-    compared += date_section(stored, shown_intent, rules)
-    shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
-    relevances = [sum(row) for row in shares]
-    # The stored output is redacted, so a secret in the intent is looked for as redacted.
-    absent = absent_names(chunks, shown_intent, rules)
-    weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
-    problems = reports_problems(stored, rules)
-    if failure and not problems and (clean := tally_lines(stored, rules, says=CLEAN)):
-        return _ran_clean(indexed, clean[-1], budget)
-    tally = tally_section(stored, shown_intent, rules)
-    if weak and not compared and not (failure and problems):
-        if tally:  # the run's totals answer it though no other line does
-            return "\n".join([_header(indexed, stored), *tally]) + "\n"
-        return _nothing_matched(indexed, shown_intent, terms, budget, absent=absent)
-    shown = shown_hits(shares, budget.section_share_of_best)
-    lines = [_header(indexed, stored), *tally, *compared]
+    shown_intent = judged.intent
+    shown = shown_hits(judged.shares, budget.section_share_of_best)
+    lines = [_header(indexed, stored), *judged.tally, *judged.compared]
+    if indexed.content_type == HTML:  # chunks of the converted page, not printed lines
+        result = printed_result(stored, result, intent, indexed.label, rules)
+        shown = [True] * len(result.hits)
     lines += answer_sections(
-        stored, [(shown_intent, result)], rules, list_problems=failure, shown_hits=[shown]
+        stored,
+        [(shown_intent, result)],
+        rules,
+        list_problems=judged.failure,
+        shown_hits=[shown],
+        room_share=budget.room_share(judged.relevance),
     )
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str) -> str | None:
+    """For output under the intent threshold, which is otherwise handed back whole: the short
+    reply when the intent is judged unanswerable from it (nothing matched, or a failure intent
+    on a run that says it ran clean), else None (the output itself is the answer). The output
+    is indexed either way, so the follow-up search finds it. Output no longer than the
+    nothing-matched reply itself is never judged: it costs no more to show."""
+    from capy.store.content import ContentError
+
+    rules = workspace.rules
+    if utf8_size(output) <= reply_budget(rules).nothing_matched_bytes:
+        return None
+    with workspace.store() as store:
+        try:
+            indexed = _index(store, output, label, rules)
+        except ContentError:
+            return None
+        workspace.remember_session_source(indexed.source_id)
+        result = _search(store, [intent], label, rules)[0]
+        chunks = source_chunks(store, indexed.source_id)
+        stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
+    judged = _judge(chunks, stored, result, intent, rules)
+    # Over an output of a chunk or two a word's rarity says little, so the relevance floor
+    # (tuned on long output) would turn away a many-worded question the output answers in its
+    # own words. Here only sure signs count: the run says it ran clean, a name the intent asks
+    # about is nowhere, or no word of the intent is anywhere. A tally-only reply would be a
+    # cut of what is shown whole anyway.
+    sure = judged.short == _CLEAN or (
+        judged.short == _NOTHING and (judged.absent or judged.relevance == 0)
+    )
+    return judged.render(indexed, stored, terms) if sure else None
 
 
 def long_output_reply(workspace: Workspace, output: str, *, label: str) -> str:
@@ -166,6 +194,65 @@ def batch_reply(
         lines += ["", "No queries were given: search the indexed output with the call below."]
     lines += _follow_up(terms, shown or None, indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"
+
+
+# --- judging the intent against the output ----------------------------------------------------
+
+_CLEAN, _TALLY, _NOTHING = "clean", "tally", "nothing"
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """What the reply to an intent rests on: the intent as shown (redacted), whether it is
+    about failures, its comparison and summary sections, each hit's term shares, and `short`:
+    which one-line reply answers it alone (None when sections do)."""
+
+    intent: str
+    failure: bool
+    compared: list[str]
+    tally: list[str]
+    shares: list[list[float]]
+    absent: list[str]
+    clean: str
+    short: str | None
+    budget: IntentReply
+    relevance: float  # the best hit's (`capy.api.intent_relevance`)
+
+    def render(self, indexed: IndexResult, stored: str, terms: Sequence[str]) -> str:
+        if self.short == _CLEAN:
+            return _ran_clean(indexed, self.clean, self.budget)
+        if self.short == _TALLY:  # the run's totals answer it though no other line does
+            return "\n".join([_header(indexed, stored), *self.tally]) + "\n"
+        return _nothing_matched(indexed, self.intent, terms, self.budget, absent=self.absent)
+
+
+def _judge(
+    chunks: Sequence[str], stored: str, result: SearchResult, intent: str, rules: RuleSet
+) -> _Judged:
+    budget = reply_budget(rules)
+    shown_intent = _redacted(intent, rules)
+    # Errors and failures are listed (and answer whatever the floor says) only for an intent
+    # about them: a question about bundle sizes wants the sizes, not the build's error list.
+    failure = is_failure_intent(intent, rules)
+    compared = comparison_section(stored, shown_intent, rules)
+    compared += date_section(stored, shown_intent, rules)
+    shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
+    relevances = [sum(row) for row in shares]
+    # The stored output is redacted, so a secret in the intent is looked for as redacted.
+    absent = absent_names(chunks, shown_intent, rules)
+    weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
+    problems = reports_problems(stored, rules)
+    clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
+    tally = tally_section(stored, shown_intent, rules)
+    short = None
+    if clean:
+        short = _CLEAN
+    elif weak and not compared and not (failure and problems):
+        short = _TALLY if tally else _NOTHING
+    return _Judged(
+        shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
+        short, budget, max(relevances, default=0.0),
+    )  # fmt: skip
 
 
 # --- indexing and search ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,8 @@ _DELIMITERS = (",", "\t", ";", "|")
 _NUMERIC_SHARE = 0.6
 # Prefix matches shorter than this (`id` in `idle`) say nothing.
 _MIN_PREFIX = 4
+# A listing's columns (`capy.api.intent_compare_listing`) are named so, with their number.
+UNNAMED = "column"
 
 
 @dataclass
@@ -122,7 +125,10 @@ def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:
 
 
 def _column_score(name: str, ask: _Ask) -> float:
-    """Two for each intent word naming the column, one for each superlative field word."""
+    """Two for each intent word naming the column, one for each superlative field word; a
+    listing's unnamed column (its only numeric one) a half, for a superlative alone."""
+    if name.startswith(UNNAMED):
+        return 0.5 if ask.threshold is None else 0.0
     tokens = intent_stems(name)
     score = 2.0 * sum(1 for group in ask.names if any(_meets(t, group) for t in tokens))
     return score + sum(1.0 for hint in ask.hints if any(_meets(t, {hint}) for t in tokens))
@@ -150,7 +156,12 @@ def _tables(stored: str, compare: Compare) -> list[_Table]:
     if delimited is not None:
         return [delimited]
     blocks = _blocks(lines, compare)
-    return ([blocks] if blocks is not None else []) + _whitespace_tables(lines, compare)
+    tables = ([blocks] if blocks is not None else []) + _whitespace_tables(lines, compare)
+    if tables:
+        return tables
+    from capy.api.intent_compare_listing import listing
+
+    return listing(lines, compare)
 
 
 def _blocks(lines: list[str], compare: Compare) -> _Table | None:
@@ -300,14 +311,17 @@ def _cell(value: object) -> str:
     return str(value) if isinstance(value, (int, float, str)) else ""
 
 
-def _number(cell: str) -> float | None:
+def _number(cell: str, units: Mapping[str, float] | None = None) -> float | None:
+    """The number a cell holds, times its unit's factor in `units` when given and listed."""
     found = _NUMBER.match(cell.strip())
     if not found:
         return None
     try:
-        return float(found.group(1).replace(",", ""))
+        value = float(found.group(1).replace(",", ""))
     except ValueError:
         return None
+    unit = (found.group(2) or "").lower()
+    return value * units[unit] if units and unit in units else value
 
 
 def _numeric_columns(table: _Table) -> list[int]:
@@ -330,7 +344,7 @@ def _render(table: _Table, column: int, ask: _Ask, compare: Compare) -> list[str
     summary = set(compare.summary_rows)
     valued = []
     for position, (line, cells) in enumerate(table.rows):
-        value = _number(cells[column]) if column < len(cells) else None
+        value = _number(cells[column], compare.units) if column < len(cells) else None
         if value is None or (cells and cells[0].lower().rstrip(":") in summary):
             continue
         if ask.threshold is not None and not _passes(value, ask):

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from capy.rules.views.intents import Compare
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
-_NUMBER_AFTER = r"[^\d\n]{{0,{gap}}}?(?<![\w.])(\d[\d,]*(?:\.\d+)?)\b"
+_NUMBER_AFTER = r"[^\d\n/\\.]{{0,{gap}}}?(?<![\w.])(\d[\d,]*(?:\.\d+)?)\b"
+# A word followed by one of these is part of a path (`test/test_api.py:3`).
+_PART_OF_NAME = frozenset("/\\")
 
 
 def message_table(stored: str, ask: _Ask, compare: Compare) -> _Table | None:
@@ -49,9 +51,13 @@ def message_table(stored: str, ask: _Ask, compare: Compare) -> _Table | None:
 def _value_after(
     line: str, group: frozenset[str], near: re.Pattern[str], after: re.Pattern[str]
 ) -> str | None:
-    """The number right after the first word of `line` that names the group."""
+    """The number right after the first word of `line` that names the group. A word inside a
+    path names a file, not a measure, and a number past a path separator or a dot
+    (`test/test_output.py:6`) is where a finding sits: neither is read as a value."""
     for start in near.finditer(line):
         word = _WORD.match(line, start.start())
+        if word and line[word.end() : word.end() + 1] in _PART_OF_NAME:
+            continue
         if word and _meets(_stem(word.group()), group):
             found = after.match(line, word.end())
             if found:

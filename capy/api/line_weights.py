@@ -10,7 +10,9 @@ still weighs a little, and the lines holding the most of the query's words as wh
 
 A match is a whole word when it starts and ends at word boundaries; a term the words never
 hold is found as a substring instead (`roll` inside `scrollable`), and such a match weighs the
-executor pack's `line_weights.substring_factor` of a whole-word one.
+executor pack's `line_weights.substring_factor` of a whole-word one; a whole word that meets
+the term only through its stem (`chunk` for `chunked`) weighs `stem_factor` of one spelled as
+asked, so the line naming the very word wins a tie with lines naming its relatives.
 """
 
 from __future__ import annotations
@@ -70,7 +72,21 @@ def whole_word(text: str, span: Span) -> bool:
     return not before and not after
 
 
-def match_weight(text: str, span: Span, weight: float, substring_factor: float) -> float:
-    """What one match of a term of `weight` adds: all of it for a whole word, a share of it
-    for a match inside another word."""
-    return weight if whole_word(text, span) else weight * substring_factor
+def match_weight(
+    text: str,
+    span: Span,
+    weight: float,
+    substring_factor: float,
+    *,
+    spelled: tuple[str, ...] = (),
+    stem_factor: float = 1.0,
+) -> float:
+    """What one match of a term of `weight` adds: all of it for a whole word spelled as one of
+    `spelled` (the term's own lowercase forms; any whole word when none are given), a
+    `stem_factor` share for a whole word that meets it through its stem, a `substring_factor`
+    share for a match inside another word."""
+    if not whole_word(text, span):
+        return weight * substring_factor
+    if spelled and text[span[0] : span[1]].lower() not in spelled:
+        return weight * stem_factor
+    return weight

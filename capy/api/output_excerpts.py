@@ -41,6 +41,7 @@ def answer_sections(
     grouped: bool = False,
     list_problems: bool = True,
     shown_hits: Sequence[Sequence[bool]] | None = None,
+    room_share: float = 1.0,
 ) -> list[str]:
     """Errors first (the ones the queries name first), then each query's sections; `results`
     pairs each query as shown (redacted) with what the search found for it. Without
@@ -56,7 +57,7 @@ def answer_sections(
     ]
     problems = _problem_anchors(whole, _relevance_by_text(ranked), budget) if list_problems else []
     lines: list[str] = []
-    room = budget.max_reply_bytes * len(results)
+    room = int(budget.max_reply_bytes * len(results) * room_share)
     if problems:
         room_for_problems = budget.max_problem_bytes
         selection = _Selection([whole], room_for_problems, seen, budget, cap=room_for_problems)
@@ -226,13 +227,17 @@ class _Excerpt:
         term counted once per line at its best match (a whole word over a substring)."""
         from capy.api.line_weights import match_weight
 
-        factor = self.budget.line_weights.substring_factor
+        shape = self.budget.line_weights
         by_line: dict[int, dict[int, float]] = {}
         for term, spans in enumerate(self.spans):
+            pattern, rarity = weights[term]
             for span in spans:
                 line = bisect_right(self.starts, span[0]) - 1
                 held = by_line.setdefault(line, {})
-                weight = match_weight(self.text, span, weights[term][1], factor)
+                weight = match_weight(
+                    self.text, span, rarity, shape.substring_factor,
+                    spelled=pattern.substrings, stem_factor=shape.stem_factor,
+                )  # fmt: skip
                 held[term] = max(held.get(term, 0.0), weight)
                 offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)

@@ -29,6 +29,8 @@ BYTES_PER_TOKEN = 4
 
 @dataclass
 class ToolTotals:
+    """One tool's calls, errors and bytes in a session."""
+
     calls: int = 0
     errors: int = 0
     processed_bytes: int = 0
@@ -49,6 +51,8 @@ class ToolTotals:
 
 @dataclass
 class SessionStats:
+    """The context savings of one session, tool by tool, saved as they change."""
+
     session_id: str
     started_at: float
     path: Path | None = None

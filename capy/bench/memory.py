@@ -26,6 +26,7 @@ from capy.bench.memory_fixtures import Scenarios, load_scenarios
 HALVES = ("dev", "held")
 GOALS = {
     "learned": 0.9,
+    "learned_llm": 1.0,
     "noise_rejected": 0.9,
     "recall_at_3": 0.9,
     "false_injection": 0.05,
@@ -125,8 +126,26 @@ def run(fixtures: Path, root: Path, progress: Any = None) -> dict[str, Any]:
         report["latency"] = _latency(project)
         report["processes"] = _processes(project)
         report["reinforcement"] = _reinforcement(project, records)
+        report["llm"] = _with_llm(project, scenarios)
+    from capy.bench.memory_real import real_sessions
+
+    report["real"] = real_sessions(fixtures, root / "real", fixtures.resolve().parents[1])
     report["goals"] = GOALS
     return report
+
+
+def _with_llm(project: Path, scenarios: Scenarios) -> dict[str, Any]:
+    """The same capsules learned again through a scripted chat model on loopback (last: the
+    figures above are the no-LLM path's)."""
+    from capy.bench.memory_llm import learn_with_judge
+
+    shapes, fallbacks, records = learn_with_judge(project, scenarios.noise)
+    return {
+        "learned": _learned(scenarios, records),
+        "noise": _noise(scenarios, records),
+        "replies": dict(shapes),
+        "fallbacks": fallbacks,
+    }
 
 
 def _records(project: Path) -> list[dict[str, Any]]:

@@ -28,13 +28,67 @@ def _figures(report: dict[str, Any], half: str) -> dict[str, Any]:
     }
 
 
+def _llm_rows(report: dict[str, Any], goals: dict[str, Any]) -> list[tuple[str, ...]]:
+    llm = report.get("llm")
+    if not llm:
+        return []
+
+    def pair(part: int, whole: int) -> str:
+        return f"{part}/{whole} ({fmt(_ratio(part, whole), 2)})"
+
+    learned = [pair(llm["learned"][h]["learned"], llm["learned"][h]["episodes"]) for h in HALVES]
+    noise = [pair(llm["noise"][h]["rejected"], llm["noise"][h]["events"]) for h in HALVES]
+    return [
+        ("lessons learned, scripted LLM", *learned, f">= {goals['learned_llm']}"),
+        ("noise rejected, scripted LLM", *noise, f">= {goals['noise_rejected']}"),
+    ]
+
+
+def _llm_note(report: dict[str, Any]) -> list[str]:
+    llm = report.get("llm")
+    if not llm:
+        return []
+    replies = llm["replies"]
+    shapes = ", ".join(f"{name} {count}" for name, count in sorted(replies.items()))
+    return [
+        f"Scripted LLM on loopback: {shapes}; {llm['fallbacks']} failed calls fell back to the "
+        "no-LLM gate. The judge knows the labels: the rows measure how capy uses a model's "
+        "replies, not a model's judgement.",
+    ]
+
+
+def _real_table(report: dict[str, Any]) -> list[Table]:
+    real = report.get("real")
+    if not real:
+        return []
+    if "skipped" in real:
+        return [
+            Table("memory on real sessions", ("figure", "value"), [("skipped", real["skipped"])])
+        ]
+    found = len(real["found"])
+    rows = [
+        ("labelled lessons learned", f"{found}/{real['lessons']}"),
+        ("records an unwanted label matches", str(len(real["unwanted"]))),
+        ("records no label names", str(len(real["unlabelled"]))),
+    ]
+    notes = [
+        "Real Claude Code sessions backfilled from a vault, no LLM; labels written from the "
+        "transcripts before the first run, whose failures were then fixed: a regression set, "
+        "not a held-out one."
+    ]
+    notes += [f"missed: {item}" for item in real["missed"]]
+    notes += [f"unwanted: {item}" for item in real["unwanted"]]
+    notes += [f"unlabelled: {item}" for item in real["unlabelled"]]
+    return [Table("memory on real sessions", ("figure", "value"), rows, notes)]
+
+
 def memory_tables(report: dict[str, Any]) -> list[Table]:
     goals = report["goals"]
     halves = {half: _figures(report, half) for half in HALVES}
 
-    def pair(name: str, half: str) -> str:
+    def pair(name: str, half: str, digits: int = 2) -> str:
         part, whole = halves[half][name]
-        return f"{part}/{whole} ({fmt(_ratio(part, whole), 2)})"
+        return f"{part}/{whole} ({fmt(_ratio(part, whole), digits)})"
 
     rows = [
         (
@@ -54,7 +108,7 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
         ),
         (
             "injections where none belong",
-            *(pair("false", h) for h in HALVES),
+            *(pair("false", h, 3) for h in HALVES),
             f"<= {goals['false_injection']}",
         ),
         (
@@ -62,6 +116,7 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
             *(fmt(halves[h]["tokens"], 1) for h in HALVES),
             f"<= {goals['tokens_per_prompt']}",
         ),
+        *_llm_rows(report, goals),
         ("blocking variants denied", *(pair("variants", h) for h in HALVES), "all"),
         ("benign commands denied", *(pair("benign", h) for h in HALVES), "0"),
     ]
@@ -73,9 +128,11 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
             [
                 f"{report['records']} records learned from the episodes and noise, no LLM "
                 "configured.",
+                *_llm_note(report),
             ],
         )
     ]
+    tables.extend(_real_table(report))
     reinforcement = report["reinforcement"]
     if "skipped" not in reinforcement:
         limit = reinforcement["helpful"]["limit"]

@@ -14,8 +14,8 @@ from capy.cli.store import JsonFlag
 
 app = App(
     name="memory",
-    help="What capy learned from sessions: list, show, add, edit, forget, feedback, stats, "
-    "export, import, log, learn, rebuild, consolidate.",
+    help="What capy learned from sessions: list, browse, show, add, edit, forget, feedback, "
+    "stats, export, import, log, learn, rebuild, consolidate.",
 )
 TypeOption = Annotated[
     str, Parameter(name="--type", help="rule, anti_pattern, preference or principle")
@@ -99,6 +99,29 @@ def list_records(
         ]
         empty = "no memory records yet: capy learns them from sessions (or capy memory add)"
         return _show_records(records, as_json, empty, "memory records")
+
+    return _with_store(action)
+
+
+@app.command
+def browse() -> int:
+    """Browse every record and the capsules it was learned from, in this terminal (q quits)."""
+    import sys
+
+    from capy.cli.output import error_line
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        error_line("capy memory browse needs an interactive terminal; use capy memory list there")
+        return 2
+
+    def action(store) -> int:
+        from capy.memory.manage import project_records, provenance_of
+        from capy.memory.tui import MemoryBrowser
+
+        records = project_records(store)
+        provenance = {record["id"]: provenance_of(store, record) for record in records}
+        MemoryBrowser(records, provenance).run()
+        return 0
 
     return _with_store(action)
 

@@ -62,10 +62,10 @@ def answer(arguments: list[str]) -> int | None:
     if arguments == ["rules", "hash"]:
         return _cached_line("rules-hash", _hash_line)
     if len(arguments) > 1 and arguments[0] == "search" and _all_positional(arguments[1:]):
-        _collect_rarely()
+        _lean_short_command()
         return _short_lived(_as_main(_plain_search(arguments[1:])))
     if arguments == ["stats"]:
-        _collect_rarely()
+        _lean_short_command()
         return _short_lived(_as_main(_plain_stats))
     if arguments and arguments[0] == "serve":
         options = serve_options(arguments[1:])
@@ -186,6 +186,15 @@ def heavy_start() -> None:
     from capy.codecache import install
 
     install()
+
+
+def _lean_short_command() -> None:
+    """Ready this process for a short command: rare collections, and the standard-library
+    modules it never uses left unexecuted (capy.deferred)."""
+    from capy.deferred import defer
+
+    defer()
+    _collect_rarely()
 
 
 def _collect_rarely() -> None:

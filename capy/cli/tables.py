@@ -37,6 +37,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class Table:
+    """Rows under column headings, for a terminal or as plain text."""
+
     columns: Sequence[str]
     rows: Sequence[Sequence[str | Cell]]
     right_aligned: frozenset[int] = frozenset()  # column indexes, for numbers

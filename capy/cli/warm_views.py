@@ -17,7 +17,6 @@ that cannot be read back whole is a miss.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 
 from capy import __version__
@@ -40,8 +39,9 @@ def load_view(rules_key: str, name: str) -> Any | None:
     content = read_own_file(_path(rules_key, name))
     if content is None:
         return None
+    loads = _loads()
     try:
-        entry = pickle.loads(content)
+        entry = loads(content)
         if (
             entry["format"] != CACHE_FORMAT
             or entry["capy"] != __version__
@@ -49,7 +49,7 @@ def load_view(rules_key: str, name: str) -> Any | None:
             or not is_fresh(entry["watch"])
         ):
             return None
-        return pickle.loads(entry["view"])
+        return loads(entry["view"])
     except Exception:  # an entry from another capy, or damaged: build the view instead
         return None
 
@@ -57,6 +57,8 @@ def load_view(rules_key: str, name: str) -> Any | None:
 def store_view(rules_key: str, name: str, view: Any) -> None:
     """Best effort: a read-only or full disk costs speed only. `view` must be freshly built
     (nothing computed and cached on it yet)."""
+    import pickle
+
     from capy.rules.views import plain
     from capy.watched import module_files, watch_list
 
@@ -77,6 +79,16 @@ def store_view(rules_key: str, name: str, view: Any) -> None:
     path = _path(rules_key, name)
     if write_cache_file(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
         _prune(os.path.dirname(path))
+
+
+def _loads() -> Any:
+    """pickle's loader: the C one itself where there is one, without pickle.py (a fifth of a
+    bare start to import; `pickle.loads` is this very function)."""
+    try:
+        from _pickle import loads
+    except ImportError:
+        from pickle import loads
+    return loads
 
 
 def _path(rules_key: str, name: str) -> str:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 _MOUNTINFO = Path("/proc/self/mountinfo")
 _OWN_CGROUPS = Path("/proc/self/cgroup")
-_SHELL = "/bin/sh"
+SHELL = "/bin/sh"
 # Joins every group named before `--`, then becomes the program. A join that fails stops the
 # call (fail closed): the sandbox promised to track it.
 _JOIN_SCRIPT = (
@@ -134,7 +134,7 @@ def _can_join(hierarchy: Hierarchy) -> bool:
     try:
         probe.mkdir(exist_ok=True)
         done = subprocess.run(
-            [_SHELL, "-c", _JOIN_SCRIPT, "capy-probe", str(probe / "cgroup.procs"), "--", "true"],
+            [SHELL, "-c", _JOIN_SCRIPT, "capy-probe", str(probe / "cgroup.procs"), "--", "true"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -177,7 +177,13 @@ def _members(group: Path) -> list[int]:
 
 
 def _kill_group(group: Path) -> None:
-    """SIGKILL every process in the group; cgroup.kill does it atomically where it exists."""
+    """SIGKILL every process in the group; cgroup.kill does it atomically where it exists.
+
+    An empty group is left alone: nothing can enter it but a process capy moves there, and a
+    write to cgroup.kill takes the same kernel lock as joining a group, which waits for an RCU
+    grace period (15-25 ms here) when no other cgroup write came just before it."""
+    if not _members(group):
+        return
     kill_file = group / "cgroup.kill"
     if kill_file.exists():
         with contextlib.suppress(OSError):
@@ -235,7 +241,7 @@ class CallGroup:
         return self.groups.get(Kind.UNIFIED) or next(iter(self.groups.values()))
 
     def wrap(self, argv: list[str]) -> list[str]:
-        return [_SHELL, "-c", _JOIN_SCRIPT, "capy-sandbox", *self.join_files, "--", *argv]
+        return [SHELL, "-c", _JOIN_SCRIPT, "capy-sandbox", *self.join_files, "--", *argv]
 
     def pids(self) -> list[int]:
         return _members(self.tracker)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 
-from capy.executor import cgroups, processes
-from capy.executor.limits import nproc_limiter
+from capy.executor import cgroups, prejoin, processes
+from capy.executor.janitor import run_later
 from capy.executor.pump import Pump, Stop
 from capy.rules.views.executor import Limits
 
@@ -56,29 +57,12 @@ def spawn(
     processes.terminate_all_at_exit()
     started = processes.boot_ticks_now()
     max_processes = limits.processes.max_new_processes
-    group = cgroups.call_group(
-        marker, max_tasks=max_processes, max_memory_bytes=limits.memory.max_bytes
-    )
-    if group is not None:
-        argv = group.wrap(argv)
-    try:
-        with processes.spawn_lock:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-                preexec_fn=nproc_limiter(max_processes),
-            )
-            processes.register_leader(proc.pid)
-    except BaseException:
-        if group is not None:
-            group.remove()
-        raise
+    key = (max_processes, limits.memory.max_bytes)
+    ready = prejoin.claim(argv, env, cwd, key)
+    if ready is not None:
+        proc, group = ready
+    else:
+        proc, group = _spawn_joining(argv, env, cwd, marker, key)
     call = processes.CallProcesses(proc.pid, marker, started, group)
     pump = Pump(
         proc,
@@ -87,6 +71,25 @@ def spawn(
         cancel=cancel,
     )
     return Phase(proc, pump, call, limits)
+
+
+def _spawn_joining(
+    argv: list[str], env: dict[str, str], cwd: str, marker: str, key: tuple[int, int | None]
+) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup | None]:
+    """Start `argv` through a shell that first moves itself into the call's new groups."""
+    max_processes, max_memory = key
+    group = cgroups.call_group(marker, max_tasks=max_processes, max_memory_bytes=max_memory)
+    if group is not None:
+        argv = group.wrap(argv)
+    try:
+        proc = processes.start_leader(
+            argv, stdin=subprocess.DEVNULL, env=env, cwd=cwd, max_tasks=max_processes
+        )
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    return proc, group
 
 
 def finish(phase: Phase, deadline: float) -> PhaseOutcome:
@@ -120,6 +123,10 @@ def cleanup(phase: Phase) -> None:
         processes.forget_leader(phase.pid)
     phase.procs.sweep()
     phase.procs.release()
+    if prejoin.enabled():  # the next call's spawner joins its groups while nothing waits
+        limits = phase.limits
+        key = (limits.processes.max_new_processes, limits.memory.max_bytes)
+        run_later(functools.partial(prejoin.refill, key))
     # Everything is dead now, so the pipes hold all that will ever come: keep it.
     phase.pump.drain()
     phase.pump.close()

@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -50,6 +51,29 @@ spawn_lock = threading.RLock()
 
 def register_leader(pid: int) -> None:
     _live_leaders.add(pid)
+
+
+def start_leader(
+    argv: list[str], *, stdin: int, env: dict[str, str], cwd: str, max_tasks: int
+) -> subprocess.Popen[bytes]:
+    """Start a call's leader: its own session, output pipes, no inherited descriptors, the
+    fork cap where the OS offers one, registered before any stray scan can see it."""
+    from capy.executor.limits import nproc_limiter
+
+    with spawn_lock:
+        proc = subprocess.Popen(
+            argv,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=nproc_limiter(max_tasks),
+        )
+        register_leader(proc.pid)
+    return proc
 
 
 def forget_leader(pid: int) -> None:

@@ -45,11 +45,14 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
 
 def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
     """The digest for one project from its settled records and the rule set in force."""
-    from capy.memory.words import stems
+    import re
+
+    from capy.memory.words import stem_pairs, stems
 
     pack = rules.view("memory")
     classes = {block.id: block for block in pack.blocking.live_classes}
     stopwords = sorted(stems(" ".join(rules.view("search").stopwords.english)))
+    codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
     kept = []
     for record in records:
         if record["status"] in ("deprecated", "superseded"):
@@ -62,7 +65,18 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "text": record["text"],
                 "confidence": record["confidence"],
                 "terms": sorted(stems(" ".join([record["text"], *_about(record)]))),
-                "anchors": sorted(stems(" ".join([*record.get("words", ()), *_about(record)]))),
+                "anchors": sorted(
+                    stems(
+                        " ".join(
+                            [
+                                *record.get("words", ()),
+                                *_about(record),
+                                *codes.findall(record["text"]),
+                            ]
+                        )
+                    )
+                ),
+                "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
                 "block": (
                     {"id": block.id, "command": list(block.command), "word": block.word}
                     if block is not None and record.get("blocking", True)
@@ -72,10 +86,12 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
         )
     data = rules.pack("memory").data
     wrappers = rules.pack("security").data.get("command_wrappers")
+    graph = _graph(records, set(stopwords), pack.injection.prompt.graph_links)
     return {
         "format": DIGEST_FORMAT,
         "project": project,
         "records": kept,
+        "graph": graph,
         "stopwords": stopwords,
         "chars_per_token": data["injection"]["chars_per_token"],
         "session_start": dict(data["injection"]["session_start"]),
@@ -86,6 +102,46 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
         },
         "wrappers": _plain(wrappers),
     }
+
+
+def _graph(records: list[dict[str, Any]], stopwords: set[str], links: int) -> dict[str, list[str]]:
+    """Words to the programs they go with in what was learned: the task a record was learned in
+    ("lint the rust workspace") and a user's own sentence link their words to the record's
+    programs (cargo). A word linked to more than `links` programs says nothing specific."""
+    from capy.memory.words import stems
+
+    known = {
+        entity.lower()
+        for record in records
+        if record["type"] == "rule"
+        for entity in record.get("entities", ())
+        if entity.replace("-", "").isalnum()
+    }
+    edges: dict[str, set[str]] = {}
+    for record in records:
+        if record["status"] in ("deprecated", "superseded"):
+            continue
+        programs = _programs(record, known)
+        if not programs:
+            continue
+        said = [record.get("task") or ""]
+        if record["type"] != "rule":
+            said.append(record["text"])
+        for word in stems(" ".join(said)) - stopwords - programs:
+            edges.setdefault(word, set()).update(programs)
+    return {word: sorted(found) for word, found in edges.items() if len(found) <= links}
+
+
+def _programs(record: dict[str, Any], known: set[str]) -> set[str]:
+    from capy.memory.words import stems
+
+    if record["type"] == "rule":
+        names = [entity for entity in record.get("entities", ()) if entity.lower() in known]
+    else:
+        names = [entity.split()[0] for entity in record.get("entities", ()) if entity.split()]
+        names += (record.get("context") or "").split()[:1]
+        names += [word for word in record["text"].lower().split() if word.strip("`") in known]
+    return stems(" ".join(names).replace("`", " "))
 
 
 def _about(record: dict[str, Any]) -> list[str]:

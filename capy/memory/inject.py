@@ -35,13 +35,22 @@ def prompt_text(digest: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
 
 
 def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
-    from capy.memory.words import stems
+    from capy.memory.words import stem_pairs, stems
 
     budget = digest["prompt"]
     records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]
     if not records:
         return []
-    query = stems(prompt) - set(digest.get("stopwords", ()))
+    stopwords = set(digest.get("stopwords", ()))
+    query = stems(prompt) - stopwords
+    phrases = stem_pairs(prompt, stopwords)
+    boost = budget.get("phrase_boost", 0.0)
+    # The programs the prompt's words go with (the entity graph learned from the records) join
+    # the query at a lower weight: "run the rust tests" is about cargo.
+    graph = digest.get("graph", {})
+    linked = {program for term in query for program in graph.get(term, ())} - query
+    linked_weight = budget.get("graph_weight", 0.0)
+    other = budget.get("unanchored_weight", 1.0)
     frequency: dict[str, int] = {}
     for record in records:
         for term in record["terms"]:
@@ -58,13 +67,20 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     scored = []
     for record in records:
         shared = query.intersection(record["terms"])
+        via_graph = linked.intersection(record["terms"]) if linked_weight else set()
         if len(shared) < budget["min_shared_terms"]:
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
         # its task), not only words of an error message.
         if budget["anchored"] and not shared.intersection(record.get("anchors", ())):
             continue
-        weight = sum(idf(term) for term in shared)
+        # Words side by side in both ("cargo test") say more than the same words apart.
+        together = len(phrases.intersection(record.get("pairs", ())))
+        # A stem only the error message holds is weaker evidence than one the record is about.
+        anchors = set(record.get("anchors", ()))
+        weight = sum(idf(term) * (1.0 if term in anchors else other) for term in shared)
+        weight += linked_weight * sum(idf(term) for term in via_graph)
+        weight *= 1 + boost * together
         if weight / possible < budget["relevance_floor"]:
             continue
         scored.append((weight * (0.5 + record["confidence"]), record))

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from capy.memory.gate import score_fix, score_sentence
 from capy.memory.model import Lesson
-from capy.memory.signals import Action, Edit, Said, backticked, command_words
-from capy.memory.words import stems
+from capy.memory.signals import Action, Edit, Said, backticked, command_words, quoted_in
+from capy.memory.words import WORD_PART, stems
 
 if TYPE_CHECKING:
     from capy.memory.llm_gate import LlmGate
@@ -43,6 +43,9 @@ def session_lessons(
         if lesson is None:
             continue
         lesson.task = _task(events, index, lesson.capsules)
+        if lesson.veto:
+            rejected.append(Rejected(lesson, lesson.veto))
+            continue
         if llm is not None:
             scores, why = llm.scores(lesson)
             if scores is not None:
@@ -64,30 +67,66 @@ def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Less
         return None
     learning = pack.learning
     edits: list[str] = []
+    ran: list[str] = []  # other commands that worked before the fix (`mix format`)
+    bypassed: Lesson | None = None
+    attempted = _bypass("", error.command, pack)
     for later in events[index + 1 : index + 1 + learning.fix_window]:
         if isinstance(later, Edit):
             edits.extend(later.files)
             continue
         if not isinstance(later, Action) or later.tool != error.tool:
             continue
-        if len(later.words & error.words) < learning.min_shared_words:
+        if not _related(error, later, pack):
+            if not later.failed and later.command:
+                ran.append(_quoted(later.command))
             continue
         if later.failed:
             if later.signature == error.signature:
                 continue  # the same failure again: keep looking for what worked
-            return None  # another failure of the same action: the story is not a fix
-        return _fix_lesson(session, error, later, edits, pack)
+            return bypassed  # another failure of the same action: the story is not a fix
+        lesson = _fix_lesson(session, error, later, edits, ran, pack)
+        if attempted is not None:
+            lesson.veto = f"the failing command was itself a safety bypass ({attempted})"
+            return lesson
+        check = _bypass(error.command, later.command, pack)
+        if check is None:
+            return lesson
+        # Silencing the check is no fix; a later related success without a bypass still is.
+        if bypassed is None:
+            lesson.veto = f"the fix only bypassed a safety check ({check})"
+            bypassed = lesson
+    return bypassed
+
+
+def _related(error: Action, later: Action, pack: MemoryPack) -> bool:
+    """The same action again: enough shared command words besides the program's own name (a
+    `git status` after a failed `git commit` is no attempt at the commit)."""
+    program = next(iter(WORD_PART.findall(" ".join(_programs(error.command)))), "").lower()
+    shared = (later.words & error.words) - {program}
+    return len(shared) >= pack.learning.min_shared_words
+
+
+def _bypass(failed: str, fixed: str, pack: MemoryPack) -> str | None:
+    """The pack's bypass the fix adds and the failing command did not have, if any."""
+    for rule in pack.live_bypasses:
+        if rule.regex.search(fixed) and not rule.regex.search(failed):
+            return rule.id
     return None
 
 
 def _fix_lesson(
-    session: str, error: Action, fix: Action, edits: list[str], pack: MemoryPack
+    session: str, error: Action, fix: Action, edits: list[str], ran: list[str], pack: MemoryPack
 ) -> Lesson:
     failing = _quoted(error.command)
     quoted = f'"{error.line}"' if error.line else "an error"
     if fix.command.strip() == error.command.strip():
-        changed = ", ".join(dict.fromkeys(edits)) or "nothing"
-        how = f"editing {changed} and then running it again worked"
+        steps = []
+        if ran:
+            steps.append("running " + ", ".join(dict.fromkeys(ran)))
+        steps.append("editing " + (", ".join(dict.fromkeys(edits)) or "nothing"))
+        if ran and not edits:
+            steps.pop()
+        how = f"{' and '.join(steps)} and then running it again worked"
     else:
         how = f"{_quoted(fix.command)} worked"
     text = f"When {failing} fails with {quoted}, {how}."
@@ -105,7 +144,7 @@ def _fix_lesson(
         signature=error.signature,
         fix=fix.command,
     )
-    lesson.scores = score_fix(error, fix, edits, pack)
+    lesson.scores = score_fix(error, fix, [*edits, *ran], pack)
     return lesson
 
 
@@ -138,8 +177,9 @@ def _from_sentence(
     sentence = said.sentence.strip()
     if sentence.endswith("?"):
         return None
+    quoted = quoted_in(sentence, pack)
     for phrasing in pack.live_phrasings:
-        what = phrasing.what(sentence)
+        what = phrasing.what(sentence, quoted)
         if what is None:
             continue
         block = _block_class(sentence, pack)

@@ -95,16 +95,31 @@ def give_feedback(
 
 
 def search_records(store: CapsuleStore, query: str, limit: int = 5) -> list[dict[str, Any]]:
-    """Records relevant to `query`, ranked as UserPromptSubmit ranks them."""
+    """Records relevant to `query`, ranked as UserPromptSubmit ranks them (words and the entity
+    graph), fused by reciprocal rank with the records nearest in meaning when the semantic model
+    is on the machine (a search is no hook: it may load the model)."""
     from capy.memory.digest import build_digest
     from capy.memory.inject import relevant
+    from capy.memory.vectors import text_similarity
 
     records = project_records(store)
     digest = build_digest(store.default_scope.project, records, store.rules)
-    ranked = {item["id"] for item in relevant(digest, query)[:limit]}
-    order = [item["id"] for item in relevant(digest, query)[:limit]]
-    by_id = {record["id"]: record for record in records if record["id"] in ranked}
-    return [by_id[item] for item in order]
+    lists = [[item["id"] for item in relevant(digest, query)]]
+    similar = text_similarity() if records else None
+    if similar is not None:
+        floor = store.rules.view("memory").injection.prompt.vector_floor
+        near = sorted(
+            ((similar(query, item["text"]), item["id"]) for item in records), reverse=True
+        )
+        lists.append([record_id for score, record_id in near if score >= floor])
+    fusion = store.rules.view("search").fusion
+    fused: dict[str, float] = {}
+    for ranked in lists:
+        for rank, record_id in enumerate(ranked, start=1):
+            fused[record_id] = fused.get(record_id, 0.0) + fusion.contribution(rank)
+    by_id = {record["id"]: record for record in records}
+    order = sorted(fused, key=lambda record_id: -fused[record_id])[:limit]
+    return [by_id[record_id] for record_id in order]
 
 
 def stats(store: CapsuleStore) -> dict[str, Any]:
@@ -136,3 +151,25 @@ def import_records(store: CapsuleStore, records: list[dict[str, Any]]) -> int:
             write_operation(store, operation, source="import")
             added += 1
     return added
+
+
+def provenance_of(store: CapsuleStore, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The capsules a record came from, oldest first: kind, time, session and first lines (as
+    the capsule log keeps them, redacted at capture). A forgotten capsule is said to be gone."""
+    found = []
+    for capsule_id in record.get("provenance", ()):
+        try:
+            _, capsule = store.find(capsule_id)
+        except CapsuleError:
+            found.append({"id": capsule_id, "kind": "gone", "at": "", "session": "", "text": ""})
+            continue
+        found.append(
+            {
+                "id": capsule.id,
+                "kind": capsule.kind,
+                "at": str(capsule.created_at),
+                "session": str(capsule.metadata.get("session_id") or ""),
+                "text": "" if capsule.forgotten else capsule.content[:400],
+            }
+        )
+    return found

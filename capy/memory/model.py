@@ -41,6 +41,7 @@ class Lesson:
     polarity: str | None = None  # do or avoid, for lessons from the user's words
     task: str | None = None  # what the user asked for in the session
     scores: dict[str, int] = field(default_factory=dict)
+    veto: str | None = None  # why no gate may keep it (a fix that only bypassed a check)
 
 
 @dataclass

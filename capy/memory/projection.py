@@ -20,6 +20,7 @@ from capy.memory.words import stems
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule, Scope
     from capy.memory.llm_gate import LlmGate
+    from capy.memory.vectors import Similarity
     from capy.rules.views.memory import MemoryPack
 
 
@@ -30,14 +31,19 @@ class Projection:
     log: list[tuple[float, str, str, str]] = field(
         default_factory=list
     )  # at, record, event, detail
+    similar: Similarity | None = None  # cosine of two texts, when vectors are available
 
 
 def project(
-    capsules: list[Capsule], scope: Scope, pack: MemoryPack, llm: LlmGate | None = None
+    capsules: list[Capsule],
+    scope: Scope,
+    pack: MemoryPack,
+    llm: LlmGate | None = None,
+    similar: Similarity | None = None,
 ) -> Projection:
     """The records `capsules` (one scope's, in log order) teach under `pack` (and the LLM gate,
-    when one is configured or its replies are cached)."""
-    projection = Projection()
+    when one is configured or its replies are cached; cosine dedup when `similar` is given)."""
+    projection = Projection(similar=similar)
     for session in sessions_of(capsules, pack):
         lessons, rejected, fallbacks = session_lessons(session, pack, llm)
         for item in rejected:
@@ -123,11 +129,21 @@ def _duplicate_of(projection: Projection, lesson: Lesson, pack: MemoryPack) -> R
     if lesson.signature is not None:
         return None  # error rules are one record per signature and fix: their key decides
     mine = stems(lesson.text)
-    for record in projection.records.values():
-        if record.type != lesson.type or record.superseded_by:
-            continue
+    # Opposite polarities are a contradiction (superseded below), never one record.
+    alike = [
+        record
+        for record in projection.records.values()
+        if record.type == lesson.type
+        and not record.superseded_by
+        and (record.polarity == lesson.polarity or None in (record.polarity, lesson.polarity))
+    ]
+    for record in alike:
         if jaccard(mine, stems(record.text)) >= pack.dedup.lexical_similarity:
             return record
+    if projection.similar is not None:
+        for record in alike:
+            if projection.similar(lesson.text, record.text) >= pack.dedup.cosine_similarity:
+                return record
     return None
 
 
@@ -174,13 +190,18 @@ def _feedback_in_session(projection: Projection, events: list, pack: MemoryPack)
             record = projection.records.get(str(shown))
             if record is None:
                 continue
-            verdict = _verdict(record, events[index + 1 : index + 1 + window])
+            verdict = _verdict(record, events[index + 1 : index + 1 + window], pack)
             if verdict is not None:
                 _count(record, verdict, event.capsule)
                 projection.log.append((event.at, record.id, verdict, "after injection"))
 
 
-def _verdict(record: Record, later: list) -> str | None:
+def _verdict(record: Record, later: list, pack: MemoryPack) -> str | None:
+    """Harmful when the user corrects against the record after it was said, or its error comes
+    back; helpful when a related action succeeds. A correction outweighs an earlier success:
+    the agent followed the record and the user said that was wrong."""
+    if any(isinstance(item, Said) and _corrects(record, item.sentence, pack) for item in later):
+        return "harmful"
     related = set(record.words)
     for item in later:
         if isinstance(item, Action):
@@ -188,9 +209,26 @@ def _verdict(record: Record, later: list) -> str | None:
                 return "harmful"
             if not item.failed and related and len(item.words & related) >= 2:
                 return "helpful"
-        if isinstance(item, Said) and record.type != "rule":
-            continue
     return None
+
+
+def _corrects(record: Record, sentence: str, pack: MemoryPack) -> bool:
+    """The sentence is a correction (a pack phrasing of that intent, outside quotes) about the
+    record: it names one of its entities or shares two of its command words."""
+    from capy.memory.signals import command_words, quoted_in
+
+    quoted = quoted_in(sentence, pack)
+    phrasing = next(
+        (item for item in pack.live_phrasings if item.what(sentence, quoted) is not None), None
+    )
+    if phrasing is None or phrasing.intent != "correction":
+        return False
+    lowered = sentence.lower()
+    # A lone program name (git, pnpm) is too broad; a command, flag or path is the record's own.
+    if any(entity.lower() in lowered for entity in record.entities if not entity.isalnum()):
+        return True
+    said = command_words(sentence, pack.learning.min_word_chars)
+    return len(said & set(record.words)) >= 2
 
 
 def _count(record: Record, verdict: str, capsule: str) -> None:

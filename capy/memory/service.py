@@ -40,13 +40,16 @@ def learn(store: CapsuleStore, *, rebuild: bool = False, now: float | None = Non
     if rebuild:
         tables.clear(store.conn)
     from capy.memory.llm_gate import gate_for
+    from capy.memory.vectors import text_similarity
 
     pack = store.rules.view("memory")
     llm = gate_for(store, pack)
     report = LearnReport()
-    for scope, last_n in tables.scopes_with_news(store.conn, version):
+    news = tables.scopes_with_news(store.conn, version)
+    similar = text_similarity() if news else None
+    for scope, last_n in news:
         capsules = [capsule for _, capsule in store.backend.scan(scope)]
-        projection = project(capsules, scope, pack, llm)
+        projection = project(capsules, scope, pack, llm, similar)
         records = [record.as_json() for record in projection.records.values()]
         tables.replace_scope(
             store.conn, scope, records, projection.log, last_n=last_n, version=version

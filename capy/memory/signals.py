@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 MEMORY_KEY = "memory"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _BACKTICKS = re.compile(r"`([^`\n]{1,200})`")
+# A quoted shell argument (a commit message, a --reason): data the command carries, whose words
+# do not make two commands the same action. A script after `-c` (`bash -c '...'`) is the command.
+_QUOTED_ARGUMENT = re.compile(r"(?<!-c )(?:'[^']*'|\"(?:[^\"\\]|\\.)*\")")
 
 
 @dataclass
@@ -106,7 +109,9 @@ def _events(capsule: Capsule, pack: MemoryPack) -> list[Any]:
     if isinstance(operation, dict) and isinstance(operation.get("op"), str):
         return [Operation(capsule.id, operation, at)]
     if capsule.kind == "prompt":
-        return [Said(capsule.id, sentence, at) for sentence in sentences(capsule.content)]
+        if capsule.metadata.get("agent_id"):
+            return []  # a subagent's prompt is the parent agent's or the harness's words
+        return [Said(capsule.id, text, at) for text in own_sentences(capsule.content, pack)]
     if capsule.kind == "diff":
         files = tuple(str(item) for item in capsule.metadata.get("files") or ())
         return [Edit(capsule.id, files, at)]
@@ -115,8 +120,27 @@ def _events(capsule: Capsule, pack: MemoryPack) -> list[Any]:
     return []
 
 
-def sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+def own_sentences(text: str, pack: MemoryPack) -> list[str]:
+    """The sentences of a prompt in the user's own words: pasted blocks (fences, quoted lines,
+    indented code, harness tags) left out, and no sentence split inside inline quotes."""
+    for rule in pack.quoted_spans("block"):
+        text = rule.regex.sub("\n", text)
+    inline = quoted_in(text, pack)
+    found, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        if any(begin <= end.start() < stop for begin, stop in inline):
+            continue
+        found.append(text[start : end.start()])
+        start = end.end()
+    found.append(text[start:])
+    return [part.strip() for part in found if part.strip()]
+
+
+def quoted_in(text: str, pack: MemoryPack) -> tuple[tuple[int, int], ...]:
+    """Where `text` quotes someone else's words inline: no phrasing starts there."""
+    return tuple(
+        found.span() for rule in pack.quoted_spans("inline") for found in rule.regex.finditer(text)
+    )
 
 
 def _action(capsule: Capsule, at: float, pack: MemoryPack) -> Action:
@@ -133,7 +157,7 @@ def _action(capsule: Capsule, at: float, pack: MemoryPack) -> Action:
         failed=capsule.kind == "error",
         output=output,
         at=at,
-        words=command_words(subject, pack.learning.min_word_chars),
+        words=command_words(_QUOTED_ARGUMENT.sub(" ", subject), pack.learning.min_word_chars),
         files=files,
     )
     if action.failed:

@@ -48,6 +48,8 @@ _correctors: dict[int, Corrector] = {}  # one LRU per cache size, for the life o
 
 @dataclass(frozen=True)
 class _Retrieved:
+    """The fused candidates of one query and the terms that found them."""
+
     fused: list[Fused]
     terms: tuple[Term, ...]
     corrected: bool = False

@@ -17,6 +17,8 @@ BOTH_LISTS = "rrf"
 
 @dataclass
 class Fused:
+    """A candidate, its fused score and the lists that found it."""
+
     candidate: Candidate
     score: float
     lists: list[str] = field(default_factory=list)  # names of the lists that found it

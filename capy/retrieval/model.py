@@ -14,6 +14,8 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class SearchFilters:
+    """Which sources a search looks in."""
+
     kinds: tuple[str, ...] | None = None  # None = the retention pack's default-search kinds
     source: str | None = None  # exact source label, or a label prefix ending in "*"
     # Sources in scope whatever their kind: the searching session's own ephemeral output, which
@@ -47,6 +49,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """One ranked chunk a search found, with its snippet."""
+
     chunk_id: int
     source_id: int
     source_label: str
@@ -60,6 +64,8 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """The hits of one query, and what was corrected or left out."""
+
     query: str
     hits: tuple[SearchHit, ...]
     corrected_query: str | None = None  # set when fuzzy correction changed the query

@@ -80,6 +80,8 @@ class Term:
 
 @dataclass(frozen=True)
 class ParsedQuery:
+    """A query's text and the terms parsed from it."""
+
     text: str
     terms: tuple[Term, ...]
 

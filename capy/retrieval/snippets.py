@@ -18,6 +18,8 @@ from capy.rules.views.search import Snippets
 
 @dataclass
 class _Window:
+    """A stretch of content a snippet may show, and the matches in it."""
+
     start: int
     end: int
     terms: set[int] = field(default_factory=set)

@@ -62,6 +62,8 @@ Cover = Factor | AnyOf | AllOf
 
 @dataclass(frozen=True)
 class ScanPlan:
+    """How a detector's regex is run over a text: the windows it tries."""
+
     cover: Cover
     width: int | None  # longest match; None: matches never span a newline (line windows)
     reach: int  # width mode: how far past a start an attempt reads; line mode: past the line

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from capy.codecache import compile_trusted
 from capy.masking import judged_spans
 from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
 
 
 @dataclass(frozen=True)
 class SecretFinding:
+    """Where one rule found a secret."""
+
     rule_id: str
     start: int
     end: int
@@ -26,6 +29,8 @@ class SecretFinding:
 
 @dataclass(frozen=True)
 class SecretDetector:
+    """One secret rule, compiled: its regex, keywords, entropy floor and allowlist."""
+
     rule_id: str
     pattern: re.Pattern[str]
     keywords: tuple[str, ...]
@@ -53,7 +58,7 @@ def compile_detector(
     allow = [*rule.get("allowlist", ()), *(_allow_pattern(item) for item in global_allowlist)]
     return SecretDetector(
         rule_id=rule["id"],
-        pattern=re.compile(rule["pattern"]),
+        pattern=compile_trusted(rule["pattern"]),
         keywords=tuple(keyword.lower() for keyword in rule.get("keywords", ())),
         min_entropy=rule.get("entropy"),
         allowlist=AllowPatterns(allow),

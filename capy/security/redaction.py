@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Redaction:
+    """A text with its secrets masked, and what was found."""
+
     text: str
     findings: tuple[SecretFinding, ...]
 

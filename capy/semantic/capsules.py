@@ -18,9 +18,13 @@ class LazyEmbedder:
         self.dims = model.dimensions
 
     def embed(self, texts: Sequence[str]) -> Sequence[bytes]:
+        return self.session().embed(texts)
+
+    def session(self) -> Any:
+        """The process's ONNX session for the model (loaded on first use)."""
         from capy.semantic.embedder import shared_embedder
 
-        return shared_embedder(self._model, self._threads).embed(texts)
+        return shared_embedder(self._model, self._threads)
 
 
 def capsule_embedder() -> LazyEmbedder | None:

@@ -94,16 +94,19 @@ def embed_backlog(
     deadline: float | None = None,
     stop: threading.Event | None = None,
     progress: Progress | None = None,
+    quiet_seconds: float = 0.0,
 ) -> int:
     """Embed waiting sources until the backlog is empty, `deadline` (monotonic) passes or `stop`
-    is set; the number of chunks embedded. Sleeps after each batch to keep to `cpu_share`."""
+    is set; the number of chunks embedded. Sleeps after each batch to keep to `cpu_share`, and
+    (`quiet_seconds` > 0) starts no batch while a tool call of this process runs or has just
+    ended (`capy.foreground`)."""
     waiting = backlog(store.conn, pieces.version, kinds)
     done_chunks = 0
     for done, (source_id, _) in enumerate(waiting, start=1):
         if (deadline is not None and time.monotonic() > deadline) or (stop and stop.is_set()):
             break
         done_chunks += _embed_source(
-            store, embedder, pieces, source_id, batch_size, cpu_share, stop
+            store, embedder, pieces, source_id, batch_size, cpu_share, stop, quiet_seconds
         )
         if progress:
             progress(done, len(waiting), done_chunks)
@@ -136,7 +139,10 @@ def _embed_source(
     batch_size: int,
     cpu_share: float,
     stop: threading.Event | None,
+    quiet_seconds: float = 0.0,
 ) -> int:
+    from capy.foreground import wait_until_quiet
+
     conn = store.conn
     first, last = chunk_rowid_range(source_id)
     row = conn.execute("SELECT index_version FROM sources WHERE id = ?", (source_id,)).fetchone()
@@ -155,6 +161,9 @@ def _embed_source(
     ]
     vectors: list[bytes] = []
     for start in range(0, len(parts), batch_size):
+        wait_until_quiet(quiet_seconds, stop)
+        if stop is not None and stop.is_set():
+            return 0  # still in the backlog: the next run embeds it whole
         started = time.thread_time()
         vectors += embedder.embed([text for _, _, text in parts[start : start + batch_size]])
         _pace(time.thread_time() - started, cpu_share, stop)

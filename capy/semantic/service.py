@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from capy.foreground import wait_until_quiet
 from capy.semantic import SemanticError, extra_installed, require_extra
 
 if TYPE_CHECKING:
@@ -90,8 +91,11 @@ def index_now(
     cpu_share: float = 1.0,
     seconds: float | None = None,
     progress: Any = None,
+    stop: threading.Event | None = None,
+    quiet_seconds: float = 0.0,
 ) -> int:
-    """Embed the backlog now; the number of chunks embedded."""
+    """Embed the backlog now; the number of chunks embedded. `stop` ends it between batches;
+    `quiet_seconds` makes it step aside for this process's tool calls (`capy.foreground`)."""
     from capy.semantic.embedder import shared_embedder
     from capy.semantic.knowledge import embed_backlog, pieces_for
 
@@ -112,6 +116,8 @@ def index_now(
         cpu_share=cpu_share,
         deadline=deadline,
         progress=progress,
+        stop=stop,
+        quiet_seconds=quiet_seconds,
     )
 
 
@@ -140,9 +146,19 @@ class BackgroundEmbedder:
         self._stop.wait(5.0)  # after the server's own start-up
         while not self._stop.is_set():
             done = 0
+            # Not even the model is loaded while the server's tool calls keep coming.
+            wait_until_quiet(pack.embedding.quiet_seconds, self._stop)
+            if self._stop.is_set():
+                break
             try:
                 with self._open_store() as store:
-                    done = index_now(store, self._rules, cpu_share=pack.embedding.cpu_share)
+                    done = index_now(
+                        store,
+                        self._rules,
+                        cpu_share=pack.embedding.cpu_share,
+                        stop=self._stop,
+                        quiet_seconds=pack.embedding.quiet_seconds,
+                    )
             except Exception:
                 logger.warning("a background embedding round failed", exc_info=True)
             if not done:

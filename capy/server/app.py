@@ -4,8 +4,9 @@ The server ends when stdin closes (the client went away), when its parent proces
 agent killed without closing the pipe) or on SIGTERM or SIGHUP; each way it kills every
 sandboxed call still running, terminates the background jobs it started, checkpoints the
 knowledge base's WAL and closes the connections it kept open, so nothing is left running or
-half-written. While it runs, the WAL is checkpointed on a schedule (capy.server.upkeep) and the
-capsule pipeline drains in a bounded background thread (capy.capsules.pipeline.background).
+half-written. While it runs, the WAL is checkpointed on a schedule and, once the client has its
+tool list, the capsule pipeline and the semantic embedder work in background threads
+(capy.server.upkeep).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from capy.api.workspace import Workspace
+    from capy.server.mcp_server import CapyServer
 
 logger = logging.getLogger("capy.server")
 
@@ -39,11 +41,9 @@ INSTRUCTIONS = (
 PARENT_POLL_S = 2.0
 
 
-def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
-    from capy.api.knowledge import SearchThrottle
+def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> CapyServer:
     from capy.server.catalog import register_catalog
     from capy.server.mcp_server import CapyServer
-    from capy.server.tools import register_tools
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
@@ -52,8 +52,16 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
         finally:
             await anyio.to_thread.run_sync(shutdown, workspace)
 
+    def add_tools() -> None:
+        from capy.api.knowledge import SearchThrottle
+        from capy.server.tools import register_tools
+
+        register_tools(server, workspace, SearchThrottle(), mcp_hooks=mcp_hooks)
+
     server = CapyServer(
         workspace,
+        add_tools=add_tools,
+        mcp_hooks=mcp_hooks,
         name="capy",
         title="capy",
         version=__version__,
@@ -61,16 +69,19 @@ def build_server(workspace: Workspace, *, mcp_hooks: bool = False) -> MCPServer:
         lifespan=lifespan,
         log_level="WARNING",
     )
-    register_tools(server, workspace, SearchThrottle(), mcp_hooks=mcp_hooks)
     register_catalog(server, workspace)
     return server
 
 
 def shutdown(workspace: Workspace) -> None:
     """End running calls and background jobs, checkpoint the WAL; each step never raising."""
-    from capy.executor import shutdown_background
+    from capy.executor import prejoin, shutdown_background
     from capy.executor.processes import terminate_all
 
+    try:
+        prejoin.stop()
+    except Exception:  # the next step must still run
+        logger.warning("ending the ready spawner failed", exc_info=True)
     try:
         shutdown_background()
     except Exception:  # the next step must still run
@@ -95,45 +106,23 @@ async def serve_stdio(
     project_dir: Path | None = None, db_path: Path | None = None, mcp_hooks: bool = False
 ) -> None:
     from capy.api.workspace import Workspace
-    from capy.capsules.pipeline.background import start_background_pipeline
-    from capy.server.upkeep import checkpoint_periodically, drain_capture_spool
+    from capy.executor.prejoin import keep_ready
+    from capy.server.upkeep import BackgroundWork, checkpoint_periodically
 
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
-    pipeline = start_background_pipeline(workspace.project_dir)
-    embedder = _start_embedder(workspace.project_dir, db_path)
+    keep_ready()  # each sandboxed call's first process has entered its cgroups ahead of time
+    background = BackgroundWork(workspace, db_path, tools=server.add_capy_tools)
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_watch_parent, workspace, os.getppid())
             group.start_soon(_watch_signals, workspace)
             group.start_soon(checkpoint_periodically, workspace)
-            group.start_soon(drain_capture_spool, workspace)
+            group.start_soon(background.start_when_listed, lambda: server.tools_listed)
             await server.run_stdio_async()
             group.cancel_scope.cancel()
     finally:
-        await anyio.to_thread.run_sync(pipeline.stop)
-        if embedder is not None:
-            await anyio.to_thread.run_sync(embedder.stop)
-
-
-def _start_embedder(project_dir: Path, db_path: Path | None):  # type: ignore[no-untyped-def]
-    """The semantic layer's background embedder, when its extra and model are installed (its
-    own connection; never on a tool call's path). None otherwise, or when it cannot start."""
-    from capy.semantic import extra_installed
-
-    if not extra_installed():
-        return None
-    try:
-        from capy.rules import load_rules
-        from capy.semantic.service import start_background_embedder
-        from capy.store import open_store
-
-        return start_background_embedder(
-            lambda: open_store(project_dir, db_path=db_path), load_rules(project_dir)
-        )
-    except Exception:  # the server runs without vectors rather than not at all
-        logger.warning("the background embedder did not start", exc_info=True)
-        return None
+        await anyio.to_thread.run_sync(background.stop)
 
 
 async def _watch_signals(workspace: Workspace) -> None:

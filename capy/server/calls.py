@@ -53,25 +53,35 @@ async def run_tool(
     broken import is a tool error, not a crash).
     """
     from capy.executor.cancel import cancellable
+    from capy.foreground import foreground_call
 
     cancel = threading.Event()
-    try:
-        function = _resolve(work) if isinstance(work, str) else work
-        with cancellable(cancel):  # the worker thread inherits this context
-            reply = await anyio.to_thread.run_sync(
-                functools.partial(function, workspace, **arguments),
-                limiter=_threads(),
-                abandon_on_cancel=True,
-            )
-    except anyio.get_cancelled_exc_class():
-        cancel.set()  # the abandoned thread's sandboxed processes die now, not at the end
-        raise
-    except Exception as error:  # every failure must reach the agent as text
-        reply = ToolReply(explain_error(name, error), is_error=True)
-    reply = await anyio.to_thread.run_sync(_outbound, workspace, reply, limiter=_threads())
+    with foreground_call():  # background work in this process waits for it
+        try:
+            function = _resolve(work) if isinstance(work, str) else work
+            with cancellable(cancel):  # the worker thread inherits this context
+                # The reply is redacted on the same worker thread: each hop between the event
+                # loop and a worker costs a thread wake-up, several on a busy machine.
+                reply = await anyio.to_thread.run_sync(
+                    functools.partial(_work_then_outbound, function, workspace, arguments),
+                    limiter=_threads(),
+                    abandon_on_cancel=True,
+                )
+        except anyio.get_cancelled_exc_class():
+            cancel.set()  # the abandoned thread's sandboxed processes die now, not at the end
+            raise
+        except Exception as error:  # every failure must reach the agent as text
+            failed = ToolReply(explain_error(name, error), is_error=True)
+            reply = await anyio.to_thread.run_sync(_outbound, workspace, failed, limiter=_threads())
     workspace.stats.record(name, reply)
     content = [TextContent(type="text", text=reply.text)]
     return CallToolResult(content=content, structured_content=reply.data, is_error=reply.is_error)
+
+
+def _work_then_outbound(
+    function: Callable[..., ToolReply], workspace: Workspace, arguments: dict[str, Any]
+) -> ToolReply:
+    return _outbound(workspace, function(workspace, **arguments))
 
 
 def _outbound(workspace: Workspace, reply: ToolReply) -> ToolReply:

@@ -9,6 +9,7 @@ value.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -19,10 +20,11 @@ from pydantic import AnyUrl, ValidationError
 from capy.server.catalog import read_source_resource, source_resources
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from mcp.server.lowlevel.helper_types import ReadResourceContents
     from mcp.types import Resource
+    from mcp.types import Tool as MCPTool
 
     from capy.api.workspace import Workspace
 
@@ -30,15 +32,52 @@ if TYPE_CHECKING:
 class CapyServer(MCPServer):
     """MCPServer whose resource list is the knowledge base's sources, read on each request."""
 
-    def __init__(self, workspace: Workspace, **options: Any) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        add_tools: Callable[[], None],
+        mcp_hooks: bool = False,
+        **options: Any,
+    ) -> None:
         # subscriptions=False: no `subscriptions/listen`, so neither `listChanged` nor
         # `resources.subscribe` is advertised: capy sends no such notifications.
         super().__init__(subscriptions=False, **options)
         self._workspace = workspace
+        # The tools are built on first need (capy.server.tool_list says why).
+        self._add_tools = add_tools
+        self._mcp_hooks = mcp_hooks
+        self._tools_lock = threading.Lock()
+        self._tools_added = False
+        # Set by the first tools/list answer: background work waits for it (capy.server.upkeep).
+        self.tools_listed = False
+
+    def add_capy_tools(self) -> None:
+        """Build and register the capy_* tools, once, from any thread."""
+        with self._tools_lock:
+            if not self._tools_added:
+                self._add_tools()
+                self._tools_added = True
+
+    async def list_tools(self) -> list[MCPTool]:
+        from capy.server.tool_list import load_tool_list, save_tool_list
+
+        tools = None if self._tools_added else load_tool_list(self._mcp_hooks)
+        if tools is None:
+            self.add_capy_tools()
+            tools = await super().list_tools()
+            save_tool_list(self._mcp_hooks, tools)
+        self.tools_listed = True
+        return tools
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self.add_capy_tools()
+        return super()._tool_input_schema(name)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult:
+        self.add_capy_tools()
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:

@@ -1,5 +1,12 @@
-"""The server's upkeep: the capture spool drained at start, and the WAL checkpointed on a
-schedule, since its kept-open connections never close.
+"""The server's upkeep: background work started once the client has its tools, and the WAL
+checkpointed on a schedule, since its kept-open connections never close.
+
+Background work (the capture spool drained once, the capsule pipeline's thread, the semantic
+embedder's thread) starts after the first `tools/list` answer, or `BACKGROUND_AT_LATEST_S`
+after start for a client that never lists tools: its imports and its first reads would
+otherwise share the interpreter with answering `initialize` and `tools/list`, the time an agent
+waits before it can call a tool (several hundred milliseconds of a start on a loaded 2-core
+machine). A client that leaves before then starts none of it.
 
 SQLite checkpoints by itself as commits grow the WAL (every 1,000 pages), and the last
 connection to close checkpoints the rest; a server that keeps its connections open for hours
@@ -11,7 +18,10 @@ full checkpoint that truncates the WAL.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -23,6 +33,10 @@ logger = logging.getLogger("capy.server")
 
 # Often enough that a crash leaves little to replay, rarely enough to cost nothing.
 CHECKPOINT_INTERVAL_S = 60.0
+# After the tool list went out, so its answer is written before the background imports begin.
+BACKGROUND_AFTER_LIST_S = 0.5
+BACKGROUND_AT_LATEST_S = 5.0
+_LISTED_POLL_S = 0.05
 
 
 async def checkpoint_periodically(workspace: Workspace) -> None:
@@ -42,15 +56,83 @@ def passive_checkpoint(workspace: Workspace) -> None:
         logger.debug("a scheduled checkpoint was skipped", exc_info=True)
 
 
-async def drain_capture_spool(workspace: Workspace) -> None:
-    """Once at start: move what hooks spooled into the capsule log, off the event loop."""
-    await anyio.to_thread.run_sync(_drain_capture_spool, workspace)
+class BackgroundWork:
+    """The server's background threads: started at most once, stopped at exit."""
+
+    def __init__(
+        self, workspace: Workspace, db_path: Path | None, *, tools: Callable[[], None]
+    ) -> None:
+        self._workspace = workspace
+        self._add_tools = tools
+        self._db_path = db_path
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._threads: list[Any] = []  # each has stop()
+
+    async def start_when_listed(self, listed: Callable[[], bool]) -> None:
+        """Wait until `listed()` is true (the tool list was answered) or the latest start;
+        then build the tools (a list answered from its file left them to build), and start
+        the rest a moment later, each on a worker thread."""
+        waited = 0.0
+        while not listed() and waited < BACKGROUND_AT_LATEST_S:
+            await anyio.sleep(_LISTED_POLL_S)
+            waited += _LISTED_POLL_S
+        await anyio.to_thread.run_sync(self._add_tools)
+        await anyio.sleep(BACKGROUND_AFTER_LIST_S)
+        await anyio.to_thread.run_sync(self.start)
+
+    def start(self) -> None:
+        from capy.capsules.pipeline.background import start_background_pipeline
+
+        _drain_capture_spool(self._workspace)
+        project_dir = self._workspace.project_dir
+        for begin in (
+            lambda: start_background_pipeline(project_dir),
+            lambda: _start_embedder(project_dir, self._db_path),
+        ):
+            with self._lock:
+                if self._stopped:
+                    return
+                started = begin()
+                if started is not None:
+                    self._threads.append(started)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            threads, self._threads = self._threads, []
+        for thread in threads:
+            try:
+                thread.stop()
+            except Exception:  # the next one must still stop
+                logger.warning("stopping a background thread failed", exc_info=True)
 
 
 def _drain_capture_spool(workspace: Workspace) -> None:
+    """Move what hooks spooled into the capsule log."""
     from capy.capsules.spool import drain_for_project
 
     try:
         drain_for_project(workspace.project_dir, workspace.rules)
     except Exception:  # broken packs are the tools' to report; the spool waits
         logger.debug("the capture spool was not drained", exc_info=True)
+
+
+def _start_embedder(project_dir: Path, db_path: Path | None):  # type: ignore[no-untyped-def]
+    """The semantic layer's background embedder, when its extra and model are installed (its
+    own connection; never on a tool call's path). None otherwise, or when it cannot start."""
+    from capy.semantic import extra_installed
+
+    if not extra_installed():
+        return None
+    try:
+        from capy.rules import load_rules
+        from capy.semantic.service import start_background_embedder
+        from capy.store import open_store
+
+        return start_background_embedder(
+            lambda: open_store(project_dir, db_path=db_path), load_rules(project_dir)
+        )
+    except Exception:  # the server runs without vectors rather than not at all
+        logger.warning("the background embedder did not start", exc_info=True)
+        return None

@@ -7,10 +7,10 @@ The cap is applied after redaction because redaction changes the length, and the
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
+from capy.digests import sha256
 from capy.rules.views.retention import OversizePolicy, Size
 from capy.rules.views.secrets import SecretsPack
 from capy.store.errors import StoreError
@@ -57,7 +57,7 @@ def prepare_content(
     data = capped.encode("utf-8")
     return PreparedContent(
         text=capped,
-        content_hash=hashlib.sha256(data).hexdigest(),
+        content_hash=sha256(data).hexdigest(),
         size=len(data),
         redactions=redactions,
         omitted_bytes=omitted,

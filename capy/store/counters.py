@@ -14,7 +14,6 @@ scored per source, from a covering index rather than from the raw content.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sqlcipher3
+
+from capy.digests import sha256
 
 if TYPE_CHECKING:
     from capy.rules.views.retention import RetentionPack
@@ -35,6 +36,8 @@ SALIENCE_BATCH = 200
 
 @dataclass(frozen=True)
 class KindCount:
+    """Sources, raw bytes and chunks of one source kind."""
+
     kind: str
     sources: int
     raw_bytes: int
@@ -180,7 +183,7 @@ def salience_version(pack: RetentionPack) -> str:
         salience.sample_bytes,
         [[rule.pattern, rule.weight] for rule in salience.active_rules],
     ]
-    return hashlib.sha256(json.dumps(scoring).encode()).hexdigest()[:16]
+    return sha256(json.dumps(scoring).encode()).hexdigest()[:16]
 
 
 def _stored_version(conn: sqlcipher3.Connection) -> str | None:

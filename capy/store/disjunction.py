@@ -23,8 +23,8 @@ changes: the FTS5 structure record changes with every write, so it keys the cach
 
 from __future__ import annotations
 
+import _thread  # threading's Lock itself, without the module a search does not otherwise need
 import math
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,12 +47,14 @@ Fetch = Callable[[str, Sequence[object]], list[tuple] | None]
 
 @dataclass
 class _Counts:
+    """Cached match counts of one vocabulary state."""
+
     structure: bytes | None = None
     by_phrase: OrderedDict[str, int] = field(default_factory=OrderedDict)
 
 
 _counts: dict[tuple[str, str], _Counts] = {}
-_counts_lock = threading.Lock()  # the server may search from several threads
+_counts_lock = _thread.allocate_lock()  # the server may search from several threads
 
 
 def top_of_any(

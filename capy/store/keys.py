@@ -28,14 +28,15 @@ from typing import TYPE_CHECKING
 
 from capy.store.errors import KeyFileError
 
-# hashlib, hmac and secrets are imported where a key is derived or made: opening a store with
-# a key it has needs none of them, and loading OpenSSL's hashes costs a warm command dearly.
+# hashlib and secrets are imported where a key is stretched or made: opening a store with a key
+# it has needs neither, and loading OpenSSL's hashes costs a warm command dearly (capy.digests).
 
 if TYPE_CHECKING:  # only ever handed one: importing pydantic costs a hook several starts
     from pydantic import SecretStr
 
 KEY_BYTES = 32
 _HEX_KEY = re.compile(r"(?:[xX]'([0-9a-fA-F]{64})'|([0-9a-fA-F]{64}))")
+_KEY_FILE_TEXT = re.compile(r"[0-9a-fA-F]{64}")
 _KDF_ROUNDS = 256_000
 _KEY_CHECK_LABEL = b"capy key check v1"
 
@@ -78,20 +79,18 @@ class DatabaseKey:
 
     def fingerprint(self) -> str:
         """A keyed hash that says whether two keys are the same and reveals nothing about them."""
-        import hashlib
-        import hmac
+        from capy.digests import hmac_sha256
 
-        return hmac.new(self.raw, _KEY_CHECK_LABEL, hashlib.sha256).hexdigest()[:32]
+        return hmac_sha256(self.raw, _KEY_CHECK_LABEL).hex()[:32]
 
 
 def derived_key(key: DatabaseKey, purpose: str) -> bytes:
     """A 256-bit key for one `purpose` (e.g. sealing a database's archive), derived from the
     database's raw key: a file beside the database is readable exactly where the database
     is, with no second key to lose. HMAC-SHA256 of a uniformly random key is a sound KDF."""
-    import hashlib
-    import hmac
+    from capy.digests import hmac_sha256
 
-    return hmac.new(key.raw, b"capy derived key v1:" + purpose.encode(), hashlib.sha256).digest()
+    return hmac_sha256(key.raw, b"capy derived key v1:" + purpose.encode())
 
 
 def env_var_for(name: str) -> str:
@@ -167,7 +166,7 @@ def read_key_file(path: Path) -> bytes:
             "`capy encrypt --rotate`"
         )
     text = data.decode("ascii", errors="replace").strip()
-    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+    if not _KEY_FILE_TEXT.fullmatch(text):
         raise KeyFileError(
             f"key file {path} does not hold a 256-bit key (64 hex digits, got {len(text)} "
             "characters); restore it from a backup, or set the key in the environment instead"

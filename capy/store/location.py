@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capy.config.paths import project_root
+from capy.digests import sha256
 from capy.store.keys import KeySource, key_source
 
 if TYPE_CHECKING:  # pydantic-settings: only locating by the settings needs it
@@ -31,7 +31,7 @@ class StoreLocation:
 
 def project_hash(root: Path) -> str:
     """A short, stable directory name for a project root (its resolved path, hashed)."""
-    return hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return sha256(str(root.resolve()).encode()).hexdigest()[:16]
 
 
 def resolve_db_path(project_dir: Path, settings: Settings) -> Path:

@@ -13,7 +13,6 @@ Conventions the indexer and the retrieval core rely on (documented here, next to
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,8 @@ def chunk_rowid_range(source_id: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Migration:
+    """One named step of the schema, applied once in a transaction."""
+
     name: str
     sql: str
     # Data work SQL cannot express, run after `sql` in the same transaction.
@@ -318,6 +319,8 @@ def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRA
 def split_statements(sql: str) -> list[str]:
     """Split a script into statements (trigger bodies hold `;` too), without `executescript`,
     which would commit the transaction the migration runs in."""
+    import textwrap  # only when migrating: a store already current never splits a script
+
     statements, current = [], ""
     # Dedented so that the schema stored in sqlite_master reads as written here.
     for line in textwrap.dedent(sql).splitlines(keepends=True):

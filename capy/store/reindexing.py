@@ -8,7 +8,6 @@ Each batch is one transaction; a source re-indexed by someone else meanwhile is 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import sqlcipher3
 
+from capy.digests import sha256
 from capy.store.chunkstore import (
     PendingChunks,
     add_chunk_count,
@@ -201,7 +201,7 @@ def _write_row(
         data = item.text.encode("utf-8")
         conn.execute(
             "UPDATE sources SET raw = ?, raw_size = ?, content_hash = ? WHERE id = ?",
-            (compress_text(item.text), len(data), hashlib.sha256(data).hexdigest(), item.id),
+            (compress_text(item.text), len(data), sha256(data).hexdigest(), item.id),
         )
     conn.execute(
         "UPDATE sources SET index_version = ?, indexed_at = ? WHERE id = ?",

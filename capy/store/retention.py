@@ -63,6 +63,8 @@ class SourceFacts:
 
 @dataclass(frozen=True)
 class CleanupItem:
+    """A source a cleanup removes, and why."""
+
     source_id: int
     label: str
     kind: str
@@ -78,6 +80,8 @@ class CleanupItem:
 
 @dataclass(frozen=True)
 class CleanupPlan:
+    """What a cleanup will remove, decided before it runs."""
+
     now: int
     items: tuple[CleanupItem, ...]
     batch_size: int
@@ -91,6 +95,8 @@ class CleanupPlan:
 
 @dataclass(frozen=True)
 class CleanupReport:
+    """What a cleanup removed, skipped and compacted."""
+
     removed: tuple[CleanupItem, ...] = ()
     skipped: tuple[CleanupItem, ...] = ()  # changed since the plan, left alone
     optimized: bool = False

@@ -44,6 +44,8 @@ def _intent(intent_id: str):
         # ` --> path:line:col` after it; `complexity of 84` under eslint's file heading.
         "ruff-click-full-01",
         "eslint-semver-all-02",
+        # `tar -tv` prints no header: a listing whose one numeric column is the file size.
+        "tar-list-click-01",
     ],
 )
 def test_a_superlative_is_answered_from_the_records(project_dir, intent_id):
@@ -125,3 +127,38 @@ def test_a_named_day_meets_the_forms_tools_print_it_in(intent, line):
     shown = date_section(text, intent, load_rules())
     # The header line (no digits) heads the dated ones; other days stay out.
     assert shown[2:] == ["header line", line], shown
+
+
+def test_a_listing_without_a_header_compares_on_its_one_measure():
+    text = (OUTPUTS / "tar-list-click.txt").read_text(encoding="utf-8")
+    lines = comparison_section(text, "what is the largest file in the archive", load_rules())
+    assert lines[1] == "### Sorted by `column 3`, highest first (top 5 of 125 rows)"
+    assert lines[2].endswith("click-8.5.1/uv.lock")
+    # A threshold needs a named field: a listing's column is never one.
+    assert comparison_section(text, "files over 100000 bytes", load_rules()) == []
+
+
+def test_sizes_compare_by_what_their_units_stand_for():
+    # The listing above printed the way `ls -lh` and `du -h` print sizes: K beside M.
+    rows = [line.split() for line in (OUTPUTS / "tar-list-click.txt").read_text().splitlines()]
+    human = "\n".join(
+        f"{perms} {owner} {_human(int(size))} {day} {time} {name}"
+        for perms, owner, size, day, time, name in rows
+    )
+    lines = comparison_section(human, "what is the largest file in the archive", load_rules())
+    assert lines[2].endswith("click-8.5.1/uv.lock") and " 252K " in lines[2]
+
+
+def _human(size: int) -> str:
+    for unit in ("", "K", "M"):
+        if size < 1024:
+            return f"{size}{unit}"
+        size //= 1024
+    return f"{size}G"
+
+
+def test_a_line_number_after_a_path_is_not_a_measure():
+    # "which tests were the slowest" on a run that only failed to collect: `test/test_api.py:3`
+    # holds the word `test` and a number, but it is where a frame sits, not how long it took.
+    text = (OUTPUTS / "pytest-tabulate-durations.txt").read_text(encoding="utf-8")
+    assert comparison_section(text, "which tests were the slowest", load_rules()) == []

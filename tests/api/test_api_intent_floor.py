@@ -78,3 +78,41 @@ def test_an_output_that_reports_failures_still_lists_them_below_the_floor(projec
     text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")
     assert "Nothing in the output matched" not in text
     assert "### Errors and failures in the output" in text
+
+
+@pytest.mark.parametrize(
+    "intent_id", ["pylint-more-itertools-recipes-05", "node-test-spec-fastify-plugin-04"]
+)
+def test_a_short_output_without_the_answer_is_not_handed_back_whole(project_dir, intent_id):
+    # Under the intent threshold the output used to come back whole whatever was asked: 2-3 KB
+    # for a question it cannot answer. The same judgement as for long output says so briefly.
+    text, intent = _ask(project_dir, intent_id, "negative")
+    output, _ = _intent(intent_id)
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES < output.path.stat().st_size, text
+    assert not any(needle in text for needle in intent.needles)
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    [
+        "pylint-more-itertools-recipes-01",
+        "node-test-spec-fastify-plugin-02",
+        "mypy-strict-click-01",
+    ],
+)
+def test_a_short_output_that_answers_the_intent_still_comes_back_whole(project_dir, intent_id):
+    text, intent = _ask(project_dir, intent_id, "positive")
+    output, _ = _intent(intent_id)
+    assert output.path.read_text() in text
+    assert all(needle in text for needle in intent.needles)
+
+
+def test_a_weak_match_gets_a_smaller_reply(project_dir):
+    # "humidity readings for january 2013" on a weather CSV without humidity: only `2013`
+    # matches, so the best section holds a tenth of the intent's weight, and its near misses
+    # get half the reply budget, not all of it.
+    from capy.rules import load_rules
+
+    budget = load_rules().view("executor").limits.output.intent_reply
+    text, _ = _ask(project_dir, "csv-seattle-weather-06", "negative")
+    assert len(text.encode("utf-8")) < budget.max_reply_bytes * 0.7, text

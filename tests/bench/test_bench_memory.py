@@ -64,8 +64,24 @@ def test_the_harness_reports_each_figure_per_half(tmp_path, capsys):
         "PreToolUse blocked",
     }
     assert report["reinforcement"]["harmful"]["events"] is not None
+    # The same capsules through the scripted model on loopback: every lesson still learned, the
+    # noise still rejected, and each failed reply (cut JSON, HTTP 500, prose) a logged fallback.
+    llm = report["llm"]
+    assert sum(llm["learned"][half]["learned"] for half in ("dev", "held")) == len(EPISODES)
+    assert sum(llm["noise"][half]["rejected"] for half in ("dev", "held")) == 6
+    faults = sum(llm["replies"].get(shape, 0) for shape in ("cut-json", "http-500", "prose"))
+    assert faults >= 1 and llm["fallbacks"] == faults
 
 
 def test_a_folder_without_scenarios_is_one_line(tmp_path, capsys):
     assert main(["bench", "memory", "--scenarios", str(tmp_path)]) == 2
     assert "no scenario files" in capsys.readouterr().err
+
+
+def test_real_sessions_teach_their_labelled_lessons_and_nothing_unwanted(tmp_path, shared_testdata):
+    from capy.bench.memory_real import real_sessions
+
+    shared_testdata("claude-transcripts", "spotter")  # skips with its reason when absent
+    real = real_sessions(SCENARIOS, tmp_path, SCENARIOS.parents[1])
+    assert real["missed"] == [] and real["unwanted"] == []
+    assert len(real["found"]) == real["lessons"] >= 2

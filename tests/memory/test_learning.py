@@ -189,3 +189,62 @@ def test_real_sessions_from_the_vault_teach_rules_from_their_errors(
 
 def _capsules(store, record):
     return [store.find(capsule_id)[1] for capsule_id in record["provenance"]]
+
+
+def test_a_paraphrase_is_merged_by_cosine_when_the_semantic_model_is_here(store):
+    from capy.memory.vectors import text_similarity
+
+    if text_similarity() is None:
+        import pytest
+
+        pytest.skip("the semantic extra or its model is not installed: dedup is lexical only")
+    store.write(
+        [
+            prompt(
+                "s1", "Never run `terraform destroy` in this workspace.", "2026-05-01T10:00:00Z"
+            ),
+            prompt(
+                "s2",
+                "Do not run `terraform destroy` on this workspace, ever.",
+                "2026-05-02T10:00:00Z",
+            ),
+            prompt("s3", "Always run `terraform fmt` before you commit.", "2026-05-03T10:00:00Z"),
+        ]
+    )
+    records = {record["text"]: record for record in _records(store)}
+    assert set(records) == {
+        "Never run `terraform destroy` in this workspace.",
+        "Always run `terraform fmt` before you commit.",
+    }
+    merged = records["Never run `terraform destroy` in this workspace."]
+    assert merged["sessions"] == ["s1", "s2"] and len(merged["provenance"]) == 2
+
+
+def test_opposite_polarities_are_never_merged_as_duplicates(store):
+    store.write(
+        [
+            prompt("s1", "Never use the watch flag in this repo.", "2026-05-01T10:00:00Z"),
+            prompt("s2", "Always use the watch flag in this repo.", "2026-05-02T10:00:00Z"),
+        ]
+    )
+    assert sorted(record["polarity"] for record in _records(store)) == ["avoid", "do"]
+
+
+def test_a_search_finds_a_record_by_meaning_when_the_semantic_model_is_here(store):
+    from capy.memory.manage import search_records
+    from capy.memory.vectors import text_similarity
+
+    if text_similarity() is None:
+        import pytest
+
+        pytest.skip("the semantic extra or its model is not installed: search is lexical only")
+    store.write(
+        [
+            prompt(
+                "s1", "Never run `terraform destroy` in this workspace.", "2026-05-01T10:00:00Z"
+            ),
+            prompt("s2", "I prefer short commit messages in English.", "2026-05-02T10:00:00Z"),
+        ]
+    )
+    [found, *_] = search_records(store, "remove all the cloud resources with terraform")
+    assert found["text"] == "Never run `terraform destroy` in this workspace."

@@ -138,3 +138,32 @@ def test_a_shown_rule_is_credited_by_a_related_success_and_blamed_when_its_error
 
     [rule] = [record for record in records_of(store) if record["type"] == "rule"]
     assert (rule["helpful"], rule["harmful"]) == (1, 1)
+
+
+def test_a_shown_rule_the_user_corrects_against_is_harmful_even_after_a_success(project, store):
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1"))
+    learn(store)
+    shown = _context(_hook(project, "UserPromptSubmit", "s2", prompt="push my branch to origin"))
+    assert "git pull --rebase" in shown
+    _hook(
+        project,
+        "PostToolUse",
+        "s2",
+        tool_name="Bash",
+        tool_input={"command": "git pull --rebase origin release"},
+        tool_response={"stdout": "Successfully rebased", "exit_code": 0},
+    )
+    _hook(
+        project,
+        "UserPromptSubmit",
+        "s2",
+        prompt="No, don't rebase the release branch with git pull --rebase, merge origin instead.",
+    )
+    drain_spool(store)
+    learn(store)
+    from capy.memory import records_of
+
+    [rule] = [record for record in records_of(store) if record["type"] == "rule"]
+    assert (rule["helpful"], rule["harmful"]) == (0, 1)

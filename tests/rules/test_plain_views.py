@@ -93,3 +93,23 @@ def test_a_failing_view_validator_still_fails():
         Band.model_validate({"low": 3, "high": 2})
     with pytest.raises(TypeError, match="frozen"):
         Band.model_validate({"low": 1, "high": 2}).low = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("text", sorted(plain._BUILTIN_SCALARS))
+def test_a_converter_known_from_its_text_is_the_evaluated_ones(text: str) -> None:
+    """The converters taken from an annotation's text convert as those built from the
+    evaluated annotation do."""
+    from_text = plain._BUILTIN_SCALARS[text]
+    evaluated = plain._build_converter(eval(text))  # builtins only: nothing else to resolve
+    samples = [None, 0, 3, 2.5, True, "x", ("a", "b"), ["a", "a"], frozenset({"a"})]
+    for sample in samples:
+        expected = _outcome(evaluated, sample)
+        assert _outcome(from_text, sample) == expected, (text, sample)
+
+
+def _outcome(convert: Any, value: Any) -> tuple[str, Any]:
+    try:
+        result = convert(value)
+    except TypeError as error:
+        return "error", type(error).__name__
+    return type(result).__name__, result

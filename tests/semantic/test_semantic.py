@@ -130,3 +130,28 @@ def test_cli_status_index_and_doctor(tmp_path: Path) -> None:
 
 def test_the_extra_check_does_not_import_the_libraries() -> None:
     assert isinstance(extra_installed(), bool)
+
+
+@needs_model
+def test_the_background_run_waits_for_a_tool_call_and_stops_when_asked() -> None:
+    import threading
+    import time
+
+    from capy.foreground import foreground_call
+    from capy.semantic.service import index_now
+
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        stop = threading.Event()
+        done: list[int] = []
+        with foreground_call():  # a tool call runs: no batch starts
+            worker = threading.Thread(
+                target=lambda: done.append(index_now(store, RULES, stop=stop, quiet_seconds=30))
+            )
+            worker.start()
+            time.sleep(0.3)
+            assert not done
+            stop.set()  # the server's exit: the run ends without a batch
+            worker.join(timeout=10)
+        assert done == [0]
+        assert index_now(store, RULES, quiet_seconds=0.1) == 2  # no call: it goes on

@@ -204,6 +204,7 @@ class Timeout(Section):
 
 class LineWeights(Section):
     substring_factor: float
+    stem_factor: float
     min_anchor_share: float
     top_hit_line: bool
 
@@ -230,6 +231,14 @@ class IntentReply(Section):
     line_weights: LineWeights
     records: RecordLines
     section_share_of_best: float = 0.0
+    full_room_relevance: float = 0.0
+    least_room_share: float = 1.0
+
+    def room_share(self, relevance: float) -> float:
+        """The share of max_reply_bytes the sections get for a best relevance of `relevance`."""
+        if self.full_room_relevance <= 0:
+            return 1.0
+        return min(1.0, max(self.least_room_share, relevance / self.full_room_relevance))
 
 
 class LongOutputReply(Section):

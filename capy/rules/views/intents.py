@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from capy.rules.views.base import Section
+from capy.rules.views.base import Field, Section
 
 
 class Order(StrEnum):
@@ -67,6 +67,8 @@ class Compare(Section):
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
+    # Unit (lowercase) -> what it multiplies the number before it by when rows are compared.
+    units: dict[str, float] = Field(default_factory=dict)
 
 
 class Intents(Section):

@@ -22,17 +22,29 @@ class ErrorRule(_RegexRule):
     learn: bool
 
 
+class Bypass(_RegexRule):
+    pass
+
+
+class Quoted(_RegexRule):
+    span: str
+
+
 class Phrasing(_RegexRule):
     intent: str
     polarity: str
 
-    def what(self, sentence: str) -> str | None:
-        """What the sentence asks to be done or avoided, or None when the phrasing is absent."""
-        found = self.regex.search(sentence)
-        if found is None:
-            return None
-        groups = found.groupdict()
-        return (groups.get("what") or groups.get("what2") or found.group()).strip()
+    def what(self, sentence: str, quoted: tuple[tuple[int, int], ...] = ()) -> str | None:
+        """What the sentence asks to be done or avoided, or None when the phrasing is absent or
+        only starts inside one of the `quoted` spans (someone else's words, not the user's)."""
+        for found in self.regex.finditer(sentence):
+            groups = found.groupdict()
+            name = next((key for key in ("what", "what2") if groups.get(key) is not None), None)
+            start = found.start(name) if name else found.start()
+            if any(begin <= start - 1 < end for begin, end in quoted):
+                continue
+            return (groups.get(name) if name else found.group()).strip()
+        return None
 
 
 class BlockClass(RuleView):
@@ -136,6 +148,12 @@ class PromptBudget(Section):
     relevance_floor: float
     min_shared_terms: int
     anchored: bool
+    code_tokens: str | None = None
+    phrase_boost: float = 0.0
+    graph_links: int = 0
+    graph_weight: float = 0.0
+    vector_floor: float = 1.0
+    unanchored_weight: float = 1.0
 
 
 class Injection(Section):
@@ -168,6 +186,8 @@ class MemoryPack(PackView):
     learning: Learning
     signature: Signature
     errors: tuple[ErrorRule, ...]
+    bypasses: tuple[Bypass, ...] = ()
+    quoted: tuple[Quoted, ...] = ()
     phrasings: tuple[Phrasing, ...]
     gate: Gate
     confidence: Confidence
@@ -182,6 +202,13 @@ class MemoryPack(PackView):
     @property
     def live_errors(self) -> tuple[ErrorRule, ...]:
         return active(self.errors)
+
+    @property
+    def live_bypasses(self) -> tuple[Bypass, ...]:
+        return active(self.bypasses)
+
+    def quoted_spans(self, span: str) -> tuple[Quoted, ...]:
+        return tuple(rule for rule in active(self.quoted) if rule.span == span)
 
     @property
     def live_phrasings(self) -> tuple[Phrasing, ...]:

@@ -89,10 +89,26 @@ def _only_after(mode: str) -> None:
 
 
 class _Field:
-    __slots__ = ("alias", "convert", "default", "name")
+    """One field of a view class. Its converter comes from the evaluated annotation, which is
+    looked up only when a value is first converted: building defaults, comparing, hashing and
+    reading views a warm process unpickled never evaluate the annotations (typing's
+    `get_type_hints` compiles each one)."""
 
-    def __init__(self, name: str, convert: Any, default: Any, alias: str | None) -> None:
-        self.name, self.convert, self.default, self.alias = name, convert, default, alias
+    __slots__ = ("_convert", "alias", "default", "name", "owner")
+
+    def __init__(self, name: str, owner: type, default: Any, alias: str | None) -> None:
+        self.name, self.owner, self.default, self.alias = name, owner, default, alias
+        self._convert: Any = None
+
+    def convert(self, raw: Any) -> Any:
+        convert = self._convert
+        if convert is None:
+            annotation = self.owner.__annotations__.get(self.name)
+            convert = _BUILTIN_SCALARS.get(annotation) if isinstance(annotation, str) else None
+            if convert is None:
+                convert = _converter(_type_hints(self.owner)[self.name])
+            self._convert = convert
+        return convert(raw)
 
 
 class _Plan:
@@ -180,10 +196,14 @@ class BaseModel:
 
 
 def _fields_of(cls: type) -> tuple[_Field, ...]:
-    hints = typing.get_type_hints(cls, include_extras=False)
+    # The names `get_type_hints` would give, in its order (bases first), unevaluated.
+    annotations: dict[str, Any] = {}
+    for owner in reversed(cls.__mro__):
+        # Not inspect.get_annotations: a warm process never imports inspect (capy.deferred).
+        annotations.update(owner.__dict__.get("__annotations__", {}))  # noqa: RUF063
     fields = []
-    for name, kind in hints.items():
-        if typing.get_origin(kind) is ClassVar or name.startswith("_") or name == "model_config":
+    for name, kind in annotations.items():
+        if _is_class_var(kind) or name.startswith("_") or name == "model_config":
             continue
         default = _MISSING
         for owner in cls.__mro__:
@@ -193,8 +213,24 @@ def _fields_of(cls: type) -> tuple[_Field, ...]:
         alias = default.alias if isinstance(default, _FieldInfo) else None
         if isinstance(default, _FieldInfo) and default.default is _MISSING:
             default = default if default.default_factory is not None else _MISSING
-        fields.append(_Field(name, _converter(kind), default, alias))
+        fields.append(_Field(name, cls, default, alias))
     return tuple(fields)
+
+
+def _is_class_var(annotation: Any) -> bool:
+    if isinstance(annotation, str):  # as written, under `from __future__ import annotations`
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return typing.get_origin(annotation) is ClassVar
+
+
+_hints: dict[type, dict[str, Any]] = {}
+
+
+def _type_hints(cls: type) -> dict[str, Any]:
+    hints = _hints.get(cls)
+    if hints is None:
+        hints = _hints[cls] = typing.get_type_hints(cls, include_extras=False)
+    return hints
 
 
 def _field_validators(cls: type) -> list[tuple[str, Any]]:
@@ -223,6 +259,27 @@ def _same(value: Any) -> Any:
 
 def _to_float(value: Any) -> Any:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _optional_float(value: Any) -> Any:
+    return None if value is None else _to_float(value)
+
+
+# What `_converter` gives for these annotations, known from their text alone: evaluating one
+# would compile it, and a process's first compile builds every syntax tree type (a tenth of a
+# bare start). A test holds each equal to the converter of the evaluated annotation.
+_BUILTIN_SCALARS = {
+    "float": _to_float,
+    "int": _same,
+    "str": _same,
+    "bool": _same,
+    "float | None": _optional_float,
+    "int | None": _same,
+    "str | None": _same,
+    "bool | None": _same,
+    "tuple[str, ...]": tuple,
+    "frozenset[str]": frozenset,
+}
 
 
 _converters: dict[Any, Any] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from capy.codecache import compile_trusted
 from capy.rules.views.base import PackView, RuleView, Section, model_validator, with_fields
 from capy.rules.views.intents import Intents
 
@@ -180,7 +181,7 @@ class EntityRule(RuleView):
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
-        return re.compile(self.pattern)
+        return compile_trusted(self.pattern)
 
 
 class Entities(Section):

@@ -45,6 +45,7 @@ class Embedding(Section):
     threads: int
     kinds: tuple[str, ...]
     idle_seconds: float
+    quiet_seconds: float
 
 
 class SemanticPack(PackView):

@@ -1,0 +1,36 @@
+"""Listings without a header line, read as tables for superlative intents.
+
+`ls -l`, `tar -tv` and `du` print rows of cells with no line naming the columns, so
+"the largest file in the archive" found no column to sort. When most of the output's lines
+split into the same number of cells and exactly one column is numeric, that column is the
+measure the listing holds, and a superlative (never a threshold, which needs a named field)
+sorts on it (`capy.api.intent_compare._column_score`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from capy.api.intent_compare import UNNAMED, _numeric_columns, _Table
+
+if TYPE_CHECKING:
+    from capy.rules.views.intents import Compare
+
+# A listing is read as a table when this share of its non-blank lines have one width.
+_LISTING_SHARE = 0.8
+
+
+def listing(lines: list[str], compare: Compare) -> list[_Table]:
+    """A listing without a header (`ls -l`, `tar -tv`, `du`): most of the output's lines split
+    into the same number of cells. Its columns have no names, so it is compared only on its
+    one numeric column, the measure the listing holds (`_column_score`)."""
+    body = [line for line in lines if line.strip()]
+    counts: dict[int, int] = {}
+    for line in body:
+        counts[len(line.split())] = counts.get(len(line.split()), 0) + 1
+    width, held = max(counts.items(), key=lambda item: (item[1], item[0]), default=(0, 0))
+    if width < 2 or held < compare.min_rows or held < _LISTING_SHARE * len(body):
+        return []
+    table = _Table("", [f"{UNNAMED} {n + 1}" for n in range(width)])
+    table.rows = [(line.rstrip(), line.split()) for line in body if len(line.split()) == width]
+    return [table] if len(_numeric_columns(table)) == 1 else []

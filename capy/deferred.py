@@ -1,0 +1,42 @@
+"""Standard-library modules a short command imports but never uses, executed on first use.
+
+`dataclasses` imports `inspect` (with `ast`, `dis` and `tokenize` behind it) only to write a
+docstring for a class that has none, and `pathlib` imports `urllib.parse`, which imports
+`ipaddress` (building a dozen networks as it loads) only to check a bracketed URL host.
+Together they cost a warm `capy search` or `stats` about a bare Python start. Before anything
+imports them, `defer` puts a stand-in module under each name: `import inspect` binds the
+stand-in, and the first attribute anyone reads from it imports the real module, which then
+takes the stand-in's place in `sys.modules` and lends it its namespace, so code holding either
+sees the same functions. Nothing changes for a process that does use them but the moment they
+load; capy's own dataclasses carry docstrings, so that moment never comes in those commands.
+
+Only for short-lived commands (`capy.cli.quick`): a long-lived process gains nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+
+# Heavy to import, and reached in a warm search or stats only through the imports named above.
+DEFERRED = ("inspect", "ipaddress")
+
+
+class _OnFirstUse(ModuleType):
+    """A stand-in that imports the real module the first time an attribute is read from it."""
+
+    def __getattr__(self, attribute: str) -> object:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        __import__(name)  # top-level names only: the module itself, not a parent
+        real = sys.modules[name]
+        self.__dict__.update(real.__dict__)
+        return getattr(real, attribute)
+
+
+def defer(names: tuple[str, ...] = DEFERRED) -> None:
+    """Put a stand-in under each of `names` not imported yet."""
+    for name in names:
+        if name not in sys.modules:
+            sys.modules[name] = _OnFirstUse(name)

@@ -1,0 +1,180 @@
+"""A spawner that has already entered its cgroups, kept ready by a long-lived process.
+
+Moving a process into a cgroup (the write to `cgroup.procs` that `cgroups` has every call's
+first process make) takes the kernel's cgroup-threadgroup lock for writing, which waits for an
+RCU grace period unless the hierarchy was mounted with `favordynmods`. Calls made back to back
+share one grace period; calls spaced out as an agent makes them each wait a whole one: 15-25 ms
+measured here on a 2-core machine, where the rest of an `echo hi` takes 3-7 ms.
+
+So a server (`keep_ready`) starts the NEXT call's first process ahead of time: a `/bin/sh`
+that makes the same joins as `cgroups` (failing closed the same way), then blocks reading its
+stdin. The call hands it one shell line (`cd`, then `exec env -i` with the call's exact
+environment and argv) and closes the pipe; the shell runs it with stdin moved to /dev/null, so
+the program starts as a plain spawn would: same pid, session, groups, limits, environment,
+working directory and closed stdin. The grace period was paid while nothing waited for it.
+
+Only a spawn whose limits match the helper's groups takes it; one that the line could not
+carry exactly (a relative program, which Popen would look up itself, a NUL byte) spawns as
+usual. An idle helper belongs to no call: it carries no marker, is registered as a Popen
+leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
+end-of-file and exits if capy is killed outright.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shlex
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+
+from capy.executor import cgroups, processes
+
+# Runs the line the call writes, from stdin read to its end; the parser's own descriptor is
+# close-on-exec, and the line moves stdin to /dev/null first.
+_RUN_LINE = ". /dev/stdin; exit 126"
+_IDLE_CWD = "/"
+
+
+@dataclass
+class _Helper:
+    proc: subprocess.Popen[bytes]
+    group: cgroups.CallGroup
+    key: tuple[int, int | None]
+
+
+_lock = threading.Lock()
+_ready: _Helper | None = None
+_enabled = False
+_env_binary: str | None = None
+
+
+def keep_ready() -> None:
+    """From now on keep one pre-joined spawner ready, from the end of the first call on (the
+    cgroups are found at that call, so a process that never runs one pays nothing)."""
+    global _enabled
+    with _lock:
+        if not _enabled:
+            _enabled = True
+            atexit.register(stop)
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def stop() -> None:
+    """No more helpers; the idle one, if any, is ended and reaped."""
+    global _enabled, _ready
+    with _lock:
+        _enabled = False
+        helper, _ready = _ready, None
+    if helper is not None:
+        _discard(helper)
+
+
+def claim(
+    argv: list[str], env: dict[str, str], cwd: str, key: tuple[int, int | None]
+) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup] | None:
+    """The ready helper running `argv` in `env` and `cwd`, with its groups; None when there is
+    none for these limits, or the call cannot be handed over exactly (then spawn as usual)."""
+    global _ready
+    line = _line(argv, env, cwd)
+    if line is None:
+        return None
+    with _lock:
+        helper = _ready if _ready is not None and _ready.key == key else None
+        if helper is not None:
+            _ready = None
+    if helper is None:
+        return None
+    if helper.proc.poll() is not None:  # it could not join its groups: spawn as usual
+        _discard(helper)
+        return None
+    try:
+        helper.proc.stdin.write(line)  # type: ignore[union-attr]
+        helper.proc.stdin.close()  # type: ignore[union-attr]
+    except OSError:
+        _discard(helper)
+        return None
+    return helper.proc, helper.group
+
+
+def refill(key: tuple[int, int | None]) -> None:
+    """Start the next helper for these limits, unless one is ready or helpers are off."""
+    global _ready
+    with _lock:
+        if not _enabled or (_ready is not None and _ready.key == key):
+            return
+        stale, _ready = _ready, None
+    if stale is not None:
+        _discard(stale)
+    helper = _start(key)
+    if helper is None:
+        return
+    with _lock:
+        if _enabled and _ready is None:
+            _ready, helper = helper, None
+    if helper is not None:
+        _discard(helper)
+
+
+def _start(key: tuple[int, int | None]) -> _Helper | None:
+    global _env_binary
+    _env_binary = _env_binary or shutil.which("env", path=os.defpath)
+    if _env_binary is None:
+        return None
+    max_tasks, max_memory = key
+    group = cgroups.call_group(
+        f"ready-{os.urandom(8).hex()}", max_tasks=max_tasks, max_memory_bytes=max_memory
+    )
+    if group is None:
+        return None
+    argv = group.wrap([cgroups.SHELL, "-c", _RUN_LINE])
+    try:
+        proc = processes.start_leader(
+            argv, stdin=subprocess.PIPE, env={}, cwd=_IDLE_CWD, max_tasks=max_tasks
+        )
+    except OSError:
+        group.remove()
+        return None
+    return _Helper(proc, group, key)
+
+
+def _discard(helper: _Helper) -> None:
+    with contextlib.suppress(OSError):
+        helper.proc.kill()
+    helper.group.kill()
+    helper.proc.wait()
+    for stream in (helper.proc.stdin, helper.proc.stdout, helper.proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    with processes.spawn_lock:
+        processes.forget_leader(helper.proc.pid)
+    helper.group.remove()
+
+
+def _line(argv: list[str], env: dict[str, str], cwd: str) -> bytes | None:
+    """`cd` and `exec env -i NAME=VALUE... PROGRAM ARGS...`, quoted for the shell; None when
+    `env` would read an argument otherwise than `Popen` would pass it."""
+    if _env_binary is None or not argv or "=" in argv[0] or argv[0].startswith("-"):
+        return None
+    if any("=" in name or name.startswith("-") or not name for name in env):
+        return None
+    if not os.path.isabs(argv[0]) or not os.path.isdir(cwd):
+        return None  # Popen would search PATH or fail with OSError: let it
+    words = [_env_binary, "-i", *(f"{name}={value}" for name, value in env.items()), *argv]
+    if any("\0" in word for word in (*words, cwd)):
+        return None  # Popen refuses these with ValueError: let it
+    try:
+        text = (
+            f"exec </dev/null; cd -P -- {shlex.quote(cwd)} && "
+            f"exec {' '.join(shlex.quote(word) for word in words)}\n"
+        )
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return None

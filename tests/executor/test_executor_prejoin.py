@@ -1,0 +1,101 @@
+"""The ready spawner a server keeps: a call that takes it runs exactly as a plain spawn would.
+
+Same environment, working directory, closed stdin, cgroups and caps; the idle spawner is no
+call's process and is gone once helpers stop. Each test compares a call made through the ready
+spawner with the same call made the ordinary way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from capy.executor import cgroups, execute, janitor, prejoin, processes
+from tests.executor.conftest import tuned
+from tests.executor.test_executor_cgroup_limits import FORK_COUNTER
+
+PROBE = (
+    'env | LC_ALL=C sort; echo "cwd=$(pwd -P)"; '
+    'if read -r line; then echo "stdin=$line"; else echo stdin=closed; fi; '
+    'grep -c "capy-" /proc/self/cgroup'
+)
+
+
+@pytest.fixture
+def ready() -> Iterator[None]:
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine, so nothing to join ahead")
+    prejoin.keep_ready()
+    yield
+    prejoin.stop()
+
+
+def _took_the_ready_spawner(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    taken: list[bool] = []
+    original = prejoin.claim
+
+    def recording(*args, **kwargs):
+        found = original(*args, **kwargs)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(prejoin, "claim", recording)
+    return taken
+
+
+def _warm_up(view) -> None:
+    """One call, then its cleanup: that is when the next call's spawner starts."""
+    assert execute("shell", "true", rules=view).ok
+    janitor.wait_for_cleanup()
+
+
+def test_a_call_through_the_ready_spawner_runs_as_a_plain_spawn(
+    ready, view, tmp_path, monkeypatch
+) -> None:
+    _warm_up(view)
+    taken = _took_the_ready_spawner(monkeypatch)
+    through_ready = execute("shell", PROBE, rules=view, cwd=tmp_path)
+    prejoin.stop()
+    plain = execute("shell", PROBE, rules=view, cwd=tmp_path)
+    assert taken == [True, False]
+    assert through_ready.ok and plain.ok
+    expected = plain.output.replace(plain.sandbox_id, through_ready.sandbox_id)
+    assert through_ready.output == expected
+    assert f"cwd={tmp_path.resolve()}" in through_ready.output
+    assert "stdin=closed" in through_ready.output
+    assert through_ready.output.rstrip().endswith(str(len(cgroups.hierarchies())))
+
+
+def test_the_process_cap_holds_through_the_ready_spawner(ready, view, monkeypatch) -> None:
+    if not any("pids" in hierarchy.controllers() for hierarchy in cgroups.hierarchies()):
+        pytest.skip("no usable pids cgroup controller on this machine")
+    small = tuned(view, max_processes=40, timeout=15, grace=0.2)
+    _warm_up(small)
+    taken = _took_the_ready_spawner(monkeypatch)
+    result = execute("python", FORK_COUNTER, rules=small)
+    assert taken == [True]
+    assert result.killed_reason == "process-limit", result
+    assert 30 <= int(result.output.split()[1]) <= 39, result.output
+
+
+def test_a_spawner_made_for_other_limits_is_not_taken(ready, view, monkeypatch) -> None:
+    _warm_up(view)
+    taken = _took_the_ready_spawner(monkeypatch)
+    other = tuned(view, max_processes=77)
+    assert execute("shell", "echo hi", rules=other).output == "hi\n"
+    assert taken == [False]
+
+
+def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> None:
+    _warm_up(view)
+    idle = prejoin._ready
+    assert idle is not None
+    assert idle.proc.pid in processes._live_leaders  # no call's stray sweep takes it
+    assert processes.marker_of(idle.proc.pid) is None
+    assert idle.proc.poll() is None
+    prejoin.stop()
+    assert idle.proc.returncode is not None
+    assert idle.proc.pid not in processes._live_leaders
+    for group in idle.group.groups.values():
+        assert not group.exists()
