@@ -177,6 +177,11 @@ class RecallWeights(Section):
     context: float
 
 
+class RecallChunkWeights(Section):
+    title: float
+    content: float
+
+
 class RecallContext(Section):
     from_top: int
     reach: int
@@ -204,6 +209,7 @@ class Recall(Section):
     candidates: int
     rrf_k: int
     weights: RecallWeights
+    chunk_weights: RecallChunkWeights
     recency_weight: float
     graph: RecallGraph
     context: RecallContext
