@@ -34,7 +34,8 @@ bench *args:
     capy bench hostile --quick {{args}}
     capy bench memory {{args}}
     capy bench proxy {{args}}
-    capy bench recall {{args}}
+    capy bench recall --hybrid {{args}}
+    capy bench hybrid-latency {{args}}
     capy bench capsules-import {{args}}
     capy bench capsules-chaos {{args}}
 

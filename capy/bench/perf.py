@@ -191,7 +191,6 @@ def measure_latency(
     ruleset: Any,
     progress: Progress | None,
 ) -> list[dict]:
-    from capy.store.batch import BatchItem, index_batch
     from capy.store.corpus import search_store
 
     results = []
@@ -199,25 +198,44 @@ def measure_latency(
         chunks, documents, build_s = 0, 0, 0.0
         for size in sizes:
             started = time.perf_counter()
-            while chunks < size:
-                per_document = chunks / documents if documents else 10.0
-                wanted = (size - chunks) / max(per_document, 1.0)
-                count = max(1, min(BUILD_BATCH_DOCUMENTS, round(wanted)))
-                items = []
-                for number in range(documents, documents + count):
-                    kind = CONTENT_TYPES[number % len(CONTENT_TYPES)]
-                    text = generator.document(kind, generator.rng.randint(2_000, 24_000))
-                    items.append(BatchItem(f"perf/{number}", text, content_type=kind))
-                outcomes = index_batch(store, items, rules=ruleset)
-                chunks += sum(getattr(outcome, "chunk_count", 0) for outcome in outcomes)
-                documents += count
-                if progress:
-                    progress(f"building a {size:,}-chunk store", min(chunks, size), size)
+            chunks, documents = grow_store(
+                store, generator, size, chunks, documents, ruleset, progress
+            )
             build_s += time.perf_counter() - started
             queries = generator.queries(query_count)
             timed = _time_queries(store, queries, ruleset, search_store, progress, size)
             results.append({"chunks": chunks, "documents": documents, "build_s": build_s, **timed})
     return results
+
+
+def grow_store(
+    store: Any,
+    generator: TextGenerator,
+    size: int,
+    chunks: int,
+    documents: int,
+    ruleset: Any,
+    progress: Progress | None,
+) -> tuple[int, int]:
+    """Index generated documents of every content type until the store holds `size` chunks;
+    (chunks, documents) after."""
+    from capy.store.batch import BatchItem, index_batch
+
+    while chunks < size:
+        per_document = chunks / documents if documents else 10.0
+        wanted = (size - chunks) / max(per_document, 1.0)
+        count = max(1, min(BUILD_BATCH_DOCUMENTS, round(wanted)))
+        items = []
+        for number in range(documents, documents + count):
+            kind = CONTENT_TYPES[number % len(CONTENT_TYPES)]
+            text = generator.document(kind, generator.rng.randint(2_000, 24_000))
+            items.append(BatchItem(f"perf/{number}", text, content_type=kind))
+        outcomes = index_batch(store, items, rules=ruleset)
+        chunks += sum(getattr(outcome, "chunk_count", 0) for outcome in outcomes)
+        documents += count
+        if progress:
+            progress(f"building a {size:,}-chunk store", min(chunks, size), size)
+    return chunks, documents
 
 
 def _time_queries(store, queries, ruleset, search_store, progress, size) -> dict:

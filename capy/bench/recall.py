@@ -8,7 +8,8 @@ agent sessions, beside a bare FTS5 bm25 floor over the same capsule texts in the
 
 Both import through the capsule log and derive chunks, entities and summaries with the
 pipeline's own drain, into a fresh SQLCipher log with a throw-away key. Figures per half (dev,
-tuned on; held, not) and per category; the goals are checked on both halves.
+tuned on; held, not) and per category; the goals are checked on both halves. Evidence folded
+into an item as a near-duplicate counts as recalled at that item's rank (`shown_metadata`).
 """
 
 from __future__ import annotations
@@ -82,13 +83,16 @@ def run_locomo(
     *,
     budget: int = BUDGET_TOKENS,
     progress: Progress | None = None,
+    vectors: Any = None,
 ) -> tuple[list[Scored], list[Scored]]:
-    """Each question recalled by capy and by the floor; their scores, in question order."""
+    """Each question recalled by capy and by the floor; their scores, in question order.
+    `vectors`: recall's vector list (None: the semantic layer's, when installed)."""
     from capy.bench.recall_floor import Bm25Floor
     from capy.bench.recall_locomo import SCOPE_PREFIX
     from capy.capsules.recall import recall
 
     floor = Bm25Floor((t.conversation, t.dia_id, t.content) for t in turns)
+    metadata = {capsule.id: capsule.metadata for _, capsule in store.backend.scan()}
     mine, base = [], []
     for number, question in enumerate(questions, 1):
         started = time.perf_counter()
@@ -97,9 +101,13 @@ def run_locomo(
             question.question,
             budget_tokens=budget,
             project=SCOPE_PREFIX + question.conversation,
+            vectors=vectors,
         )
         seconds = time.perf_counter() - started
-        ranked = [{item.metadata.get("dia_id")} for item in result.items[:DEPTH]]
+        ranked = [
+            {meta.get("dia_id") for meta in shown_metadata(item, metadata)}
+            for item in result.items[:DEPTH]
+        ]
         mine.append(
             score(
                 question.half,
@@ -125,6 +133,13 @@ def run_locomo(
         if progress is not None and number % 25 == 0:
             progress("recall locomo", number, len(questions))
     return mine, base
+
+
+def shown_metadata(item: Any, by_id: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The metadata of the capsules one item shows: its own and those of the near-duplicates
+    folded into it (their text is the item's, all but a few words, and the JSON names them), so
+    labelled evidence folded into an item counts as recalled there."""
+    return [item.metadata, *(by_id[i] for i in item.folded if i in by_id)]
 
 
 def goal_rows(name: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

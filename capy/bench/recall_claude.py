@@ -22,12 +22,12 @@ def transcript_drafts(root: Path, rules) -> list[Any]:  # type: ignore[no-untype
     from capy.capsules.backfill import session_drafts
     from capy.sessions.claude import parse_claude
 
-    output_chars = rules.view("capsules").archive.backfill_output_chars
+    pack = rules.view("capsules")
     drafts: list[Any] = []
     for path in sorted(root.rglob("*.jsonl")):
         if "subagents" not in path.parts:
             session = parse_claude(path, rules.view("transcripts"))
-            drafts += list(session_drafts(session, output_chars))
+            drafts += list(session_drafts(session, pack))
     return drafts
 
 
@@ -44,6 +44,7 @@ def store_floor(store: CapsuleStore):  # type: ignore[no-untyped-def]
 def run_claude(
     store: CapsuleStore, question_set: Any, keys: dict, root: Path, *, budget: int
 ) -> tuple[list[Scored], list[Scored]]:
+    from capy.bench.recall import shown_metadata
     from capy.capsules.recall import recall
     from capy.sessions.discovery import peek_cwd
 
@@ -60,7 +61,10 @@ def run_claude(
                 question.half,
                 question.category,
                 range(len(wanted)),
-                _answered(wanted, [item.metadata for item in result.items[:DEPTH]]),
+                [
+                    set().union(*_answered(wanted, shown_metadata(item, metadata)))
+                    for item in result.items[:DEPTH]
+                ],
                 tokens=result.tokens,
                 seconds=seconds,
             )

@@ -3,7 +3,9 @@ original timestamps and session ids (`capy capsules import --from-vault`).
 
 A person's prompt is a `prompt`, the agent's text a `response`, each tool call a `tool_call`
 (its one-line summary and the start of its output, `archive.backfill_output_chars` of it; the
-rest stays in the vault), and a failed call an `error`. Harness text (slash-command echoes,
+rest stays in the vault), a file change (`capture.diff_tools`) a `diff` holding its patch, as the
+hook capture keeps it (a change is recalled by what it changed, not by "updated successfully"),
+and a failed call an `error`. Harness text (slash-command echoes,
 injected skills, compaction summaries) is not an event of the session and is left out.
 Capsule ids hash the original time and text, so a second backfill adds nothing.
 """
@@ -19,7 +21,8 @@ from capy.capsules.model import CapsuleDraft, Scope
 if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
     from capy.capsules.importing import ImportReport
-    from capy.sessions.model import Message, Session, ToolResult
+    from capy.rules.views.capsules import CapsulesPack
+    from capy.sessions.model import Message, Session, ToolCall, ToolResult
     from capy.vault import Vault
 
 Progress = Callable[[int, int], None]
@@ -53,7 +56,7 @@ def backfill_from_vault(
             report.unreadable += 1
             continue
         report.sessions += 1
-        for draft in session_drafts(session, pack.archive.backfill_output_chars):
+        for draft in session_drafts(session, pack):
             if len(draft.content.encode("utf-8")) > limit:
                 report.too_large += 1
                 continue
@@ -64,8 +67,13 @@ def backfill_from_vault(
     return report
 
 
-def session_drafts(session: Session, output_chars: int) -> Iterator[CapsuleDraft]:
+def session_drafts(session: Session, pack: CapsulesPack) -> Iterator[CapsuleDraft]:
     """A session's (and its subagents') capsules in transcript order."""
+    bounds = _Bounds(
+        pack.archive.backfill_output_chars,
+        frozenset(pack.capture.diff_tools),
+        pack.capture.bounds.diff_chars,
+    )
     scope = Scope(session.cwd) if session.cwd else None
     base: dict[str, Any] = {"session_id": session.session_id, "platform": session.platform}
     if session.git_branch:
@@ -76,7 +84,7 @@ def session_drafts(session: Session, output_chars: int) -> Iterator[CapsuleDraft
         last_time = part.started_at or session.started_at
         for message in part.messages:
             last_time = message.timestamp or last_time
-            for kind, content, metadata in _events(message, results, output_chars):
+            for kind, content, metadata in _events(message, results, bounds):
                 if content.strip() and last_time:  # an undated event has no place in time
                     yield CapsuleDraft(
                         kind=kind,
@@ -92,8 +100,15 @@ def _line(message: Message) -> dict[str, Any]:
     return {"message_uuid": message.message_id} if message.message_id else {}
 
 
+@dataclass(frozen=True)
+class _Bounds:
+    output_chars: int
+    diff_tools: frozenset[str]
+    diff_chars: int
+
+
 def _events(
-    message: Message, results: dict[str, ToolResult], output_chars: int
+    message: Message, results: dict[str, ToolResult], bounds: _Bounds
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     if message.kind == "prompt":
         yield "prompt", message.text, {}
@@ -105,9 +120,23 @@ def _events(
             command = call.input.get("command")
             if isinstance(command, str):
                 metadata["command"] = command
-            output = result.text[:output_chars] if result is not None else ""
+            if call.tool in bounds.diff_tools and not (result is not None and result.is_error):
+                patch = _patch(call, result)[: bounds.diff_chars]
+                yield "diff", f"{call.summary}\n\n{patch}".strip(), metadata
+                continue
+            output = result.text[: bounds.output_chars] if result is not None else ""
             yield "tool_call", f"{call.summary}\n\n{output}".strip(), metadata
     elif message.result is not None and message.result.is_error:
         result = message.result
         metadata = {"tool": result.tool, "tool_use_id": result.call_id} if result.tool else {}
         yield "error", f"{result.summary}\n\n{result.text}".strip(), metadata
+
+
+def _patch(call: ToolCall, result: ToolResult | None) -> str:
+    """The change as the hook capture records it: the transcript's structured patch when the
+    result carries one, else built from the edit's own old and new text."""
+    from capy.hooks.capture_events import diff_text
+
+    if result is not None and result.diff:
+        return result.diff
+    return diff_text(call.input, None, [])

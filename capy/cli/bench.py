@@ -56,6 +56,11 @@ app.command(
     help="Evidence recall of capsule recall on LoCoMo and real sessions, against bm25.",
 )
 app.command(
+    "capy.cli.bench_hybrid:hybrid_latency",
+    name="hybrid-latency",
+    help="Search p95 with the semantic layer's vector list against lexical-only (100k chunks).",
+)
+app.command(
     "capy.cli.bench_memory:memory",
     name="memory",
     help="Memory replayed from scenario files: lessons, recall@3, blocking, reinforcement.",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from capy.cli.bench import REPO_ROOT, JsonFlag, _emit, _progress
+from capy.cli.bench import REPO_ROOT, Flag, JsonFlag, _emit, _progress
 
 TESTDATA = REPO_ROOT.parent / "shared" / "testdata"
 
@@ -19,6 +19,7 @@ def recall(
     locomo: Path | None = None,
     transcripts: Path | None = None,
     scale: int | None = None,
+    hybrid: Flag = False,
     json_output: JsonFlag = False,
     markdown: Path | None = None,
 ) -> int:
@@ -40,6 +41,9 @@ def recall(
         The Claude transcripts folder (default: the shared test data's claude-transcripts).
     scale
         Also time recall over this many capsules (e.g. 100000): p50/p95 per query.
+    hybrid
+        Also recall LoCoMo lexical-only and hybrid (the semantic layer's vector list) side by
+        side, in the same run, by half.
     markdown
         Also write the tables as markdown to this file.
     """
@@ -66,4 +70,12 @@ def recall(
             report["scale"] = scale_check(
                 scale, source if source.is_file() else None, progress=progress
             )
-    return _emit(report, tables(report) + check_tables(report), json_output, markdown)
+        extra = []
+        if hybrid and source.is_file():
+            from capy.bench.recall_hybrid import hybrid_table, run_locomo_hybrid
+
+            report["hybrid"] = run_locomo_hybrid(
+                source, budget=budget, halves=halves, limit=limit, progress=progress
+            )
+            extra.append(hybrid_table(report["hybrid"]))
+    return _emit(report, tables(report) + check_tables(report) + extra, json_output, markdown)

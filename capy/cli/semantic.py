@@ -49,11 +49,15 @@ def status(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
     def run() -> int:
         from capy.cli.output import print_json
         from capy.rules import load_rules
-        from capy.semantic.service import vector_status
+        from capy.semantic.service import vault_status, vector_status
         from capy.store import open_store
 
         with open_store(db_path=db) as store:
-            report = vector_status(store, load_rules(store.location.project_root))
+            rules = load_rules(store.location.project_root)
+            report = vector_status(store, rules)
+        vault = vault_status(rules) if report.get("model") else None
+        if vault is not None:
+            report["vault"] = vault
         if as_json:
             print_json(report)
             return 0
@@ -65,6 +69,11 @@ def status(*, db: DbOption = None, as_json: JsonFlag = False) -> int:
                 f"({report['backlog_chunks']} chunks)"
             )
             say(f"vectors: {report['vectors']} ({report['stale_vectors']} stale)")
+        if vault is not None:
+            say(
+                f"vault: {vault['sessions_waiting']} sessions waiting "
+                f"({vault['messages_waiting']} messages)"
+            )
         return 0
 
     return guarded(run)
@@ -84,7 +93,7 @@ def index(*, db: DbOption = None, cpu: float = 1.0, seconds: float | None = None
 
     def run() -> int:
         from capy.rules import load_rules
-        from capy.semantic.service import index_now
+        from capy.semantic.service import index_now, index_vault_now
         from capy.store import open_store
 
         share = min(max(cpu, 0.1), 1.0)
@@ -92,6 +101,9 @@ def index(*, db: DbOption = None, cpu: float = 1.0, seconds: float | None = None
             rules = load_rules(store.location.project_root)
             done = index_now(store, rules, cpu_share=share, seconds=seconds)
         say(f"embedded {done} chunks")
+        messages = index_vault_now(rules, cpu_share=share, seconds=seconds)
+        if messages is not None:
+            say(f"embedded {messages} vault messages")
         return 0
 
     return guarded(run)

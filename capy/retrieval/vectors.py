@@ -7,11 +7,17 @@ search is the lexical search alone. The list joins the lexical hits (after boost
 Reciprocal Rank Fusion, with a weight the search pack's `vectors` sets by the lexical outcome:
 - `and_found`: the AND pass found results: the query's own words are in them;
 - `covered`: no AND result, but the best lexical hit holds at least `coverage` of the query's
-  terms (a keyword query whose words are spread out);
+  terms (a keyword query whose words are spread out); `covered_long` instead when the query
+  has `long_query_terms` terms or more: a prose question, whose every word no passage holds,
+  where bm25 ranks by incidental words and the meaning is worth more;
 - `weak`: no AND result and the best lexical hit holds few of the query's terms, or nothing was
   found: the query is likely said in other words than its answer. A vector hit alone (nothing
   lexical) must then reach `min_similarity_alone`, so a question about something absent still
   comes back empty.
+
+Where both lists agree on the lexical ranking's first hit (the vector list holds it too), it
+stays first (`keep_agreed_first`): a hit both lists found is the safest answer, and an exact
+keyword hit never loses first place to a near neighbour that only one list saw.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from capy.retrieval.snippets import make_snippet
 from capy.rules.views.search import SearchPack
 
 VECTOR_LAYER = "vector"
-AND_FOUND, COVERED, WEAK = "and_found", "covered", "weak"
+AND_FOUND, COVERED, COVERED_LONG, WEAK = "and_found", "covered", "covered_long", "weak"
 
 
 def nearest_of(corpus: Corpus) -> Callable[..., list[Candidate]] | None:
@@ -34,7 +40,11 @@ def nearest_of(corpus: Corpus) -> Callable[..., list[Candidate]] | None:
 
 
 def gate(
-    hits: Sequence[SearchHit], and_found: int, terms: tuple[Term, ...], coverage: float
+    hits: Sequence[SearchHit],
+    and_found: int,
+    terms: tuple[Term, ...],
+    coverage: float,
+    long_query_terms: int = 0,
 ) -> str:
     """Which of the pack's weights applies (see the module doc)."""
     if and_found > 0:
@@ -45,7 +55,9 @@ def gate(
     held = sum(
         1 for title, content in zip(matches.title, matches.content, strict=True) if title or content
     )
-    return COVERED if held / len(terms) >= coverage else WEAK
+    if held / len(terms) < coverage:
+        return WEAK
+    return COVERED_LONG if 0 < long_query_terms <= len(terms) else COVERED
 
 
 def join_vector_list(
@@ -64,7 +76,8 @@ def join_vector_list(
     nearest = nearest_of(corpus)
     if nearest is None or settings.depth < 1:
         return hits
-    weight = getattr(settings.weight, gate(hits, and_found, terms, settings.coverage))
+    chosen = gate(hits, and_found, terms, settings.coverage, settings.long_query_terms)
+    weight = settings.weight.of(chosen)
     if weight <= 0:
         return hits
     vector = nearest(query, settings.depth, filters)
@@ -82,7 +95,13 @@ def join_vector_list(
         scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (k + rank)
         if candidate.chunk_id not in by_id:
             by_id[candidate.chunk_id] = _vector_hit(candidate, rules)
-    order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])[:limit]
+    order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
+    if settings.keep_agreed_first and hits:
+        first = hits[0].chunk_id
+        if any(candidate.chunk_id == first for candidate in vector):
+            order.remove(first)
+            order.insert(0, first)
+    order = order[:limit]
     return [_rescored(by_id[chunk_id], scores[chunk_id]) for chunk_id in order]
 
 

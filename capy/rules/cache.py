@@ -34,7 +34,7 @@ def cache_key(overlays: list[tuple[Path, str]]) -> str:
 
     shipped = [*shipped_pack_files(), *shipped_schema_files()]
     stamp = tuple(
-        (origin, str(path), _stamp(str(path)))
+        (origin, str(path), file_stamp(str(path)))
         for path, origin in [*((entry, "shipped") for entry in shipped), *overlays]
     )
     # A file that cannot be stat'ed (gone, or inside a zip) gives no stamp to trust: hash it.
@@ -49,7 +49,7 @@ def cache_key(overlays: list[tuple[Path, str]]) -> str:
     return key
 
 
-def _stamp(path: str) -> tuple[int, int, int, int] | None:
+def file_stamp(path: str) -> tuple[int, int, int, int] | None:
     try:
         status = os.stat(path)
     except OSError:

@@ -76,11 +76,22 @@ class RuleSet:
 
 
 def shipped_files(use_disk: bool = True) -> list[PackFile]:
-    return list(_shipped_files_cached(use_disk))
+    # Keyed by the shipped files' stamps too: a long-lived process that outlives an upgrade
+    # (or a checkout) must parse the new packs, or it would write the old ones to the disk
+    # cache under the new files' key, where every later process would read them.
+    return list(_shipped_files_cached(use_disk, _shipped_stamp()))
+
+
+def _shipped_stamp() -> tuple:
+    from capy.rules.cache import file_stamp
+    from capy.rules.resources import shipped_schema_files
+
+    entries = [*shipped_pack_files(), *shipped_schema_files()]
+    return tuple((entry.name, file_stamp(str(entry))) for entry in entries)
 
 
 @cache
-def _shipped_files_cached(use_disk: bool = True) -> tuple[PackFile, ...]:
+def _shipped_files_cached(use_disk: bool, _stamp: tuple) -> tuple[PackFile, ...]:
     """The shipped packs, parsed. With `use_disk`, read back from the shipped-packs cache when
     an earlier process parsed and schema-checked the same files (capy.rules.shipped_cache)."""
     from capy.rules.resources import shipped_schema_files

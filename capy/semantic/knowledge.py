@@ -27,6 +27,35 @@ if TYPE_CHECKING:
     from capy.rules.views.semantic import EmbeddingModel
     from capy.store import Store
 
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a database keeps what gets vectors: parents (sources, vault sessions) whose rows
+    (chunks, messages) have rowids `parent id << CHUNK_ORDINAL_BITS | ordinal`, and the two
+    vector tables of the same shape (migration 0008 of the knowledge base, 0005 of the vault)."""
+
+    parents: str
+    count: str  # the parents' column counting their rows
+    rows: str
+    text: str  # the rows' title and text columns
+    vectors: str
+    done: str
+    by_kind: bool  # parents have a kind, filtered by the pack's `embedding.kinds`
+
+
+KNOWLEDGE = Layout(
+    "sources", "chunk_count", "chunks", "title, content", "chunk_vectors", "source_vectors", True
+)
+VAULT = Layout(
+    "sessions",
+    "message_count",
+    "messages",
+    "title, body",
+    "message_vectors",
+    "session_vectors",
+    False,
+)
+
 # (sources done, sources in all, chunks embedded so far)
 Progress = Callable[[int, int, int], None]
 
@@ -50,15 +79,18 @@ def _kinds_sql(kinds: Sequence[str]) -> str:
     return ", ".join("?" * len(kinds))
 
 
-def backlog(conn: Any, model_id: str, kinds: Sequence[str]) -> list[tuple[int, int]]:
+def backlog(
+    conn: Any, model_id: str, kinds: Sequence[str], layout: Layout = KNOWLEDGE
+) -> list[tuple[int, int]]:
     """(source id, chunk count) of the sources waiting for vectors, oldest first."""
+    by_kind = f"s.kind IN ({_kinds_sql(kinds)}) AND " if layout.by_kind else ""
     return conn.execute(
-        f"""SELECT s.id, s.chunk_count FROM sources AS s
-              LEFT JOIN source_vectors AS v ON v.source_id = s.id AND v.model = ?
-             WHERE s.kind IN ({_kinds_sql(kinds)}) AND s.index_version IS NOT NULL
+        f"""SELECT s.id, s.{layout.count} FROM {layout.parents} AS s
+              LEFT JOIN {layout.done} AS v ON v.source_id = s.id AND v.model = ?
+             WHERE {by_kind}s.index_version IS NOT NULL
                AND v.source_id IS NULL
              ORDER BY s.id""",
-        [model_id, *kinds],
+        [model_id, *(kinds if layout.by_kind else ())],
     ).fetchall()
 
 
@@ -90,6 +122,7 @@ def embed_backlog(
     kinds: Sequence[str],
     *,
     batch_size: int,
+    layout: Layout = KNOWLEDGE,
     cpu_share: float = 1.0,
     deadline: float | None = None,
     stop: threading.Event | None = None,
@@ -100,13 +133,13 @@ def embed_backlog(
     is set; the number of chunks embedded. Sleeps after each batch to keep to `cpu_share`, and
     (`quiet_seconds` > 0) starts no batch while a tool call of this process runs or has just
     ended (`capy.foreground`)."""
-    waiting = backlog(store.conn, pieces.version, kinds)
+    waiting = backlog(store.conn, pieces.version, kinds, layout)
     done_chunks = 0
     for done, (source_id, _) in enumerate(waiting, start=1):
         if (deadline is not None and time.monotonic() > deadline) or (stop and stop.is_set()):
             break
         done_chunks += _embed_source(
-            store, embedder, pieces, source_id, batch_size, cpu_share, stop, quiet_seconds
+            store, embedder, pieces, source_id, batch_size, cpu_share, stop, quiet_seconds, layout
         )
         if progress:
             progress(done, len(waiting), done_chunks)
@@ -140,16 +173,19 @@ def _embed_source(
     cpu_share: float,
     stop: threading.Event | None,
     quiet_seconds: float = 0.0,
+    layout: Layout = KNOWLEDGE,
 ) -> int:
     from capy.foreground import wait_until_quiet
 
     conn = store.conn
     first, last = chunk_rowid_range(source_id)
-    row = conn.execute("SELECT index_version FROM sources WHERE id = ?", (source_id,)).fetchone()
+    current_version = f"SELECT index_version FROM {layout.parents} WHERE id = ?"
+    row = conn.execute(current_version, (source_id,)).fetchone()
     if row is None:
         return 0  # deleted since the backlog was read
     chunks = conn.execute(
-        "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+        f"SELECT rowid, {layout.text} FROM {layout.rows} WHERE rowid BETWEEN ? AND ? "
+        "ORDER BY rowid",
         (first, last),
     ).fetchall()
     parts = [
@@ -168,14 +204,12 @@ def _embed_source(
         vectors += embedder.embed([text for _, _, text in parts[start : start + batch_size]])
         _pace(time.thread_time() - started, cpu_share, stop)
     with transaction(conn):
-        current = conn.execute(
-            "SELECT index_version FROM sources WHERE id = ?", (source_id,)
-        ).fetchone()
+        current = conn.execute(current_version, (source_id,)).fetchone()
         if current != row:
             return 0  # re-chunked while we embedded: it is back in the backlog
-        conn.execute("DELETE FROM chunk_vectors WHERE source_id = ?", (source_id,))
+        conn.execute(f"DELETE FROM {layout.vectors} WHERE source_id = ?", (source_id,))
         conn.executemany(
-            "INSERT INTO chunk_vectors (chunk_id, part, source_id, model, vector) "
+            f"INSERT INTO {layout.vectors} (chunk_id, part, source_id, model, vector) "
             "VALUES (?, ?, ?, ?, ?)",
             [
                 (rowid, part, source_id, pieces.version, vector)
@@ -183,7 +217,7 @@ def _embed_source(
             ],
         )
         conn.execute(
-            "INSERT OR REPLACE INTO source_vectors (source_id, model, index_version, chunks) "
+            f"INSERT OR REPLACE INTO {layout.done} (source_id, model, index_version, chunks) "
             "VALUES (?, ?, ?, ?)",
             (source_id, pieces.version, row[0], len(parts)),
         )
@@ -224,19 +258,21 @@ class _Matrix:
 _matrices: dict[tuple[str, str], _Matrix] = {}
 
 
-def vector_count(conn: Any, model_id: str) -> int:
+def vector_count(conn: Any, model_id: str, layout: Layout = KNOWLEDGE) -> int:
     return conn.execute(
-        "SELECT coalesce(sum(chunks), 0) FROM source_vectors WHERE model = ?", (model_id,)
+        f"SELECT coalesce(sum(chunks), 0) FROM {layout.done} WHERE model = ?", (model_id,)
     ).fetchone()[0]
 
 
-def matrix(store: Store, model: EmbeddingModel, version: str) -> _Matrix:
+def matrix(
+    store: Store, model: EmbeddingModel, version: str, layout: Layout = KNOWLEDGE
+) -> _Matrix:
     """The current version's vectors of this database, read again when they changed."""
     import numpy as np
 
     from capy.semantic.embedder import decode
 
-    key = (str(store.path), version)
+    key = (f"{store.path}:{layout.vectors}", version)
     cached = _matrices.setdefault(key, _Matrix())
     generation = store.conn.execute(
         "SELECT value FROM meta WHERE key = 'vector_generation'"
@@ -245,7 +281,7 @@ def matrix(store: Store, model: EmbeddingModel, version: str) -> _Matrix:
     with cached.lock:
         if cached.generation != generation:
             rows = store.conn.execute(
-                "SELECT chunk_id, source_id, vector FROM chunk_vectors WHERE model = ? "
+                f"SELECT chunk_id, source_id, vector FROM {layout.vectors} WHERE model = ? "
                 "ORDER BY chunk_id, part",
                 (version,),
             ).fetchall()
@@ -262,13 +298,14 @@ def nearest_in_store(
     query: str,
     limit: int,
     allowed_sources: Callable[[], Sequence[int]] | None,
+    layout: Layout = KNOWLEDGE,
 ) -> list[tuple[int, float]]:
     """(chunk id, -cosine) of the `limit` nearest chunks, best first (lower is better, as
     bm25); [] when there are no vectors, more than the exact-search size, or nothing in scope.
     Raises SemanticError when the model is missing or altered."""
     import numpy as np
 
-    from capy.semantic.embedder import shared_embedder
+    from capy.semantic import query_vectors
 
     semantic = rules.view("semantic")
     settings = rules.view("search").vectors
@@ -276,13 +313,13 @@ def nearest_in_store(
     if chosen is None:
         return []
     model, pieces = chosen
-    count = vector_count(store.conn, pieces.version)
+    count = vector_count(store.conn, pieces.version, layout)
     if count == 0 or count > settings.exact_max_vectors:
         return []
-    found = matrix(store, model, pieces.version)
+    found = matrix(store, model, pieces.version, layout)
     if found.vectors is None or len(found.vectors) == 0:
         return []
-    query_vector = shared_embedder(model, semantic.embedding.threads).vectors([query])[0]
+    query_vector = query_vectors.vector(model, semantic.embedding.threads, query)
     scores = found.vectors @ query_vector
     if allowed_sources is not None:
         allowed = np.fromiter(allowed_sources(), dtype=np.int64)

@@ -121,6 +121,53 @@ def index_now(
     )
 
 
+def index_vault_now(
+    rules: RuleSet,
+    *,
+    cpu_share: float = 1.0,
+    seconds: float | None = None,
+    stop: threading.Event | None = None,
+    quiet_seconds: float = 0.0,
+) -> int | None:
+    """Embed the session vault's backlog now; messages embedded (None: there is no vault yet,
+    and none is created for this)."""
+    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.knowledge import pieces_for
+    from capy.semantic.vault import embed_vault
+    from capy.vault import open_vault
+    from capy.vault.location import locate_vault
+
+    require_extra()
+    chosen = pieces_for(rules)
+    if chosen is None or not locate_vault().path.exists():
+        return None
+    embedder = shared_embedder(chosen[0], rules.view("semantic").embedding.threads)
+    deadline = time.monotonic() + seconds if seconds else None
+    with open_vault() as vault:
+        return embed_vault(
+            vault,
+            rules,
+            embedder,
+            cpu_share=cpu_share,
+            deadline=deadline,
+            stop=stop,
+            quiet_seconds=quiet_seconds,
+        )
+
+
+def vault_status(rules: RuleSet) -> dict[str, int] | None:
+    """The vault's sessions and messages waiting for vectors (None: no vault)."""
+    from capy.semantic.vault import vault_backlog
+    from capy.vault import open_vault
+    from capy.vault.location import locate_vault
+
+    if not locate_vault().path.exists():
+        return None
+    with open_vault() as vault:
+        sessions, messages = vault_backlog(vault, rules)
+    return {"sessions_waiting": sessions, "messages_waiting": messages}
+
+
 class BackgroundEmbedder:
     """One daemon thread of a long-lived process (`capy serve`) that embeds the knowledge
     base's backlog at the pack's CPU share, with its own connection, never on a tool call's
@@ -159,6 +206,16 @@ class BackgroundEmbedder:
                         stop=self._stop,
                         quiet_seconds=pack.embedding.quiet_seconds,
                     )
+                # Then the vault's messages: the same pacing, one backlog after the other.
+                done += (
+                    index_vault_now(
+                        self._rules,
+                        cpu_share=pack.embedding.cpu_share,
+                        stop=self._stop,
+                        quiet_seconds=pack.embedding.quiet_seconds,
+                    )
+                    or 0
+                )
             except Exception:
                 logger.warning("a background embedding round failed", exc_info=True)
             if not done:

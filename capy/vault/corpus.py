@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
 from capy.store.budget import fetch_within
@@ -101,6 +102,14 @@ class VaultCorpus:
             params.append(self.scope.project)
         return sql, params
 
+    rules: Any = None  # the full rule set: the vector list reads the semantic pack
+
+    def nearest(self, query: str, limit: int, filters: SearchFilters) -> list[Candidate]:
+        """Messages nearest `query` by their vectors (see capy.semantic.vault)."""
+        from capy.semantic.vault import nearest_messages
+
+        return nearest_messages(self, query, limit, filters)
+
     def vocabulary_candidates(
         self, min_length: int, max_length: int, limit: int | None = None
     ) -> Iterable[str]:
@@ -141,10 +150,12 @@ def search_vault(
         raise ValueError(f"unknown role {', '.join(map(repr, unknown))}; use {', '.join(ROLES)}")
     for name, value in (("--after", scope.after), ("--before", scope.before)):
         _check_time(name, value)
-    rules = load_rules().view("search")
+    ruleset = load_rules()
+    rules = ruleset.view("search")
     corpus = VaultCorpus(
         vault, weights=(rules.bm25.title_weight, rules.bm25.content_weight), scope=scope
     )
+    corpus.rules = ruleset
     filters = SearchFilters(kinds=tuple(dict.fromkeys(roles)) if roles else None)
     return [search(corpus, query, rules=rules, limit=limit, filters=filters) for query in queries]
 

@@ -124,6 +124,48 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX vocabulary_by_length ON vocabulary (length(term));
         """,
     ),
+    Migration(
+        "0005-message-vectors",
+        """
+        -- Vectors of messages (the optional semantic layer, capy.semantic.knowledge with its
+        -- VAULT layout), float16 blobs encrypted with the rest of the file, shaped as the
+        -- knowledge base's chunk_vectors and source_vectors: `chunk_id` is the message rowid,
+        -- `source_id` the session, a long message has one row per piece (`part`).
+        -- `session_vectors` says which sessions are embedded, by which model: a session without
+        -- a row for the current model is the backlog. A session that arrives again (it went
+        -- on) or is reindexed loses its row and vectors in the writer's own transaction.
+        CREATE TABLE message_vectors (
+            chunk_id  INTEGER NOT NULL,
+            part      INTEGER NOT NULL,
+            source_id INTEGER NOT NULL,
+            model     TEXT    NOT NULL,
+            vector    BLOB    NOT NULL,
+            PRIMARY KEY (chunk_id, part)
+        ) WITHOUT ROWID;
+        CREATE INDEX message_vectors_by_session ON message_vectors (source_id);
+        CREATE TABLE session_vectors (
+            source_id     INTEGER PRIMARY KEY,
+            model         TEXT    NOT NULL,
+            index_version TEXT    NOT NULL,
+            chunks        INTEGER NOT NULL,
+            embedded_at   INTEGER NOT NULL DEFAULT (unixepoch())
+        );
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('vector_generation', '0');
+        CREATE TRIGGER sessions_delete_vectors AFTER DELETE ON sessions
+        WHEN EXISTS (SELECT 1 FROM session_vectors WHERE source_id = old.id) BEGIN
+            DELETE FROM message_vectors WHERE source_id = old.id;
+            DELETE FROM session_vectors WHERE source_id = old.id;
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+        END;
+        CREATE TRIGGER sessions_vectors_stale
+        AFTER UPDATE OF size, message_count, index_version ON sessions
+        WHEN EXISTS (SELECT 1 FROM session_vectors WHERE source_id = new.id) BEGIN
+            DELETE FROM message_vectors WHERE source_id = new.id;
+            DELETE FROM session_vectors WHERE source_id = new.id;
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+        END;
+        """,
+    ),
 )
 
 

@@ -59,3 +59,15 @@ def test_evidence_recall_counts_the_share_found_within_k():
     scored = score("dev", "x", ["a", "b"], [{"z"}, {"a"}, set(), set(), set(), {"b"}])
     assert scored.hits_at == {5: 0.5, 10: 1.0}
     assert scored.reciprocal_rank == 0.5
+
+
+def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path):
+    from capy.bench.recall_checks import scale_check
+
+    path = _locomo(tmp_path, "conv-26")
+    scale = scale_check(40, path)
+    assert scale["capsules"] == 40 and scale["queries"] == 2
+    assert scale["stages"][0] == "chunk"  # embed too only when recall reads vectors
+    assert 0 < scale["p50_ms"] <= scale["p95_ms"]
+    table = check_tables({"rebuild": {"skipped": "not asked"}, "scale": scale})[-1]
+    assert table.title.startswith("recall at scale (40 capsules")

@@ -77,3 +77,26 @@ def test_an_unreadable_entry_is_ignored_and_replaced(overlay, garbage):
     again = ruleset_module.build_ruleset([(overlay, "user")])
     assert again.ok and again.index_version == expected.index_version
     assert len(_entries()) == 1
+
+
+def test_a_process_that_outlives_an_upgrade_parses_the_new_packs(tmp_path, monkeypatch):
+    # A server running while capy is upgraded (or a checkout changes) must not keep serving,
+    # and writing to the disk cache under the new files' key, the packs it parsed at start.
+    from capy.rules import resources
+
+    copies = []
+    for entry in resources.shipped_pack_files():
+        copy = tmp_path / entry.name
+        copy.write_bytes(entry.read_bytes())
+        copies.append(copy)
+    monkeypatch.setattr(ruleset_module, "shipped_pack_files", lambda: copies)
+    monkeypatch.setattr(resources, "shipped_pack_files", lambda: copies)
+    _fresh_process()
+    [retention] = [pack for pack in ruleset_module.shipped_files(False) if pack.name == "retention"]
+    edited = tmp_path / "retention.yaml"
+    text = edited.read_text(encoding="utf-8")
+    old_version = retention.loaded.data["version"]
+    edited.write_text(text.replace(f"version: {old_version}", "version: 99.0.0", 1), "utf-8")
+    [after] = [pack for pack in ruleset_module.shipped_files(False) if pack.name == "retention"]
+    assert after.loaded.data["version"] == "99.0.0"
+    _fresh_process()

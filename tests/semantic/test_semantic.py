@@ -132,6 +132,47 @@ def test_the_extra_check_does_not_import_the_libraries() -> None:
     assert isinstance(extra_installed(), bool)
 
 
+def test_the_gate_weighs_a_long_covered_query_as_prose() -> None:
+    from capy.retrieval.model import SearchHit
+    from capy.retrieval.query import parse_query
+    from capy.retrieval.vectors import gate
+
+    search = RULES.view("search")
+    settings = search.vectors
+    short = parse_query("graceful shutdown signal", search).terms
+    long = parse_query(
+        "graceful shutdown signal workers finish jobs drain queue before exit", search
+    ).terms
+    assert len(short) < settings.long_query_terms <= len(long)
+
+    def hit(content: str) -> SearchHit:
+        return SearchHit(1, 1, "doc", "durable", "", content, "", "porter", 0.1)
+
+    words = " ".join(term.text for term in long)
+    assert gate([hit(words)], 3, long, settings.coverage, settings.long_query_terms) == "and_found"
+    assert gate([hit(words)], 0, long, settings.coverage, settings.long_query_terms) == (
+        "covered_long"
+    )
+    assert gate([hit(words)], 0, short, settings.coverage, settings.long_query_terms) == "covered"
+    assert gate([hit("nothing alike")], 0, long, settings.coverage, 7) == "weak"
+    assert settings.weight.of("covered_long") > settings.weight.of("covered")
+
+
+@needs_model
+def test_a_first_hit_both_lists_hold_stays_first() -> None:
+    from capy.semantic.service import index_now
+
+    queries = ["token refresh clock", "service workers jobs", "halt daemon SIGTERM gracefully"]
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        lexical = search_store(store, queries, rules=RULES)
+        index_now(store, RULES)
+        hybrid = search_store(store, queries, rules=RULES)
+    for before, after in zip(lexical, hybrid, strict=True):
+        assert before.hits, before.query
+        assert after.hits[0].chunk_id == before.hits[0].chunk_id, before.query
+
+
 @needs_model
 def test_the_background_run_waits_for_a_tool_call_and_stops_when_asked() -> None:
     import threading

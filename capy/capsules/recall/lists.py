@@ -41,9 +41,8 @@ def lexical_list(
     settings: Recall,
 ) -> LexicalList:
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
-    corpus = sql.CapsuleCorpus(
-        conn, scope, weights=(search_pack.bm25.title_weight, search_pack.bm25.content_weight)
-    )
+    chunk = settings.chunk_weights
+    corpus = sql.CapsuleCorpus(conn, scope, weights=(chunk.title, chunk.content))
     rules = _widened(search_pack, settings.candidates)
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}

@@ -178,6 +178,11 @@ class RecallWeights(Section):
     context: float
 
 
+class RecallChunkWeights(Section):
+    title: float
+    content: float
+
+
 class RecallContext(Section):
     from_top: int
     reach: int
@@ -205,6 +210,7 @@ class Recall(Section):
     candidates: int
     rrf_k: int
     weights: RecallWeights
+    chunk_weights: RecallChunkWeights
     recency_weight: float
     graph: RecallGraph
     context: RecallContext

@@ -273,6 +273,13 @@ class VectorWeights(Section):
     and_found: float
     covered: float
     weak: float
+    # Absent: a long covered query weighs as a short one.
+    covered_long: float | None = None
+
+    def of(self, gate: str) -> float:
+        if gate == "covered_long":
+            return self.covered if self.covered_long is None else self.covered_long
+        return float(getattr(self, gate))
 
 
 class Vectors(Section):
@@ -283,6 +290,8 @@ class Vectors(Section):
     min_similarity: float = 1.0
     min_similarity_alone: float = 1.0
     coverage: float = 1.0
+    long_query_terms: int = 0  # 0: no query counts as long
+    keep_agreed_first: bool = False
     weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
 
 

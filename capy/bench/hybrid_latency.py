@@ -1,0 +1,176 @@
+"""Search latency with and without the vector list, in the same run, on one store of generated
+chunks (the `capy bench perf` latency store): every query timed lexical-only (the store has no
+vectors yet), then again once every chunk has a vector.
+
+The vectors are random unit vectors (float16, as stored), not the model's: exact search costs
+the same whatever the values, and embedding 100,000 chunks would take hours of CPU. The query
+is embedded by the real model on every search, as in use. The gate decides per query whether
+the vector list runs at all (an AND hit needs none), so p95 is given over every query and over
+the queries for which it ran.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from capy.bench import metrics
+
+GOAL_RATIO = 1.3  # hybrid p95 over lexical-only p95, at most
+PASSES = 3
+LIMIT = 10
+Progress = Callable[[str, int, int], None]
+
+
+def run_hybrid_latency(
+    size: int = 100_000, queries: int = 200, seed: int = 1, progress: Progress | None = None
+) -> dict[str, Any]:
+    from capy.bench.hybrid import semantic_ready
+    from capy.bench.perf import grow_store
+    from capy.bench.scratch import scratch_store
+    from capy.bench.textgen import TextGenerator
+    from capy.rules import load_rules
+
+    rules = load_rules()
+    why = semantic_ready(rules)
+    if why is not None:
+        return {"skipped": why}
+    generator = TextGenerator(seed)
+    with scratch_store() as store:
+        chunks, _ = grow_store(store, generator, size, 0, 0, rules, progress)
+        asked = [query for _shape, query in generator.queries(queries)]
+        lexical, _ = _time(store, asked, rules, progress, "lexical-only")
+        vectors = _random_vectors(store, rules, seed)
+        hybrid, opened = _time(store, asked, rules, progress, "hybrid")
+    row = {
+        "chunks": chunks,
+        "vectors": vectors,
+        "queries": len(asked),
+        "passes": PASSES,
+        "lexical_p95_ms": metrics.percentile(lexical, 0.95),
+        "hybrid_p95_ms": metrics.percentile(hybrid, 0.95),
+        "lexical_p50_ms": metrics.percentile(lexical, 0.50),
+        "hybrid_p50_ms": metrics.percentile(hybrid, 0.50),
+        "gated_open": len(opened),
+    }
+    if opened:
+        row["gated_lexical_p95_ms"] = metrics.percentile([lexical[i] for i in opened], 0.95)
+        row["gated_hybrid_p95_ms"] = metrics.percentile([hybrid[i] for i in opened], 0.95)
+    row["ratio"] = row["hybrid_p95_ms"] / row["lexical_p95_ms"]
+    row["met"] = row["ratio"] <= GOAL_RATIO
+    return row
+
+
+def _time(
+    store: Any, queries: list[str], rules: Any, progress: Progress | None, label: str
+) -> tuple[list[float], list[int]]:
+    """Median milliseconds per query over the passes, and which queries ran the vector list."""
+    from capy.semantic.query_vectors import forget
+    from capy.store.corpus import StoreCorpus, search_store
+
+    ran: set[int] = set()
+    original = StoreCorpus.nearest
+
+    def counted(self: Any, *args: Any) -> Any:
+        ran.add(current[0])
+        return original(self, *args)
+
+    current = [0]
+    for query in queries[:10]:  # warm the page cache, the model and the vector matrix
+        search_store(store, [query], limit=LIMIT, rules=rules)
+    runs: list[list[float]] = [[] for _ in queries]
+    StoreCorpus.nearest = counted  # type: ignore[method-assign]
+    try:
+        for number in range(PASSES):
+            for index, query in enumerate(queries):
+                current[0] = index
+                forget()  # every timed search embeds its query, as a new one does
+                started = time.perf_counter()
+                search_store(store, [query], limit=LIMIT, rules=rules)
+                runs[index].append((time.perf_counter() - started) * 1000)
+            if progress:
+                progress(f"querying ({label})", number + 1, PASSES)
+    finally:
+        StoreCorpus.nearest = original  # type: ignore[method-assign]
+    return [statistics.median(samples) for samples in runs], sorted(ran)
+
+
+def _random_vectors(store: Any, rules: Any, seed: int) -> int:
+    """A random unit vector per chunk, recorded as the current model's (see the module doc)."""
+    import numpy as np
+
+    from capy.semantic.knowledge import _bump, pieces_for
+    from capy.store.database import transaction
+
+    model, pieces = pieces_for(rules)
+    conn = store.conn
+    rng = np.random.default_rng(seed)
+    sources = conn.execute("SELECT id, index_version FROM sources").fetchall()
+    written = 0
+    with transaction(conn):
+        for source_id, version in sources:
+            from capy.store.migrations import chunk_rowid_range
+
+            first, last = chunk_rowid_range(source_id)
+            rowids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT rowid FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last)
+                )
+            ]
+            if not rowids:
+                continue
+            matrix = rng.standard_normal((len(rowids), model.dimensions)).astype(np.float32)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            conn.executemany(
+                "INSERT INTO chunk_vectors (chunk_id, part, source_id, model, vector) "
+                "VALUES (?, 0, ?, ?, ?)",
+                [
+                    (rowid, source_id, pieces.version, row.astype("<f2").tobytes())
+                    for rowid, row in zip(rowids, matrix, strict=True)
+                ],
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO source_vectors (source_id, model, index_version, chunks) "
+                "VALUES (?, ?, ?, ?)",
+                (source_id, pieces.version, version, len(rowids)),
+            )
+            written += len(rowids)
+        _bump(conn)
+    return written
+
+
+def latency_table(report: dict[str, Any]) -> Any:
+    from capy.bench.report import Table, fmt, skipped_table
+
+    if "skipped" in report:
+        return skipped_table("search latency with the vector list", report["skipped"])
+    table = Table(
+        f"search latency at {report['chunks']:,} chunks: lexical-only and with the vector list",
+        ("queries", "p50 lex", "p50 hyb", "p95 lex", "p95 hyb", "hyb/lex p95", "goal", "met"),
+    )
+    table.rows.append(
+        (
+            str(report["queries"]),
+            fmt(report["lexical_p50_ms"], 1),
+            fmt(report["hybrid_p50_ms"], 1),
+            fmt(report["lexical_p95_ms"], 1),
+            fmt(report["hybrid_p95_ms"], 1),
+            fmt(report["ratio"], 2),
+            f"<= {GOAL_RATIO}",
+            "yes" if report["met"] else "no",
+        )
+    )
+    if report["gated_open"]:
+        table.notes.append(
+            f"the gate ran the vector list for {report['gated_open']} of {report['queries']} "
+            f"queries; their p95: lexical {fmt(report['gated_lexical_p95_ms'], 1)} ms, hybrid "
+            f"{fmt(report['gated_hybrid_p95_ms'], 1)} ms"
+        )
+    table.notes.append(
+        f"{report['vectors']:,} random unit vectors (exact search costs the same whatever the "
+        f"values); the query embedded by the real model; median of {report['passes']} passes"
+    )
+    return table
