@@ -76,7 +76,8 @@ def run_hook(event: str, platform: str) -> int:
 
 
 def run_lean() -> None:
-    """`capy/hookstart.py`: a hook without `site`, anything else as the console script runs it.
+    """The hook start setup writes (capy.setup.launcher.hook_launcher): a hook without `site`,
+    anything else as the console script runs it.
 
     Started with `-S`, the interpreter has not added site-packages to the path. A hook's usual
     path imports only the standard library and capy; the rarer ones (rebuilding the rules

@@ -6,7 +6,7 @@ The run uses a throw-away project and home (shipped packs, default settings), wa
 cache and bytecode first (as after `pip install`, which compiles it), and also times the
 in-process `capy.hooks.handle` call: what a running capy server pays when the host calls it
 through an `mcp_tool` hook instead of starting a process. The command timed is the one
-`capy setup` registers (capy/hookstart.py under `python -I -S`). Goal (issue 16): a hook
+`capy setup` registers (capy's lean start under `python -I -S -c`). Goal (issue 16): a hook
 within 1.5x of the bare start: PreToolUse, and the events that capture on every call
 (PostToolUse, UserPromptSubmit), each judged on its worst payload.
 Every payload also runs with capsule capture off in the same rounds (capy.bench.hooks_capture):
@@ -110,7 +110,7 @@ def _payload(project: Path, event: str, fields: dict) -> bytes:
 
 
 def hook_command() -> list[str]:
-    """What `capy setup` registers for hooks (the interpreter running capy/hookstart.py with
+    """What `capy setup` registers for hooks (the interpreter running capy's lean start with
     `-I -S`), or the console script where setup would write that."""
     from capy.setup.launcher import hook_launcher, resolve_launcher
 

@@ -153,7 +153,8 @@ class CapyHooks:
 
 def _ending(command: str) -> tuple[str, ...]:
     """The words of a hook command after its program: `hook --platform P EVENT`. The program
-    may be several words (the interpreter running capy/hookstart.py), so they start at `hook`."""
+    may be several words (the interpreter running capy's lean start with -c), so they start
+    at `hook`."""
     words = tuple(shlex.split(command))
     return words[words.index("hook") :] if "hook" in words else words[1:]
 

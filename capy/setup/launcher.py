@@ -10,6 +10,7 @@ person chose with `--command`.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -33,22 +34,30 @@ def resolve_launcher(chosen: str | None = None) -> list[str]:
 def hook_launcher(launcher: list[str]) -> list[str]:
     """The argv setup writes before a hook's own words (`hook --platform P EVENT`).
 
-    For the launcher setup picks by itself, the interpreter runs `capy/hookstart.py` in
-    isolated mode without `site` (`-I -S`): a hook is a fresh process on every tool call, and
-    that start costs a fraction of the console script's (see capy/hookstart.py). A launcher the
-    person chose with `--command` is written as they gave it.
+    For the launcher setup picks by itself, the interpreter runs a one-line start in isolated
+    mode without `site` (`-I -S -c`): a hook is a fresh process on every tool call, and the
+    console script pip writes imports `re` before capy runs (half a bare start), while `site`
+    scans site-packages and runs their .pth files. The start puts capy's folder at the end of
+    the path (after the standard library, so nothing shadows it) and site-packages come back on
+    the first import that needs them (capy.entry.run_lean); `-I` keeps the agent's working
+    folder and PYTHON* variables out of the path. It is `-c`, not a script file: once capy is
+    uninstalled, Python exits 2 for a script it cannot open, which agents read as "block this
+    call", while a failed import exits 1, an error they show and go past, as they do for a
+    console script that is gone. A launcher the person chose with `--command` is written as
+    they gave it.
     """
     if os.name != "posix" or launcher != resolve_launcher():
         return launcher
     import capy
 
-    start = Path(capy.__file__).with_name(HOOK_START)
-    if not start.is_file():
-        return launcher
-    return [os.path.abspath(sys.executable), "-I", "-S", str(start)]
+    folder = json.dumps(str(Path(capy.__file__).resolve().parent.parent))
+    return [os.path.abspath(sys.executable), "-I", "-S", "-c", LEAN_START.format(folder=folder)]
 
 
-HOOK_START = "hookstart.py"
+# The folder is written as a JSON string, which is a Python literal too, in double quotes:
+# shlex quotes the whole line in single quotes, and agents keep it in JSON files.
+LEAN_START = "import sys;sys.path.append({folder});from capy.entry import run_lean;run_lean()"
+LEAN_MARK = "from capy.entry import run_lean"
 
 
 def _chosen(chosen: str) -> list[str]:
@@ -92,10 +101,10 @@ def _script_beside_interpreter() -> str | None:
 
 def is_capy_program(argv: list[str]) -> bool:
     """Whether an argv starts with a launcher setup writes by default: a capy script anywhere,
-    an interpreter with `-m capy`, or one running capy's hook start script. (`uvx --from
+    an interpreter with `-m capy`, or one running capy's lean hook start. (`uvx --from
     capy-mcp capy serve` written by hand is the user's own.)"""
     return bool(argv) and (
         Path(argv[0]).name in SCRIPT_NAMES
         or argv[1:3] == ["-m", "capy"]
-        or (argv[1:3] == ["-I", "-S"] and argv[3:4] and Path(argv[3]).name == HOOK_START)
+        or (argv[1:4] == ["-I", "-S", "-c"] and LEAN_MARK in "".join(argv[4:5]))
     )

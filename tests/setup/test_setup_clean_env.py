@@ -142,14 +142,15 @@ def test_python_m_capy_writes_the_console_script_beside_the_interpreter(spaces) 
     project, home = spaces
     done = _capy(f"{sys.executable} -m capy setup --platform cursor --dry-run", project, home)
     assert done.returncode == 0, done.stderr
-    # The MCP server gets the console script; hooks get the lean start (capy/hookstart.py run
-    # by that interpreter with -I -S), which starts in a fraction of the script's time.
+    # The MCP server gets the console script; hooks get the lean start (a one-line `-c` run by
+    # that interpreter with -I -S), which starts in a fraction of the script's time.
     assert f'"command": "{BIN_DIR / "capy"}"' in done.stdout
     import capy
 
-    start = Path(capy.__file__).with_name("hookstart.py")
-    lean = f"{Path(sys.executable).absolute()} -I -S {start} hook --platform cursor preToolUse"
-    assert f'"command": "{lean}"' in done.stdout
+    folder = Path(capy.__file__).resolve().parent.parent
+    assert f'"command": "{Path(sys.executable).absolute()} -I -S -c ' in done.stdout
+    assert f'sys.path.append(\\"{folder}\\")' in done.stdout  # a JSON string in JSON
+    assert "run_lean()' hook --platform cursor preToolUse" in done.stdout
 
 
 def test_a_chosen_command_is_written_as_given(spaces) -> None:
@@ -178,3 +179,27 @@ def test_shared_setup_prints_each_files_note_and_undo_all_takes_every_platform_o
     assert done.returncode == 0, done.stderr
     left = [path for root in (project, home) for path in root.rglob("*") if path.is_file()]
     assert [path for path in left if ".local" not in path.parts] == []
+
+
+def test_a_hook_whose_capy_is_gone_never_exits_with_the_blocking_status(tmp_path) -> None:
+    # Agents read exit status 2 as "block this call" (Claude Code even drops the prompt);
+    # a lean hook start whose capy was uninstalled must fail as a missing console script
+    # would: an error the agent shows and goes past.
+    import json
+
+    import capy
+    from capy.setup.launcher import hook_launcher, resolve_launcher
+
+    argv = hook_launcher(resolve_launcher())
+    assert argv[1:4] == ["-I", "-S", "-c"]
+    folder = json.dumps(str(Path(capy.__file__).resolve().parent.parent))
+    gone = [*argv[:4], argv[4].replace(folder, json.dumps(str(tmp_path / "gone")))]
+    done = subprocess.run(
+        [*gone, "hook", "--platform", "claude-code", "PreToolUse"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
