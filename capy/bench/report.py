@@ -36,6 +36,13 @@ def goals_table(title: str, goals: Sequence[dict]) -> Table:
 
 
 def print_tables(tables: Iterable[Table]) -> None:
+    """Rich tables on a terminal; markdown otherwise. Piped or redirected, rich would cut every
+    table to 80 columns and print figures as "0.…", so a saved report lost its numbers."""
+    from capy.cli.tables import on_terminal
+
+    if not on_terminal():
+        print(markdown(tables), end="")
+        return
     from rich.table import Table as RichTable
 
     from capy.cli.output import console

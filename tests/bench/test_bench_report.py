@@ -97,3 +97,11 @@ def test_rich_tables_print(capsys) -> None:
     report.print_tables([report.Table("figures", ("name", "value"), [("a", "1.0")], ["a note"])])
     out = capsys.readouterr().out
     assert "figures" in out and "a note" in out
+
+
+def test_a_piped_report_keeps_every_figure(capsys) -> None:
+    # Not a terminal: rich would cut a wide table to 80 columns and print "0.…" for figures.
+    wide = report.Table("wide", tuple(f"column {i}" for i in range(14)), [("0.6583",) * 14])
+    report.print_tables([wide])
+    out = capsys.readouterr().out
+    assert out.count("0.6583") == 14 and "…" not in out
