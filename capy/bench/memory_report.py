@@ -173,7 +173,10 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
                 "memory hook processes with a digest (median ms)",
                 ("event", "ms", "x bare python"),
                 rows,
-                ["Real `capy hook` processes, interleaved with a bare Python start."],
+                [
+                    "Real hook processes, started as `capy setup` registers them,"
+                    " interleaved with a bare Python start."
+                ],
             )
         )
     return tables
