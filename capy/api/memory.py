@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from capy.api.workspace import Workspace
 
 MCP_SOURCE = "mcp"
+MAX_RECORDS = 20  # records one capy_memory_search returns at most; its schema says so too
 
 
 def _with_store(workspace: Workspace, action: Callable[[Any], ToolReply]) -> ToolReply:
@@ -45,7 +46,8 @@ def memory_search_reply(workspace: Workspace, *, query: str, limit: int = 5) -> 
     def action(store: Any) -> ToolReply:
         from capy.memory.manage import search_records
 
-        found = [_shown(record) for record in search_records(store, query, max(1, min(limit, 20)))]
+        records = search_records(store, query, max(1, min(limit, MAX_RECORDS)))
+        found = [_shown(record) for record in records]
         if not found:
             return ToolReply("No learned record is relevant to that.", data={"records": []})
         lines = [

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from capy.api.memory import MAX_RECORDS
 from capy.server.calls import run_tool
 from capy.server.outputs import MemoryRecordOutput, MemorySearchOutput
 
@@ -37,7 +38,10 @@ def register_memory_tools(
     )
     async def capy_memory_search(
         query: Annotated[str, Field(description="What you are about to do, in a few words.")],
-        limit: Annotated[int, Field(description="Records at most (1-20).")] = 5,
+        limit: Annotated[
+            int,
+            Field(description=f"Records at most (1-{MAX_RECORDS}).", ge=1, le=MAX_RECORDS),
+        ] = 5,
     ) -> Annotated[CallToolResult, MemorySearchOutput]:
         return await run_tool(
             workspace,
