@@ -262,9 +262,11 @@ def perf_tables(report: dict) -> list[Table]:
             )
         )
         shapes = ", ".join(f"{k} {v:.1f}" for k, v in row["p95_ms_by_shape"].items())
+        built = f" (store built by {row['built']})" if row.get("built") else ""
         latency.notes.append(
-            f"{row['chunks']:,} chunks, p95 ms by query shape: {shapes}; first pass alone: "
-            f"p95 {row['first_pass_p95_ms']:.1f}, bare p95 {row['bare_first_pass_p95_ms']:.1f}"
+            f"{row['chunks']:,} chunks{built}, p95 ms by query shape: {shapes}; first pass "
+            f"alone: p95 {row['first_pass_p95_ms']:.1f}, bare p95 "
+            f"{row['bare_first_pass_p95_ms']:.1f}"
         )
     tables = [indexing, latency, goals_table("performance goals", report["goals"])]
     if report.get("calls"):
