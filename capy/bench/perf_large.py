@@ -44,6 +44,9 @@ BULK_BATCH_CHUNKS = 5_000
 BULK_FORMAT = 1  # bump when the builder writes different rows
 FTS_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 _QUEUED_BATCHES = 2
+# Processes that cut, count and compress the generated documents, and documents per round.
+CUT_WORKERS = 2
+ROUND_DOCUMENTS = 64
 # Page cache of each writer: FTS5 reads segments back to merge them.
 BUILD_CACHE_KIB = 256 * 1024
 
@@ -188,46 +191,92 @@ def _build(
 
 def _batches(generator: Any, size: int, ruleset: Any) -> Iterator[tuple[_Batch, int, int]]:
     """The documents `grow_store` indexes, cut and counted, a batch at a time; with the chunks
-    and documents made so far."""
+    and documents made so far. This process generates the documents in order (one random
+    stream); worker processes cut, count and compress them, a round behind the generation."""
+    import multiprocessing
+
     from capy.bench.perf import CONTENT_TYPES
+
+    now = int(time.time())
+    # spawn, not fork: the writers' threads are running and may hold locks a fork would copy.
+    context = multiprocessing.get_context("spawn")
+    workers = context.Pool(CUT_WORKERS, _start_worker, (ruleset.view("chunking"),))
+    made = 0
+
+    def generate() -> list[tuple[tuple, tuple[int, int]]]:
+        nonlocal made
+        docs = []
+        for _ in range(ROUND_DOCUMENTS):
+            kind = CONTENT_TYPES[made % len(CONTENT_TYPES)]
+            text = generator.document(kind, generator.rng.randint(2_000, 24_000))
+            made += 1
+            marks = (len(generator.emitted), len(generator.identifiers))
+            docs.append(((made, f"perf/{made - 1}", kind, text, ruleset.index_version, now), marks))
+        return docs
+
+    try:
+        batch, chunks, documents = _Batch(), 0, 0
+        current = generate()
+        ahead = workers.map_async(_cut, [doc for doc, _ in current])
+        while True:
+            upcoming = generate()
+            done = ahead.get()
+            ahead = workers.map_async(_cut, [doc for doc, _ in upcoming])
+            for (source, rows, terms), (emitted, identifiers) in zip(
+                done, (marks for _, marks in current), strict=True
+            ):
+                batch.sources.append(source)
+                batch.rows.extend(rows)
+                batch.terms.update(terms)
+                chunks += len(rows)
+                documents += 1
+                if chunks >= size:  # queries come only from documents the store holds
+                    del generator.emitted[emitted:], generator.identifiers[identifiers:]
+                    yield batch, chunks, documents
+                    return
+                if len(batch.rows) >= BULK_BATCH_CHUNKS:
+                    yield batch, chunks, documents
+                    batch = _Batch()
+            current = upcoming
+    finally:
+        workers.terminate()
+        workers.join()
+
+
+_chunking: Any = None
+
+
+def _start_worker(chunking: Any) -> None:
+    global _chunking
+    _chunking = chunking
+
+
+def _cut(document: tuple) -> tuple[tuple, list[tuple], Counter[str]]:
+    """One document's `sources` row, chunk rows and vocabulary counts (in a worker)."""
     from capy.digests import sha256
     from capy.store.chunkstore import chunk_for_index, chunk_terms
     from capy.store.codec import compress_text
     from capy.store.migrations import chunk_rowid
 
-    chunking = ruleset.view("chunking")
-    now = int(time.time())
-    batch, chunks, documents = _Batch(), 0, 0
-    while chunks < size:
-        kind = CONTENT_TYPES[documents % len(CONTENT_TYPES)]
-        text = generator.document(kind, generator.rng.randint(2_000, 24_000))
-        label = f"perf/{documents}"
-        documents += 1
-        source_id = documents
-        cut = chunk_for_index(text, kind, label, chunking)
-        size_bytes = len(text.encode("utf-8"))
-        batch.sources.append(
-            (
-                source_id,
-                label,
-                sha256(text.encode("utf-8")).hexdigest(),
-                kind,
-                compress_text(text),
-                size_bytes,
-                ruleset.index_version,
-                now,
-                len(cut),
-            )
-        )
-        batch.rows.extend(
-            (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
-            for ordinal, chunk in enumerate(cut)
-        )
-        batch.terms.update(chunk_terms(cut))
-        chunks += len(cut)
-        if len(batch.rows) >= BULK_BATCH_CHUNKS or chunks >= size:
-            yield batch, chunks, documents
-            batch = _Batch()
+    source_id, label, kind, text, version, now = document
+    cut = chunk_for_index(text, kind, label, _chunking)
+    data = text.encode("utf-8")
+    source = (
+        source_id,
+        label,
+        sha256(data).hexdigest(),
+        kind,
+        compress_text(text),
+        len(data),
+        version,
+        now,
+        len(cut),
+    )
+    rows = [
+        (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
+        for ordinal, chunk in enumerate(cut)
+    ]
+    return source, rows, chunk_terms(cut)
 
 
 class _Writer:

@@ -59,6 +59,9 @@ def test_tiny_run_measures_both_servers(tmp_path: Path, monkeypatch, capsys) -> 
         assert row["capy"] > 0 and row["peer"] > 0, row
         assert row["ratio"] == pytest.approx(row["capy"] / row["peer"], rel=0.01)
     assert len(report["goals"]) == 5 and all(isinstance(g["met"], bool) for g in report["goals"])
+    floor = report["capy_floor"]  # capy's own rows of the same files, one transaction
+    assert floor["mb_s"] > 0
+    assert floor["over_peer"] == pytest.approx(floor["mb_s"] / report["results"][0]["peer"])
 
 
 def test_missing_peer_is_one_clear_sentence(tmp_path: Path, monkeypatch, capsys) -> None:
