@@ -272,7 +272,8 @@ def perf(
     sizes
         Comma-separated chunk counts at which to measure search latency.
     large
-        Also measure search latency at 1,000,000 chunks (some minutes to build; `just bench`).
+        Also measure search latency at 1,000,000 chunks, on a store built by bulk insert once
+        and kept in the user's cache folder for later runs (`just bench`).
     megabytes
         Generated text per content type for the throughput runs.
     real_megabytes
