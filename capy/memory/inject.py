@@ -1,7 +1,7 @@
 """What memory says at each hook, from the digest alone (no database, no rule loading):
 - SessionStart: the project's anti-patterns, preferences and principles, most confident first.
 - UserPromptSubmit: the records most relevant to the prompt, or nothing when none is.
-- PreToolUse: the blocking anti-pattern a command breaks, if any.
+- PreToolUse: the blocking anti-pattern a command breaks, if any (capy.memory.blocking).
 
 Relevance is lexical: the prompt's stems (porter, as the search core stems) against each
 record's, weighted by inverse document frequency over the records, normalised by the weight of
@@ -107,29 +107,3 @@ def _fit(
         lines.append(line)
         shown.append(record["id"])
     return ("\n".join(lines), shown) if shown else ("", [])
-
-
-def denying_record(digest: dict[str, Any], command: str) -> dict[str, Any] | None:
-    """The most confident blocking anti-pattern `command` breaks, or None."""
-    from capy.memory.blocking import blocked_by, could_match, wrappers_from
-
-    floor = digest["blocking"]["min_confidence"]
-    candidates = [
-        record
-        for record in digest["records"]
-        if record.get("block")
-        and record["confidence"] >= floor
-        and could_match(command, record["block"])
-    ]
-    if not candidates:
-        return None
-    wrappers = wrappers_from(digest["wrappers"])
-    for record in sorted(candidates, key=lambda item: -item["confidence"]):
-        if blocked_by(command, record["block"], wrappers):
-            return record
-    return None
-
-
-def deny_reason(digest: dict[str, Any], record: dict[str, Any]) -> str:
-    override = digest["blocking"]["override"].replace("ID", record["id"][:8])
-    return f"capy memory {record['id'][:8]}: {record['text']} {override}"

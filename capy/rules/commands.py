@@ -22,16 +22,19 @@ rule syntax (https://code.claude.com/docs/en/permissions, "Wildcard patterns"):
 
 from __future__ import annotations
 
-# `re` is imported where a pattern is compiled: a hook reads commands (normalise_command) on a
-# path that must not load it.
+# One whitespace rule for rules and the command reader (which a hook loads without `re`).
+from capy.security.shellwords import normalise_command
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
-
-def normalise_command(command: str) -> str:
-    """Collapse runs of whitespace so `git  push` and `git push` are judged alike."""
-    return " ".join(command.split())
+__all__ = [
+    "command_matches",
+    "command_pattern_regex",
+    "command_pattern_source",
+    "normalise_command",
+]
 
 
 def command_pattern_regex(pattern: str) -> re.Pattern[str]:

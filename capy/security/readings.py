@@ -5,8 +5,8 @@ Kept apart from the policy module so a hook can read commands without loading th
 
 from __future__ import annotations
 
-from capy.rules.commands import normalise_command
 from capy.security.shellsplit import dequoted, without_assignments
+from capy.security.shellwords import normalise_command
 from capy.security.wrappers import wrapped_commands
 
 TYPE_CHECKING = False

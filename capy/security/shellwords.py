@@ -104,6 +104,11 @@ def rough_words(text: str) -> list[Word]:
     return [Word(match.group(), match.start(), match.end()) for match in found]
 
 
+def normalise_command(command: str) -> str:
+    """Collapse runs of whitespace so `git  push` and `git push` are judged alike."""
+    return " ".join(command.split())
+
+
 def is_assignment(word: str) -> bool:
     """`NAME=value` (also `NAME+=value`, `NAME[i]=value`): a setting, not the command."""
     return pack_regex(_ASSIGNMENT).match(word) is not None

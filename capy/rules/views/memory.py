@@ -180,6 +180,8 @@ class Blocking(Section):
 class Llm(Section):
     max_calls_per_session: int
     timeout_seconds: float
+    max_seconds_per_session: float = 60.0
+    max_error_chars: int = 1500
 
 
 class MemoryPack(PackView):
