@@ -90,7 +90,9 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
 
     pack = rules.view("memory")
     classes = {block.id: block for block in pack.blocking.live_classes}
-    stopwords = sorted(stems(" ".join(rules.view("search").stopwords.english)))
+    # The search core's stopwords and query filler: a prompt is a request, and "use", "need" and
+    # "please" say as little about which record it wants as about which document.
+    stopwords = sorted(stems(" ".join(rules.view("search").stopwords.all)))
     codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
     kept = []
     for record in records:
@@ -116,6 +118,8 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                     )
                 ),
                 "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
+                "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
+                "task_only": sorted(_task_only(record)),
                 "block": (
                     {
                         "id": block.id,
@@ -185,6 +189,14 @@ def _programs(record: dict[str, Any], known: set[str]) -> set[str]:
         names += (record.get("context") or "").split()[:1]
         names += [word for word in record["text"].lower().split() if word.strip("`") in known]
     return stems(" ".join(names).replace("`", " "))
+
+
+def _task_only(record: dict[str, Any]) -> set[str]:
+    """The stems only the record's task holds, not its text, commands or entities."""
+    from capy.memory.words import stems
+
+    own = [record["text"], *record.get("words", ()), *record.get("entities", ())]
+    return stems(record.get("task") or "") - stems(" ".join([*own, record.get("context") or ""]))
 
 
 def _about(record: dict[str, Any]) -> list[str]:

@@ -67,11 +67,23 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     possible = sum(idf(term) for term in known)
     if not possible:
         return []
+    need = budget["min_shared_terms"]
+    mixed = budget.get("mixed_shared_terms", need)
+    overlap = budget.get("task_overlap", 0.5)
     scored = []
     for record in records:
         shared = query.intersection(record["terms"])
         via_graph = linked.intersection(record["terms"]) if linked_weight else set()
-        if len(shared) < budget["min_shared_terms"]:
+        # Relevant: the prompt shares enough stems with what the record says (its text, commands,
+        # entities), or asks for the task it was learned in again, or holds more stems of both
+        # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
+        # its task) is two weak hints, not one strong one.
+        said = len(shared.difference(record.get("task_only", ())))
+        if not (
+            said >= need
+            or (said and len(shared) >= mixed)
+            or _same_task(shared, record.get("task_terms", ()), need, overlap)
+        ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
         # its task), not only words of an error message.
@@ -89,6 +101,12 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         scored.append((weight * (0.5 + record["confidence"]), record))
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
     return [record for _, record in scored]
+
+
+def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:
+    """The prompt asks for the task again: `need` of its stems, and `overlap` of them."""
+    again = shared.intersection(task)
+    return len(again) >= need and len(again) >= overlap * len(task)
 
 
 def _fit(

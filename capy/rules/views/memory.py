@@ -149,6 +149,8 @@ class PromptBudget(Section):
     min_shared_terms: int
     anchored: bool
     code_tokens: str | None = None
+    task_overlap: float = 0.5
+    mixed_shared_terms: int = 2
     phrase_boost: float = 0.0
     graph_links: int = 0
     graph_weight: float = 0.0
