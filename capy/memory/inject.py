@@ -67,6 +67,8 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     possible = sum(idf(term) for term in known)
     if not possible:
         return []
+    share = budget.get("common_share", 1.0)
+    common = {term for term, count in frequency.items() if count > total * share}
     need = budget["min_shared_terms"]
     mixed = budget.get("mixed_shared_terms", need)
     overlap = budget.get("task_overlap", 0.5)
@@ -77,12 +79,15 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # Relevant: the prompt shares enough stems with what the record says (its text, commands,
         # entities), or asks for the task it was learned in again, or holds more stems of both
         # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
-        # its task) is two weak hints, not one strong one.
-        said = len(shared.difference(record.get("task_only", ())))
+        # its task) is two weak hints, not one strong one. A stem most records hold ("fail",
+        # from every rule's "When ... fails with") adds weight below but is not counted here: it
+        # tells no record from another.
+        counted = shared - common
+        said = len(counted.difference(record.get("task_only", ())))
         if not (
             said >= need
-            or (said and len(shared) >= mixed)
-            or _same_task(shared, record.get("task_terms", ()), need, overlap)
+            or (said and len(counted) >= mixed)
+            or _same_task(counted, record.get("task_terms", ()), need, overlap)
         ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
