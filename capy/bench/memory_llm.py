@@ -5,8 +5,10 @@ The script is a judge that knows the labels (a lesson quoting a noise event scor
 other high), so the figure measures what capy does with a model's replies, not a model's
 judgement: every `FAULT_EVERY`-th call answers with one of the failures real APIs give (JSON cut
 short, an HTTP 500, prose instead of JSON), and good replies come plain, in a fence, or with a
-`total` that contradicts the scores (capy recomputes it). A failed call must fall back to the
-no-LLM gate, so the goal is every lesson learned and the noise still rejected.
+`total` that contradicts the scores (capy recomputes it). Causal analyses (an error and its fix,
+a session's corrections) are answered with the draft lesson kept and a cause added. A failed
+call must fall back to the no-LLM path, so the goal is every lesson learned and the noise still
+rejected.
 """
 
 from __future__ import annotations
