@@ -67,8 +67,10 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     possible = sum(idf(term) for term in known)
     if not possible:
         return []
+    # Among a few records every stem is "most records'": commonness needs enough of them.
     share = budget.get("common_share", 1.0)
-    common = {term for term, count in frequency.items() if count > total * share}
+    enough = total >= budget.get("common_min_records", 0)
+    common = {term for term, count in frequency.items() if enough and count > total * share}
     need = budget["min_shared_terms"]
     mixed = budget.get("mixed_shared_terms", need)
     overlap = budget.get("task_overlap", 0.5)
