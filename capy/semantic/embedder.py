@@ -2,11 +2,19 @@
 
 Mean pooling over the last hidden state, masked by the attention mask, then L2 normalisation
 (as sentence-transformers does for all-MiniLM-L6-v2), so a dot product is the cosine.
+
+A session is most of what the semantic layer costs in memory: ONNX Runtime folds the int8
+model's weights into float32 at load (about 90 MB for all-MiniLM-L6-v2; with numpy, ONNX
+Runtime and a batch's buffers about 260 MB of the server's resident memory, against 175 MB
+for the whole server without it). A long-lived process therefore drops a session nobody used
+for the pack's `release_after_seconds` (`release_unused`) and hands the freed memory back to
+the system; the next batch or query vector loads it again (about a second).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -50,11 +58,13 @@ class OnnxEmbedder:
         plain.no_padding()
         self._plain = plain  # for cutting windows: no truncation, no special-token padding
         self._run_lock = threading.Lock()
+        self.last_used = time.monotonic()
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """float32 rows of unit length, one per text."""
         import numpy as np
 
+        self.last_used = time.monotonic()
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
@@ -109,6 +119,53 @@ def shared_embedder(model: EmbeddingModel, threads: int = 1) -> OnnxEmbedder:
         if key not in _sessions:
             _sessions[key] = OnnxEmbedder(model, threads)
         return _sessions[key]
+
+
+class LazyEmbedder:
+    """The process's session for `model`, loaded only when a text is embedded: a round of
+    the background embedder that finds no backlog loads nothing (and keeps nothing alive)."""
+
+    def __init__(self, model: EmbeddingModel, threads: int = 1) -> None:
+        self.model = model
+        self.model_id = model.model_id
+        self.dims = model.dimensions
+        self._threads = threads
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(shared_embedder(self.model, self._threads), name)
+
+
+def release_unused(after_seconds: float | None) -> int:
+    """Drop the sessions no text went through for `after_seconds` (None: keep them) and give
+    the freed memory back to the system; how many were dropped. A call still running on a
+    dropped session keeps it until it returns."""
+    if after_seconds is None:
+        return 0
+    now = time.monotonic()
+    with _lock:
+        stale = [key for key, found in _sessions.items() if now - found.last_used >= after_seconds]
+        for key in stale:
+            del _sessions[key]
+    if stale:
+        import gc
+
+        gc.collect()
+        _trim_heap()
+    return len(stale)
+
+
+def _trim_heap() -> None:
+    """glibc keeps freed memory in its arenas; malloc_trim returns it (elsewhere: nothing)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        if libc is not None and hasattr(libc, "malloc_trim"):
+            libc.malloc_trim(0)
+    except OSError:
+        pass
 
 
 def decode(blobs: Sequence[bytes], dims: int) -> np.ndarray:
