@@ -3,12 +3,13 @@
 Mean pooling over the last hidden state, masked by the attention mask, then L2 normalisation
 (as sentence-transformers does for all-MiniLM-L6-v2), so a dot product is the cosine.
 
-A session is most of what the semantic layer costs in memory: ONNX Runtime folds the int8
-model's weights into float32 at load (about 90 MB for all-MiniLM-L6-v2; with numpy, ONNX
-Runtime and a batch's buffers about 260 MB of the server's resident memory, against 175 MB
-for the whole server without it). A long-lived process therefore drops a session nobody used
-for the pack's `release_after_seconds` (`release_unused`) and hands the freed memory back to
-the system; the next batch or query vector loads it again (about a second).
+A session is most of what the semantic layer costs in memory. ONNX Runtime folds the int8
+model's constant weights into float32 at load; the embedding tables are kept int8 by gathering
+their rows first (`capy.semantic.graph`: same vectors, bit for bit), which leaves the layers'
+43 MB. With numpy, ONNX Runtime and a batch's buffers the loaded model still adds about 225 MB
+to the server's resident memory (175 MB without it). A long-lived process therefore drops a
+session nobody used for the pack's `release_after_seconds` (`release_unused`) and hands the
+freed memory back to the system; the next batch or query vector loads it again (about a second).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from capy.semantic import require_extra
 from capy.semantic.artifacts import locate
+from capy.semantic.graph import gather_before_dequantize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,9 +47,13 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Table lookups gather int8 rows before dequantizing (capy.semantic.graph): the same
+        # numbers, without a float32 copy of the vocabulary's embedding table in memory.
+        graph = gather_before_dequantize(found.path("model.onnx").read_bytes())
         self._session = onnxruntime.InferenceSession(
-            str(found.path("model.onnx")), options, providers=["CPUExecutionProvider"]
+            graph, options, providers=["CPUExecutionProvider"]
         )
+        del graph
         self._inputs = {entry.name for entry in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(found.path("tokenizer.json")))
         tokenizer.enable_truncation(max_length=model.max_tokens)

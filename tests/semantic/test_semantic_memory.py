@@ -54,3 +54,27 @@ def test_an_unused_model_is_released_and_loads_again_with_the_same_vectors() -> 
     assert _loaded() == 0
     after = shared_embedder(model).vectors(["send SIGTERM to end the service"])
     assert np.allclose(before, after, atol=1e-6)
+
+
+def test_lookups_gather_int8_rows_first_with_the_same_vectors() -> None:
+    import onnxruntime
+
+    from capy.semantic.artifacts import locate
+    from capy.semantic.graph import gather_before_dequantize
+
+    model = RULES.view("semantic").model()
+    original = locate(model).path("model.onnx").read_bytes()
+    rewritten = gather_before_dequantize(original)
+    assert rewritten != original
+    assert gather_before_dequantize(rewritten) == rewritten  # no pattern left: unchanged
+
+    def session(graph: bytes):
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+    ids = np.array([[101, 2000, 7592, 2088, 102], [101, 3000, 2003, 102, 0]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": (ids > 0).astype(np.int64)}
+    feeds["token_type_ids"] = np.zeros_like(ids)
+    expected = session(original).run(None, feeds)[0]
+    assert np.array_equal(session(rewritten).run(None, feeds)[0], expected)
