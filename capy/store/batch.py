@@ -151,11 +151,7 @@ class _Writer:
         if not pending:
             return
         if self._reader is None:
-            try:
-                self._reader = _reader(self._store)
-            except sqlcipher3.DatabaseError:  # no second connection: write on this thread
-                _write(self._store.conn, pending, self._outcomes, self._rules)
-                return
+            self._reader = _reader(self._store)
         self._thread = threading.Thread(target=self._run, args=(pending,), daemon=True)
         self._thread.start()
 
