@@ -118,21 +118,3 @@ def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
             f"SELECT count(*) FROM {table}_data WHERE id > 10"  # id 1 and 10: structure, averages
         ).fetchone()[0]
         assert segments <= 4, f"{table}: {segments} data rows"
-
-
-def test_batches_written_while_the_next_is_prepared_lose_nothing(store, rules, monkeypatch) -> None:
-    from capy.store import batch
-    from capy.store.counters import counter_mismatches
-
-    monkeypatch.setattr(batch, "PIPELINE_BYTES", 300)  # a batch every few files
-    items = [BatchItem(f"doc-{n}.md", NOTES * 4 + f"\nword{n} here\n") for n in range(12)]
-    items.insert(5, BatchItem("image.png", b"\x89PNG\r\n\x1a\n\x00\x00binary"))
-    outcomes = index_batch(store, items, rules=rules)
-    assert [status for _, status in labels(outcomes)] == ["indexed"] * 5 + ["failed"] + [
-        "indexed"
-    ] * 7
-    assert store.conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 12
-    assert vocabulary(store) == expected_vocabulary(store)
-    assert counter_mismatches(store.conn) == []
-    again = index_batch(store, items, rules=rules)  # read back through the preparing reader
-    assert [o.status for o in again if not isinstance(o, BatchFailure)] == ["unchanged"] * 12
