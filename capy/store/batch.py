@@ -12,14 +12,11 @@ at every savepoint that follows FTS rows); readers see a batch only once it comm
 - a batch that fails to commit loses only itself: the batches before it are committed.
 A batch closes at `BATCH_SOURCES` sources or `BATCH_BYTES` of stored text, whichever comes
 first, so that the write lock is never held for long while hooks and the server wait on it.
-Batches are written on a thread while the next is prepared (`index_batch` says how), so on two
-cores preparing costs little beyond the writing it overlaps.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,9 +46,6 @@ if TYPE_CHECKING:
 # a slow 2-core machine, and a few hundred sources share one FTS5 segment flush.
 BATCH_SOURCES = 500
 BATCH_BYTES = 8 * 1024 * 1024
-# An idle writer takes a batch once this much is prepared: soon enough that writing starts
-# while the rest is prepared, large enough that a commit's FTS5 flush is not paid per file.
-PIPELINE_BYTES = 256 * 1024
 
 # (label just done, sources done, sources in all or None when not known)
 Progress = Callable[[str, int, int | None], None]
@@ -89,108 +83,34 @@ def index_batch(
     batch_sources: int = BATCH_SOURCES,
     batch_bytes: int = BATCH_BYTES,
 ) -> list[Outcome]:
-    """Index every item; one outcome per item, in order. Never raises for one bad item.
-
-    A batch is written on a thread of its own while the next one is prepared (SQLite runs
-    without the interpreter lock, preparing is Python): handed over when `batch_sources` or
-    `batch_bytes` fill it, or as soon as the writer is idle and `PIPELINE_BYTES` are ready.
-    Meanwhile preparing reads through a connection of its own, since a connection serves one
-    thread at a time; it sees committed batches, and the write checks again under the lock."""
+    """Index every item; one outcome per item, in order. Never raises for one bad item."""
     outcomes: list[Outcome | None] = []
     pending: list[tuple[int, PreparedSource]] = []
     pending_bytes = 0
-    writer = _Writer(store, outcomes, rules)
-    try:
-        for item in items:
-            slot = len(outcomes)
-            outcomes.append(None)
-            try:
-                source = prepare_source(
-                    writer.reading(),
-                    _content(item),
-                    label=item.label,
-                    kind=item.kind,
-                    content_type=item.content_type,
-                    rules=rules,
-                )
-            except (StoreError, OSError, UnicodeError) as error:
-                outcomes[slot] = BatchFailure(item.label, _message(error))
-            else:
-                pending.append((slot, source))
-                pending_bytes += source.prepared.size
-            if progress:
-                progress(item.label, slot + 1, total)
-            full = len(pending) >= batch_sources or pending_bytes >= batch_bytes
-            if full or (pending_bytes >= PIPELINE_BYTES and writer.idle()):
-                writer.hand(pending)
-                pending, pending_bytes = [], 0
-        writer.finish(pending)
-    finally:
-        writer.stop()
-    return [outcome for outcome in outcomes if outcome is not None]
-
-
-class _Writer:
-    """Writes one batch at a time on its own thread, with the store's connection; hands the
-    preparer a reading connection of its own from the first batch on."""
-
-    def __init__(self, store: Store, outcomes: list[Outcome | None], rules: RuleSet) -> None:
-        self._store, self._outcomes, self._rules = store, outcomes, rules
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
-        self._reader: Store | None = None
-
-    def reading(self) -> Store:
-        return self._reader or self._store
-
-    def idle(self) -> bool:
-        return self._thread is None or not self._thread.is_alive()
-
-    def hand(self, pending: list[tuple[int, PreparedSource]]) -> None:
-        self._join()
-        if not pending:
-            return
-        if self._reader is None:
-            self._reader = _reader(self._store)
-        self._thread = threading.Thread(target=self._run, args=(pending,), daemon=True)
-        self._thread.start()
-
-    def finish(self, pending: list[tuple[int, PreparedSource]]) -> None:
-        """The last batch, written on the calling thread once the one before is done."""
-        self._join()
-        _write(self._store.conn, pending, self._outcomes, self._rules)
-
-    def stop(self) -> None:
-        """Wait for a batch still being written (also when preparing failed), close the reader."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join()
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
-
-    def _run(self, pending: list[tuple[int, PreparedSource]]) -> None:
+    for item in items:
+        slot = len(outcomes)
+        outcomes.append(None)
         try:
-            _write(self._store.conn, pending, self._outcomes, self._rules)
-        except BaseException as error:  # raised again on the preparing thread
-            self._error = error
-
-    def _join(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        error, self._error = self._error, None
-        if error is not None:
-            raise error
-
-
-def _reader(store: Store) -> Store:
-    from capy.store import Store as OpenStore
-    from capy.store.database import connect
-
-    conn = connect(store.path, store.key)
-    conn.execute("PRAGMA query_only = 1")
-    return OpenStore(conn=conn, location=store.location, key=store.key)
+            source = prepare_source(
+                store,
+                _content(item),
+                label=item.label,
+                kind=item.kind,
+                content_type=item.content_type,
+                rules=rules,
+            )
+        except (StoreError, OSError, UnicodeError) as error:
+            outcomes[slot] = BatchFailure(item.label, _message(error))
+        else:
+            pending.append((slot, source))
+            pending_bytes += source.prepared.size
+        if progress:
+            progress(item.label, slot + 1, total)
+        if len(pending) >= batch_sources or pending_bytes >= batch_bytes:
+            _write(store.conn, pending, outcomes, rules)
+            pending, pending_bytes = [], 0
+    _write(store.conn, pending, outcomes, rules)
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _content(item: BatchItem) -> str | bytes:
