@@ -13,6 +13,7 @@ records (`capy.api.record_lines`).
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cached_property
@@ -82,7 +83,19 @@ def reports_problems(stored: str, rules: RuleSet) -> bool:
 def _ranked_hits(
     result: SearchResult, whole: _Excerpt, rules: RuleSet, flagged: bool = True
 ) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
-    excerpts = [_Excerpt(hit.content, rules, flagged=flagged) for hit in result.hits]
+    from capy.api.excerpt_context import surrounded
+
+    budget = reply_budget(rules)
+    # An intent about failures gets the flagged lines in the whole output's context already
+    # (`_problem_anchors`); its hits keep to their chunks.
+    before, after = (0, 0) if flagged else (budget.context_lines_before, budget.context_lines_after)
+    if budget.block_continuation is None:
+        before = after = 0
+    continuation = re.compile(budget.block_continuation or "$^")
+    excerpts = []
+    for hit in result.hits:
+        around = surrounded(hit.content, whole.text, whole.starts, (before, after), continuation)
+        excerpts.append(_Excerpt(around.text, rules, flagged=flagged, core=around.core))
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
@@ -198,8 +211,18 @@ def _term_weights(
 class _Excerpt:
     """A text by lines, with where the query's words and the errors sit in it."""
 
-    def __init__(self, text: str, rules: RuleSet, *, flagged: bool = True) -> None:
+    def __init__(
+        self,
+        text: str,
+        rules: RuleSet,
+        *,
+        flagged: bool = True,
+        core: tuple[int, int] | None = None,
+    ) -> None:
         self.text = text
+        # The characters of `text` that can anchor lines (a hit's own chunk); the rest is
+        # context (`capy.api.excerpt_context`).
+        self.core = core if core is not None else (0, len(text))
         self.flagged = flagged  # whether its errors and failures count
         self.rules = rules
         self.budget = reply_budget(rules)
@@ -215,12 +238,19 @@ class _Excerpt:
         """Line -> severity rank (0 error, 1 failure, 2 warning) for each flagged message."""
         if not self.flagged:
             return {}
-        return _flagged(self.text, self.lines, self.rules)
+        first = bisect_right(self.starts, self.core[0]) - 1
+        last = bisect_right(self.starts, max(self.core[1] - 1, self.core[0])) - 1
+        flagged = _flagged(self.text, self.lines, self.rules)
+        return {line: rank for line, rank in flagged.items() if first <= line <= last}
 
     def match(self, patterns: tuple[TermPattern, ...]) -> None:
         from capy.retrieval.matching import term_spans
 
-        self.spans = term_spans(self.text, patterns)
+        first, last = self.core
+        self.spans = [
+            [span for span in spans if first <= span[0] < last]
+            for spans in term_spans(self.text, patterns)
+        ]
 
     def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
         """Line -> the weights of the distinct query terms it holds (lines holding any), each

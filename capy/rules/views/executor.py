@@ -224,6 +224,7 @@ class IntentReply(Section):
     max_problem_bytes: int
     context_lines_before: int
     context_lines_after: int
+    block_continuation: str | None = None
     max_line_bytes: int
     max_terms: int
     relevance_floor: float
