@@ -9,32 +9,20 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 
 from capy.api.excerpt_context import surrounded
 from capy.api.execute import execute_code
 from capy.api.workspace import Workspace
-from capy.bench.niah_real_set import load_real_set
 from capy.chunking.pieces import text_line_starts
 from capy.rules import load_rules
-
-SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
-
-
-def _intent(intent_id: str):
-    for output in load_real_set(SET).outputs:
-        for intent in output.intents:
-            if intent.intent_id == intent_id:
-                assert output.half == "dev", f"{intent_id} is on the held-back half"
-                return output, intent
-    raise AssertionError(f"no intent {intent_id} in the set")
+from tests.niah_real_helpers import dev_intent
 
 
 @pytest.mark.parametrize("intent_id", ["pipdeptree-capy-venv-02", "gcloud-yaml-command-schema-05"])
 def test_the_block_past_a_chunk_edge_reaches_the_reply(project_dir, intent_id):
-    output, intent = _intent(intent_id)
+    output, intent = dev_intent(intent_id)
     code = f"cat {shlex.quote(str(output.path.resolve()))}"
     reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent.intent)
     assert all(needle in reply.text for needle in intent.needles), reply.text
@@ -47,7 +35,7 @@ def _continuation() -> re.Pattern[str]:
 
 
 def test_a_tree_node_gets_its_children_and_no_next_node():
-    output, _ = _intent("pipdeptree-capy-venv-02")
+    output, _ = dev_intent("pipdeptree-capy-venv-02")
     whole = output.path.read_text(encoding="utf-8")
     start = whole.index("onnxruntime==")
     chunk = whole[start : whole.index("\n", start) + 1]  # the node line alone
