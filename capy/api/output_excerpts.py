@@ -93,9 +93,12 @@ def _ranked_hits(
         before = after = 0
     continuation = re.compile(budget.block_continuation or "$^")
     excerpts = []
+    reach = (before, max(after, budget.block_lines_after) if after else 0)
     for hit in result.hits:
-        around = surrounded(hit.content, whole.text, whole.starts, (before, after), continuation)
-        excerpts.append(_Excerpt(around.text, rules, flagged=flagged, core=around.core))
+        around = surrounded(hit.content, whole.text, whole.starts, reach, continuation)
+        excerpt = _Excerpt(around.text, rules, flagged=flagged, core=around.core)
+        excerpt.block = continuation if after else None
+        excerpts.append(excerpt)
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
@@ -232,6 +235,9 @@ class _Excerpt:
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
         self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
         self._clipped: dict[int, str] = {}
+        # Lines that continue a block (the pack's `block_continuation`), when an anchor opening
+        # one shows its block; None when it does not.
+        self.block: re.Pattern[str] | None = None
 
     @cached_property
     def problems(self) -> dict[int, int]:
@@ -346,6 +352,8 @@ class _Selection:
         for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
             if self._take(index, line):
                 chosen.append((index, line))
+        for index, anchor in chosen:
+            self._block(index, anchor)
         for distance in range(
             1, max(self.budget.context_lines_before, self.budget.context_lines_after) + 1
         ):
@@ -358,6 +366,20 @@ class _Selection:
             excerpt.join(sorted(taken))
             for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
         ]
+
+    def _block(self, index: int, anchor: int) -> None:
+        """An anchor that opens a block (a tree node, a heading over indented lines) shows
+        the block under it, up to the pack's `block_lines_after` lines, before any other
+        context: a node's children are what a question about it asks for."""
+        excerpt = self.excerpts[index]
+        block, lines = excerpt.block, excerpt.lines
+        if block is None or block.match(lines[anchor]):
+            return
+        for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
+            if not block.match(lines[line]) or (
+                not self._take(index, line) and line not in self.taken[index]
+            ):
+                return
 
     def _around(self, index: int, anchor: int, distance: int) -> list[int]:
         """The lines `distance` away from `anchor`, after it first (an error's detail, assert

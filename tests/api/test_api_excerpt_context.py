@@ -2,7 +2,8 @@
 
 Chunks cut output at a size: `onnxruntime`'s last dependency in a real `pipdeptree` run falls
 into the next chunk, and the comment explaining `is_removed` sits above the YAML key whose
-chunk matched. Real captured outputs of the niah-real set's dev half.
+chunk matched; a tree node's dependency twelve lines down is beyond plain context, so a line that
+opens a block shows the block under it. Real captured outputs of the niah-real set's dev half.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from capy.rules import load_rules
 from tests.niah_real_helpers import dev_intent
 
 
-@pytest.mark.parametrize("intent_id", ["pipdeptree-capy-venv-02", "gcloud-yaml-command-schema-05"])
+@pytest.mark.parametrize(
+    "intent_id",
+    [
+        "pipdeptree-capy-venv-02",  # the node's last child sits in the next chunk
+        "gcloud-yaml-command-schema-05",  # the comment above the key whose chunk matched
+        "pipdeptree-capy-venv-03",  # a node opens its block: its children come under it
+    ],
+)
 def test_the_block_past_a_chunk_edge_reaches_the_reply(project_dir, intent_id):
     output, intent = dev_intent(intent_id)
     code = f"cat {shlex.quote(str(output.path.resolve()))}"

@@ -225,6 +225,7 @@ class IntentReply(Section):
     context_lines_before: int
     context_lines_after: int
     block_continuation: str | None = None
+    block_lines_after: int = 0
     max_line_bytes: int
     max_terms: int
     relevance_floor: float
