@@ -224,16 +224,17 @@ def test_the_piece_size_is_part_of_the_vector_version() -> None:
 
 
 @needs_model
-def test_a_long_chunk_is_embedded_in_pieces_of_the_packs_size() -> None:
+def test_a_long_chunk_is_cut_into_pieces_of_the_size_asked() -> None:
     from capy.semantic.embedder import shared_embedder
     from capy.semantic.knowledge import pieces_for
 
     model, pieces = pieces_for(RULES)
-    assert pieces.size is not None and pieces.size < model.max_tokens
+    assert pieces.size == RULES.view("semantic").embedding.window_tokens
     embedder = shared_embedder(model)
     content = " ".join(f"word{number}" for number in range(400))
-    cut = embedder.windows("Title", content, pieces.stride, pieces.most, pieces.size)
-    assert 1 < len(cut) <= pieces.most
-    tokens = [len(embedder._plain.encode(text, add_special_tokens=True).ids) for text in cut]
-    assert max(tokens) <= pieces.size
-    assert all(text.startswith("Title\n") for text in cut)
+    for size in (64, None):  # None: the model's max_tokens
+        cut = embedder.windows("Title", content, pieces.stride // 2, 40, size)
+        assert len(cut) > 1
+        tokens = [len(embedder._plain.encode(text, add_special_tokens=True).ids) for text in cut]
+        assert max(tokens) <= (size or model.max_tokens)
+        assert all(text.startswith("Title\n") for text in cut)
