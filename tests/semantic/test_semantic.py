@@ -238,3 +238,28 @@ def test_a_long_chunk_is_cut_into_pieces_of_the_size_asked() -> None:
         tokens = [len(embedder._plain.encode(text, add_special_tokens=True).ids) for text in cut]
         assert max(tokens) <= (size or model.max_tokens)
         assert all(text.startswith("Title\n") for text in cut)
+
+
+@needs_model
+def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> None:
+    from capy.bench.hybrid_latency import _random_vectors
+    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.knowledge import pieces_for
+
+    model, pieces = pieces_for(RULES)
+    long_section = " ".join(f"word{number}" for number in range(600))
+    with scratch_store() as store:
+        index_content(
+            store, f"# Long\n\n{long_section}\n", label="l.md", kind="durable", rules=RULES
+        )
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        chunks = store.conn.execute("SELECT title, content FROM chunks").fetchall()
+        cutter = shared_embedder(model)
+        expected = sum(
+            len(cutter.windows(title, content, pieces.stride, pieces.most, pieces.size))
+            for title, content in chunks
+        )
+        assert expected > len(chunks)  # the long section is several pieces
+        assert _random_vectors(store, RULES, seed=1) == expected
+        rows = store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+        assert rows == expected
