@@ -55,6 +55,7 @@ def run_hybrid_latency(
         "lexical_p50_ms": metrics.percentile(lexical, 0.50),
         "hybrid_p50_ms": metrics.percentile(hybrid, 0.50),
         "gated_open": len(opened),
+        "exact_max_vectors": rules.view("search").vectors.exact_max_vectors,
     }
     if opened:
         row["gated_lexical_p95_ms"] = metrics.percentile([lexical[i] for i in opened], 0.95)
@@ -179,6 +180,11 @@ def latency_table(report: dict[str, Any]) -> Any:
             f"the gate ran the vector list for {report['gated_open']} of {report['queries']} "
             f"queries; their p95: lexical {fmt(report['gated_lexical_p95_ms'], 1)} ms, hybrid "
             f"{fmt(report['gated_hybrid_p95_ms'], 1)} ms"
+        )
+    if report["vectors"] > report["exact_max_vectors"]:
+        table.notes.append(
+            f"{report['vectors']:,} vectors are more than the search pack's exact-search size "
+            f"({report['exact_max_vectors']:,}): the vector list is left out at this size"
         )
     table.notes.append(
         f"{report['vectors']:,} random unit vectors, as many per chunk as its pieces (exact "
