@@ -18,6 +18,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from capy.capsules.model import CapsuleError
@@ -196,8 +197,9 @@ class Worker:
         FTS tables it brings) per job was most of a drain's time. The transaction commits every
         `queue.commit_seconds`; a worker killed mid-way loses only uncommitted jobs, which any
         worker claims again once their leases run out. A job that fails (or lost its lease)
-        rolls the batch back and runs alone, as the worker ran every job before; the others go
-        on in batches. (No savepoint per job: FTS5 flushes its pending rows at each one.)"""
+        rolls the batch back and is recorded as failed (or lost) on its own; the jobs before it
+        run again in the next batch. (No savepoint per job: FTS5 flushes its pending rows at
+        each one.)"""
         module = stage_module(stage.name)
         prepared: dict[int, Any] = {}
         if jobs and hasattr(module, "prepare"):
@@ -221,19 +223,14 @@ class Worker:
                         spent = time.monotonic() - began
                         if spent >= self.pack.queue.commit_seconds or self._should_stop(deadline):
                             break
-            except Exception:
+            except Exception as error:
                 if failing is None:  # the commit itself failed: not one job's doing
                     raise
                 job = pending.pop(failing)
-                self._attempt(stage, job, report, lambda job=job: self._alone(module, stage, job))
+                self._attempt(stage, job, report, partial(_raise, error))
                 continue
             report.done[stage.name] += ran
             del pending[:ran]
-
-    def _alone(self, module: Any, stage: Stage, job: Job) -> None:
-        with transaction(self.conn):
-            found = self.store.backend.by_ids([job.target])
-            self._run_capsule(module, self._context(stage, job), job, found, {})
 
     def _run_capsule(
         self,
@@ -296,3 +293,7 @@ def _prepare(module: Any, context: StageContext, items: list[tuple[int, Capsule]
         return dict(module.prepare(context, items))
     except Exception:
         return {}
+
+
+def _raise(error: Exception) -> None:
+    raise error

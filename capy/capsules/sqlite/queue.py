@@ -106,10 +106,14 @@ def claim(
 
 def _bury_orphans(conn: sqlcipher3.Connection, stage: str, after: str) -> None:
     """Mark dead the waiting jobs of `stage` whose `after` job for the same target is dead."""
+    # Driven from the dead jobs (few, found by the claimable index), each waiting job then
+    # found by its (target, stage) key (`+j.state` keeps the planner off the state index):
+    # walking the stage's waiting jobs instead cost 0.2 s a claim at 100,000 capsules.
     conn.execute(
-        "UPDATE capsule_jobs SET state = 'dead', last_error = ? "
-        "WHERE stage = ? AND state = 'ready' AND target IN "
-        "(SELECT target FROM capsule_jobs WHERE state = 'dead' AND stage = ?)",
+        "UPDATE capsule_jobs SET state = 'dead', last_error = ? WHERE id IN "
+        "(SELECT j.id FROM capsule_jobs AS d JOIN capsule_jobs AS j "
+        "ON j.target = d.target AND j.stage = ? WHERE d.state = 'dead' AND d.stage = ? "
+        "AND +j.state = 'ready')",
         (f"its {after} job is dead", stage, after),
     )
 
