@@ -27,11 +27,11 @@ class LazyEmbedder:
         return shared_embedder(self._model, self._threads)
 
 
-def _model_and_rules() -> tuple[Any, Any] | None:
+def _model_and_rules(rules: Any = None) -> tuple[Any, Any] | None:
     from capy.rules import load_rules
     from capy.semantic.service import doctor_line
 
-    rules = load_rules()
+    rules = load_rules() if rules is None else rules
     if not doctor_line(rules)[0]:
         return None
     return rules, rules.view("semantic").model()
@@ -96,9 +96,10 @@ class NoVectors:
         return []
 
 
-def capsule_vector_search() -> CapsuleVectors | None:
-    """Recall's vector list, or None without the extra or the model."""
-    found = _model_and_rules()
+def capsule_vector_search(rules: Any = None) -> CapsuleVectors | None:
+    """Recall's vector list, or None without the extra or the model; `rules` are the store's
+    (the installed packs by default)."""
+    found = _model_and_rules(rules)
     if found is None:
         return None
     rules, model = found
