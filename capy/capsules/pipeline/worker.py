@@ -272,13 +272,14 @@ class Worker:
         message = redact_text(
             f"{type(error).__name__}: {error}", secrets=self.store.rules.view("secrets")
         )
-        queue.record_failure(
+        queue.fail(
             self.conn,
             job,
             self.id,
             message,
             max_attempts=self.pack.queue.max_attempts,
             backoff=self.pack.queue.backoff_after(job.attempts + 1),
+            in_transaction=True,
         )
 
 

@@ -142,22 +142,22 @@ def fail(
     *,
     max_attempts: int,
     backoff: float,
+    in_transaction: bool = False,
 ) -> None:
-    """Record a failed attempt: the job waits `backoff` seconds, or is dead when out of tries."""
-    with transaction(conn):
-        record_failure(conn, job, worker, error, max_attempts=max_attempts, backoff=backoff)
-
-
-def record_failure(
-    conn: sqlcipher3.Connection,
-    job: Job,
-    worker: str,
-    error: str,
-    *,
-    max_attempts: int,
-    backoff: float,
-) -> None:
-    """`fail` in the caller's transaction."""
+    """Record a failed attempt: the job waits `backoff` seconds, or is dead when out of tries.
+    In its own transaction, unless `in_transaction` (the caller holds one)."""
+    if not in_transaction:
+        with transaction(conn):
+            fail(
+                conn,
+                job,
+                worker,
+                error,
+                max_attempts=max_attempts,
+                backoff=backoff,
+                in_transaction=True,
+            )
+        return
     attempts = job.attempts + 1
     state = "dead" if attempts >= max_attempts else "ready"
     conn.execute(
