@@ -8,6 +8,7 @@ command, its imports read from `python -X importtime`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -117,3 +118,24 @@ def test_a_broken_config_is_one_line_as_in_the_full_cli(indexed_project: Path) -
         assert quick.returncode == full.returncode != 0
         assert quick.stderr == full.stderr
         assert "Traceback" not in quick.stderr
+
+
+def test_the_datetime_stand_in_is_the_module_importing_it_gives() -> None:
+    """capy.deferred builds `datetime` from `_datetime`: the same public names, the same
+    objects, and `from datetime import *` gives what it gives without the stand-in."""
+    show = (
+        "import datetime, json; names = sorted(n for n in vars(datetime) if not n.startswith('_'))"
+        "; print(json.dumps([names, sorted(datetime.__all__), "
+        "[getattr(datetime, n).__module__ for n in ('date', 'datetime', 'timezone')]]))"
+    )
+    real = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, check=True)
+    lean = subprocess.run(
+        [sys.executable, "-c", f"from capy.deferred import defer; defer(); {show}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    real_names, real_all, real_modules = json.loads(real.stdout)
+    lean_names, lean_all, lean_modules = json.loads(lean.stdout)
+    assert set(lean_names) == set(real_names) - {"sys"}  # the module's own import, not an API
+    assert lean_all == real_all and lean_modules == real_modules
