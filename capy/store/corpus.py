@@ -13,7 +13,6 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import TYPE_CHECKING
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
 from capy.rules.views.retention import SourceKind
@@ -26,6 +25,7 @@ from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.rules import RuleSet
 

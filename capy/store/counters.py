@@ -18,12 +18,12 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sqlcipher3
 
 from capy.digests import sha256
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.rules.views.retention import RetentionPack
 
