@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from capy.hooks.routing import compiled
+from capy.hooks.state import apply_event
 from capy.leanjson import dumps
 from capy.packregex import glob_matches, pack_regex
 
@@ -63,12 +64,18 @@ def response_error(response: Any) -> str | None:
 
 def record(state: dict[str, Any], config: dict[str, Any], category: str, text: str) -> None:
     """Append one event; the same text again moves to the end instead of repeating."""
-    text = printable(text)[: config["max_chars"]]
-    events = state.setdefault("events", {}).setdefault(category, [])
-    events[:] = [item for item in events if item.get("text") != text]
-    events.append({"at": round(time.time(), 3), "text": text})
-    del events[: -config["keep_per_category"]]
-    state["event_count"] = int(state.get("event_count", 0)) + 1
+    entry = event_entry(config, category, text)
+    apply_event(state, entry["category"], entry["text"], entry["at"], entry["keep"])
+
+
+def event_entry(config: dict[str, Any], category: str, text: str) -> dict[str, Any]:
+    """One event as `capy.hooks.state.append_event` journals it, cut to the pack's size."""
+    return {
+        "category": category,
+        "text": printable(text)[: config["max_chars"]],
+        "at": round(time.time(), 3),
+        "keep": config["keep_per_category"],
+    }
 
 
 def _tool_matches(pattern: str, tool: str) -> bool:

@@ -13,6 +13,13 @@ steps aside first (`<state>.prev`, the previous one removed), then the temp file
 name: two renames that replace nothing. A reader that finds no state between the two reads the
 one that stepped aside, which is the old state; so does one after a crash between them.
 
+A tool call's event (PostToolUse, the most frequent hook) is not a rewrite at all: one line
+appended to `<state>.events`, with no lock, no file created, renamed or removed after the
+session's first. Whoever reads the state replays the lines past the offset the state records
+(`folded`), and a writer stores the result with the new offset, in the same file: a state that
+fell back to `.prev` has the older offset, so it replays the lines the newer one had folded.
+Only whole lines count; an append is one `write` of a short line with O_APPEND.
+
 Paths are plain strings and temp names are made by hand: `pathlib` and `tempfile` would cost
 more to import than the whole state update.
 """
@@ -37,6 +44,9 @@ _UNSAFE = r"[^A-Za-z0-9_.-]"
 # The state a write moved aside: the state itself until the new one has its name.
 PREVIOUS = ".prev"
 READ_ATTEMPTS = 2
+JOURNAL = ".events"
+# The state's key for how many bytes of the journal it holds already.
+FOLDED = "folded"
 
 
 class StateBusy(Exception):
@@ -58,8 +68,35 @@ def state_path(data_dir: str, session_id: str) -> str:
 
 
 def read_state(data_dir: str, session_id: str) -> dict[str, Any]:
-    """The state without taking the lock (a state file is only ever renamed in whole)."""
-    return _load(state_path(data_dir, session_id))
+    """The state without taking the lock (a state file is only ever renamed in whole), with
+    the events appended since it was written."""
+    path = state_path(data_dir, session_id)
+    state = _load(path)
+    _replay(state, path)
+    return state
+
+
+def append_event(data_dir: str, session_id: str, entry: dict[str, Any]) -> None:
+    """Add one event (`category`, `text`, `at`, `keep`: see `apply_event`) to the session's
+    journal; it joins the state when the state is next read."""
+    path = state_path(data_dir, session_id)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    line = dumps(entry, ensure_ascii=False).encode() + b"\n"
+    descriptor = os.open(path + JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(descriptor, line)
+    finally:
+        os.close(descriptor)
+
+
+def apply_event(state: dict[str, Any], category: str, text: str, at: float, keep: int) -> None:
+    """Append one event; the same text again moves to the end instead of repeating; at most
+    `keep` per category."""
+    events = state.setdefault("events", {}).setdefault(category, [])
+    events[:] = [item for item in events if item.get("text") != text]
+    events.append({"at": at, "text": text})
+    del events[:-keep]
+    state["event_count"] = int(state.get("event_count", 0)) + 1
 
 
 class session_state:
@@ -86,6 +123,7 @@ class session_state:
             raise
         self._state = _load(self.path)
         self._before = dumps(self._state, sort_keys=True)
+        _replay(self._state, self.path)  # written back below, with the new offset
         return self._state
 
     def __exit__(self, error_type: object, error: object, traceback: object) -> None:
@@ -101,6 +139,7 @@ def forget_session(data_dir: str, session_id: str) -> None:
     path = state_path(data_dir, session_id)
     _unlink_quietly(path)
     _unlink_quietly(path + PREVIOUS)
+    _unlink_quietly(path + JOURNAL)
     _unlink_quietly(path[: -len(".json")] + ".lock")
 
 
@@ -163,6 +202,27 @@ def _lock(descriptor: int) -> None:
             if time.monotonic() >= deadline:
                 raise StateBusy("the session state stayed locked") from None
             time.sleep(0.005)
+
+
+def _replay(state: dict[str, Any], path: str) -> None:
+    """Apply the journal's whole lines past `state[FOLDED]`; a line that does not parse (a
+    crash cut it) is passed over."""
+    start = state.get(FOLDED, 0)
+    try:
+        with open(path + JOURNAL, "rb") as stream:
+            stream.seek(start if isinstance(start, int) else 0)
+            data = stream.read()
+    except OSError:
+        return
+    end = data.rfind(b"\n") + 1
+    for line in data[:end].splitlines():
+        try:
+            entry = loads(line)
+            apply_event(state, entry["category"], entry["text"], entry["at"], entry["keep"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    if end:
+        state[FOLDED] = (start if isinstance(start, int) else 0) + end
 
 
 def _load(path: str) -> dict[str, Any]:
