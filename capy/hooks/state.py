@@ -67,12 +67,14 @@ def state_path(data_dir: str, session_id: str) -> str:
     )
 
 
-def read_state(data_dir: str, session_id: str) -> dict[str, Any]:
+def read_state(data_dir: str, session_id: str, *, events: bool = True) -> dict[str, Any]:
     """The state without taking the lock (a state file is only ever renamed in whole), with
-    the events appended since it was written."""
+    the events appended since it was written unless `events` is False (a reader of the other
+    keys spares itself the journal)."""
     path = state_path(data_dir, session_id)
     state = _load(path)
-    _replay(state, path)
+    if events:
+        _replay(state, path)
     return state
 
 
