@@ -32,8 +32,9 @@ UNUSED = ("httpx", "mcp", "markdownify", "bs4", "textual", "pydantic", "pydantic
 STANDARD_UNUSED = ("inspect", "ast", "dis", "tokenize", "ipaddress", "hashlib", "_hashlib", "hmac")
 STANDARD_UNUSED += ("pickle", "textwrap")
 # A warm search's own modules take typing's names only for type checkers (`TYPE_CHECKING =
-# False`), and `datetime` is built from `_datetime` (capy.deferred): each costs a few percent.
-SEARCH_UNUSED = ("typing", "datetime")
+# False`), `datetime` is built from `_datetime` and `urllib.parse` waits for a use (capy.deferred):
+# each costs a few percent.
+SEARCH_UNUSED = ("typing", "datetime", "urllib.parse")
 
 
 def capy(project: Path, *arguments: str, stdin: str = "", importtime: bool = False):
@@ -144,3 +145,19 @@ def test_the_datetime_stand_in_is_the_module_importing_it_gives() -> None:
     lean_names, lean_all, lean_modules = json.loads(lean.stdout)
     assert set(lean_names) == set(real_names) - {"sys"}  # the module's own import, not an API
     assert lean_all == real_all and lean_modules == real_modules
+
+
+def test_deferred_modules_work_when_used() -> None:
+    """pathlib's `as_uri` reaches the deferred `urllib.parse` through its forwarder; a later
+    `import urllib.parse` and a from-import get the real module."""
+    code = (
+        "import sys; from capy.deferred import defer; defer(); import pathlib; "
+        "assert type(sys.modules['urllib.parse']).__name__ == '_OnFirstUse'; "
+        "print(pathlib.Path('/tmp/a b').as_uri(), pathlib.Path('/x').as_uri()); "
+        "import urllib.parse; from urllib.parse import urlsplit; "
+        "print(urllib.parse.quote('a b'), urlsplit('https://h/p').netloc); "
+        "import inspect; print(inspect.isfunction(defer))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["file:///tmp/a%20b", "file:///x", "a%20b", "h", "True"]
