@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 from capy.hooks.routing import compiled
-from capy.hooks.state import apply_event
 from capy.leanjson import dumps
 from capy.packregex import glob_matches, pack_regex
 
@@ -60,12 +59,6 @@ def response_error(response: Any) -> str | None:
     if response.get("isError") or response.get("is_error"):
         return describe(response.get("error") or response.get("content")) or "error"
     return None
-
-
-def record(state: dict[str, Any], config: dict[str, Any], category: str, text: str) -> None:
-    """Append one event; the same text again moves to the end instead of repeating."""
-    entry = event_entry(config, category, text)
-    apply_event(state, entry["category"], entry["text"], entry["at"], entry["keep"])
 
 
 def event_entry(config: dict[str, Any], category: str, text: str) -> dict[str, Any]:
