@@ -27,6 +27,8 @@ class Query(Section):
     trigram_when_porter_below: int = 1000
     # Milliseconds a pass gets when it can only add to what was found (None: no limit).
     optional_pass_budget_ms: float | None = None
+    # An optional pass is not run once the AND results fill every result shown (see the pack).
+    skip_optional_when_shown: bool = False
 
     @cached_property
     def operator_words(self) -> frozenset[str]:

@@ -46,6 +46,8 @@ class Embedding(Section):
     kinds: tuple[str, ...]
     idle_seconds: float
     quiet_seconds: float
+    # A loaded model unused this long is dropped from memory (None: kept while the process runs).
+    release_after_seconds: float | None = None
 
 
 class SemanticPack(PackView):
