@@ -222,6 +222,11 @@ class Stopwords(Section):
     def all(self) -> frozenset[str]:
         return frozenset(self.english) | frozenset(self.query_filler)
 
+    @cached_property
+    def function_words(self) -> frozenset[str]:
+        """The English list alone: words that make a query a sentence, not a list of names."""
+        return frozenset(self.english)
+
 
 class NegationPrefix(Section):
     prefix: str
@@ -291,6 +296,8 @@ class Vectors(Section):
     depth: int = 0
     min_similarity: float = 1.0
     min_similarity_alone: float = 1.0
+    # A query worded as a sentence (it holds a function word): absent, as min_similarity_alone.
+    min_similarity_alone_worded: float | None = None
     coverage: float = 1.0
     long_query_terms: int = 0  # 0: no query counts as long
     keep_agreed_first: bool = False
