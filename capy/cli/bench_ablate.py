@@ -21,6 +21,8 @@ def ablate(
     locomo: Path | None = None,
     only: list[str] | None = None,
     skip_vaswani: Flag = False,
+    fixtures: Path | None = None,
+    skip_needles: Flag = False,
     json_output: JsonFlag = False,
     markdown: Path | None = None,
 ) -> int:
@@ -38,6 +40,11 @@ def ablate(
         Ablate only these settings (repeatable), e.g. --only boosts.proximity.
     skip_vaswani
         Leave out TREC vaswani (../shared/testdata/ir/vaswani).
+    fixtures
+        Needle fixture folder whose dev half is ablated per content type (default: the
+        repository's fixtures/bench/quality).
+    skip_needles
+        Leave out the needle fixtures.
     markdown
         Also write the tables as markdown to this file.
     """
@@ -56,8 +63,24 @@ def ablate(
     if not collections:
         error_line("no dev collection found; pass --trec DIR or --locomo FILE")
         return 2
+    haystacks = []
+    if not skip_needles:
+        from capy.bench.fixtures import FixtureError, load_fixtures
+        from capy.cli.bench import DEFAULT_FIXTURES
+
+        try:
+            haystacks = load_fixtures(fixtures or DEFAULT_FIXTURES)
+        except FixtureError as error:
+            error_line(f"{error.message} (or --skip-needles)")
+            return 2
     with _progress(not json_output) as progress:
-        report = run_ablation(collections, rules=_load_rules(), only=only or (), progress=progress)
+        report = run_ablation(
+            collections,
+            rules=_load_rules(),
+            only=only or (),
+            haystacks=haystacks,
+            progress=progress,
+        )
     report["notes"] = notes
     shown = tables(report)
     if notes:
