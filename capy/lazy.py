@@ -6,9 +6,11 @@ pydantic, httpx or the store just because one of its light names was asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from importlib import import_module
-from typing import Any
+# No typing or collections here: a hook's lean path imports packages that use this.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
@@ -17,6 +19,8 @@ def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]
     def __getattr__(name: str) -> Any:
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        from importlib import import_module
+
         return getattr(import_module(homes[name]), name)
 
     return __getattr__

@@ -2,9 +2,11 @@
 
 `ls -l`, `tar -tv` and `du` print rows of cells with no line naming the columns, so
 "the largest file in the archive" found no column to sort. When most of the output's lines
-split into the same number of cells and exactly one column is numeric, that column is the
-measure the listing holds, and a superlative (never a threshold, which needs a named field)
-sorts on it (`capy.api.intent_compare._column_score`).
+split into the same number of cells and one numeric column holds more distinct values than
+any other (`ls -l` also prints a link count and a day of the month, which repeat), that
+column is the measure the listing holds, and a superlative (never a threshold, which needs a
+named field) sorts on it (`capy.api.intent_compare._column_score`). Lines of another width
+(`ls -R`'s folder names and `total` lines) are not rows.
 """
 
 from __future__ import annotations
@@ -33,4 +35,16 @@ def listing(lines: list[str], compare: Compare) -> list[_Table]:
         return []
     table = _Table("", [f"{UNNAMED} {n + 1}" for n in range(width)])
     table.rows = [(line.rstrip(), line.split()) for line in body if len(line.split()) == width]
-    return [table] if len(_numeric_columns(table)) == 1 else []
+    numeric = _numeric_columns(table)
+    distinct = sorted(
+        ((len({cells[n] for _, cells in table.rows}), n) for n in numeric), reverse=True
+    )
+    if not distinct or (len(distinct) > 1 and distinct[0][0] == distinct[1][0]):
+        return []
+    measure = distinct[0][1]
+    # The other numeric columns are counts beside the measure: left out of the comparison.
+    table.rows = [
+        (line, [cell if n == measure or n not in numeric else "" for n, cell in enumerate(cells)])
+        for line, cells in table.rows
+    ]
+    return [table]

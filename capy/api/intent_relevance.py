@@ -5,7 +5,9 @@ measure here is the share of the query's weight that the best hit holds, each qu
 weighted by its rarity across the output's own chunks (an inverse document frequency): a
 term the output never holds weighs most, so "did any test time out" on a run without a
 timeout scores low even though `test` is on every line, while a question whose rare words sit
-together in one section scores near 1.
+together in one section scores near 1. A word that only frames the question (the search
+pack's `intents.framing`: "how *long* did it *take*") and that the output never holds weighs
+nothing: its absence says how the question is put, not that the answer is missing.
 """
 
 from __future__ import annotations
@@ -41,15 +43,21 @@ def hit_term_shares(
     """Per hit, per query term: the share of the query's weight that term brings the hit
     (0 where the hit does not hold it). A query with no weighable term gives each hit one
     share of 1."""
-    from capy.retrieval.matching import compile_terms, term_spans
+    from capy.api.intent_shape import stems_of
+    from capy.retrieval.matching import compile_terms, stem, term_spans
     from capy.retrieval.query import parse_query
 
-    patterns = compile_terms(parse_query(query, rules.view("search")).terms)
+    terms = parse_query(query, rules.view("search")).terms
+    patterns = compile_terms(terms)
     holding = [0] * len(patterns)
     for chunk in chunks:
         for term, spans in enumerate(term_spans(chunk, patterns)):
             holding[term] += bool(spans)
-    weights = [math.log((len(chunks) + 1) / (count + 0.5)) for count in holding]
+    framing = stems_of(rules.view("search").intents.framing.words)
+    weights = [
+        0.0 if count == 0 and stem(term.text.lower()) in framing else _rarity(len(chunks), count)
+        for term, count in zip(terms, holding, strict=True)
+    ]
     total = sum(weights)
     if not patterns or total <= 0:
         return [[1.0] for _ in hits]
@@ -60,6 +68,10 @@ def hit_term_shares(
         ]
         for hit in hits
     ]
+
+
+def _rarity(chunks: int, holding: int) -> float:
+    return math.log((chunks + 1) / (holding + 0.5))
 
 
 def source_chunks(store: Store, source_id: int) -> list[str]:

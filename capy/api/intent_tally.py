@@ -35,20 +35,41 @@ def tally_lines(stored: str, rules: RuleSet, *, says: str | None = None) -> list
     if not found:
         return []
     lines = stored.splitlines()
-    wanted = [
-        lines[index].strip()
+    # A summary printed twice is shown once; a heading's breakdown stays whole.
+    groups = dict.fromkeys(
+        tuple(_with_block(lines, index))
         for index in sorted(found)
         if index < len(lines) and (says is None or says in found[index])
-    ]
+    )
+    wanted = [line for group in groups for line in group]
     room = rules.view("search").intents.tally.max_bytes
     kept: list[str] = []
-    for line in reversed(list(dict.fromkeys(wanted))):
+    for line in reversed(wanted):
         size = len(line.encode("utf-8")) + 1
         if size > room:
             break
         kept.append(line)
         room -= size
     return kept[::-1]
+
+
+def _with_block(lines: list[str], index: int) -> list[str]:
+    """The summary line, and when it is a heading (`Total issues (by severity):`) the lines
+    indented under it, its breakdown (`Low: 28`)."""
+    heading = lines[index]
+    shown = [heading.strip()]
+    if not heading.rstrip().endswith(":"):
+        return shown
+    depth = _indent(heading)
+    for line in lines[index + 1 :]:
+        if not line.strip() or _indent(line) <= depth:
+            break
+        shown.append(line.strip())
+    return shown
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def tally_section(stored: str, intent: str, rules: RuleSet) -> list[str]:

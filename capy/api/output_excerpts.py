@@ -13,6 +13,7 @@ records (`capy.api.record_lines`).
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cached_property
@@ -82,7 +83,22 @@ def reports_problems(stored: str, rules: RuleSet) -> bool:
 def _ranked_hits(
     result: SearchResult, whole: _Excerpt, rules: RuleSet, flagged: bool = True
 ) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
-    excerpts = [_Excerpt(hit.content, rules, flagged=flagged) for hit in result.hits]
+    from capy.api.excerpt_context import surrounded
+
+    budget = reply_budget(rules)
+    # An intent about failures gets the flagged lines in the whole output's context already
+    # (`_problem_anchors`); its hits keep to their chunks.
+    before, after = (0, 0) if flagged else (budget.context_lines_before, budget.context_lines_after)
+    if budget.block_continuation is None:
+        before = after = 0
+    continuation = re.compile(budget.block_continuation or "$^")
+    excerpts = []
+    reach = (before, max(after, budget.block_lines_after) if after else 0)
+    for hit in result.hits:
+        around = surrounded(hit.content, whole.text, whole.starts, reach, continuation)
+        excerpt = _Excerpt(around.text, rules, flagged=flagged, core=around.core)
+        excerpt.block = continuation if after else None
+        excerpts.append(excerpt)
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
@@ -198,8 +214,18 @@ def _term_weights(
 class _Excerpt:
     """A text by lines, with where the query's words and the errors sit in it."""
 
-    def __init__(self, text: str, rules: RuleSet, *, flagged: bool = True) -> None:
+    def __init__(
+        self,
+        text: str,
+        rules: RuleSet,
+        *,
+        flagged: bool = True,
+        core: tuple[int, int] | None = None,
+    ) -> None:
         self.text = text
+        # The characters of `text` that can anchor lines (a hit's own chunk); the rest is
+        # context (`capy.api.excerpt_context`).
+        self.core = core if core is not None else (0, len(text))
         self.flagged = flagged  # whether its errors and failures count
         self.rules = rules
         self.budget = reply_budget(rules)
@@ -209,18 +235,28 @@ class _Excerpt:
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
         self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
         self._clipped: dict[int, str] = {}
+        # Lines that continue a block (the pack's `block_continuation`), when an anchor opening
+        # one shows its block; None when it does not.
+        self.block: re.Pattern[str] | None = None
 
     @cached_property
     def problems(self) -> dict[int, int]:
         """Line -> severity rank (0 error, 1 failure, 2 warning) for each flagged message."""
         if not self.flagged:
             return {}
-        return _flagged(self.text, self.lines, self.rules)
+        first = bisect_right(self.starts, self.core[0]) - 1
+        last = bisect_right(self.starts, max(self.core[1] - 1, self.core[0])) - 1
+        flagged = _flagged(self.text, self.lines, self.rules)
+        return {line: rank for line, rank in flagged.items() if first <= line <= last}
 
     def match(self, patterns: tuple[TermPattern, ...]) -> None:
         from capy.retrieval.matching import term_spans
 
-        self.spans = term_spans(self.text, patterns)
+        first, last = self.core
+        self.spans = [
+            [span for span in spans if first <= span[0] < last]
+            for spans in term_spans(self.text, patterns)
+        ]
 
     def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
         """Line -> the weights of the distinct query terms it holds (lines holding any), each
@@ -316,6 +352,8 @@ class _Selection:
         for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
             if self._take(index, line):
                 chosen.append((index, line))
+        for index, anchor in chosen:
+            self._block(index, anchor)
         for distance in range(
             1, max(self.budget.context_lines_before, self.budget.context_lines_after) + 1
         ):
@@ -328,6 +366,20 @@ class _Selection:
             excerpt.join(sorted(taken))
             for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
         ]
+
+    def _block(self, index: int, anchor: int) -> None:
+        """An anchor that opens a block (a tree node, a heading over indented lines) shows
+        the block under it, up to the pack's `block_lines_after` lines, before any other
+        context: a node's children are what a question about it asks for."""
+        excerpt = self.excerpts[index]
+        block, lines = excerpt.block, excerpt.lines
+        if block is None or block.match(lines[anchor]):
+            return
+        for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
+            if not block.match(lines[line]) or (
+                not self._take(index, line) and line not in self.taken[index]
+            ):
+                return
 
     def _around(self, index: int, anchor: int, distance: int) -> list[int]:
         """The lines `distance` away from `anchor`, after it first (an error's detail, assert

@@ -5,8 +5,10 @@ The script is a judge that knows the labels (a lesson quoting a noise event scor
 other high), so the figure measures what capy does with a model's replies, not a model's
 judgement: every `FAULT_EVERY`-th call answers with one of the failures real APIs give (JSON cut
 short, an HTTP 500, prose instead of JSON), and good replies come plain, in a fence, or with a
-`total` that contradicts the scores (capy recomputes it). A failed call must fall back to the
-no-LLM gate, so the goal is every lesson learned and the noise still rejected.
+`total` that contradicts the scores (capy recomputes it). Causal analyses (an error and its fix,
+a session's corrections) are answered with the draft lesson kept and a cause added. A failed
+call must fall back to the no-LLM path, so the goal is every lesson learned and the noise still
+rejected.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ HIGH = {"actionable": 4, "specific": 4, "novel": 4, "durable": 4}
 LOW = {"actionable": 1, "specific": 2, "novel": 4, "durable": 0}
 
 
-def judge_reply(call: int, lesson: str, noise: list[str]) -> tuple[str, int, bytes]:
+def judge_reply(
+    call: int, lesson: str, noise: list[str], system: str = ""
+) -> tuple[str, int, bytes]:
     """The scripted answer to the `call`-th request (from 1) about `lesson`: its shape, the HTTP
-    status and the body."""
+    status and the body. A causal analysis (of an error, or of a session's corrections) is
+    answered with the draft lesson or the user's words kept and a cause added."""
     if call % FAULT_EVERY == 0:
         shape = FAULTS[(call // FAULT_EVERY) % len(FAULTS)]
         if shape == "http-500":
@@ -37,6 +42,8 @@ def judge_reply(call: int, lesson: str, noise: list[str]) -> tuple[str, int, byt
             return shape, 500, json.dumps(error).encode()
         text = '{"actionable": 4, "specific": ' if shape == "cut-json" else "Looks useful to me!"
         return shape, 200, json.dumps(completion(text)).encode()
+    if '"cause"' in system:
+        return "analysis", 200, json.dumps(completion(_analysis(lesson))).encode()
     said = lesson.split("\n", 1)[-1]
     scores = LOW if any(item in said or said in item for item in noise) else HIGH
     shape = GOOD[(call - call // FAULT_EVERY) % len(GOOD)]
@@ -47,6 +54,21 @@ def judge_reply(call: int, lesson: str, noise: list[str]) -> tuple[str, int, byt
     else:
         text = json.dumps(scores)
     return shape, 200, json.dumps(completion(text)).encode()
+
+
+def _analysis(request: str) -> str:
+    """The analysis a careful model would give, as far as a script can: the draft lesson (or
+    each user's correction) kept whole, with a cause."""
+    if request.startswith("Failing command:"):
+        draft = request.rsplit("Draft lesson: ", 1)[-1].strip()
+        return json.dumps({"cause": "what the error output says", "lesson": draft})
+    lessons = []
+    for line in request.splitlines():
+        number, _, rest = line.partition(". ")
+        said = rest.rsplit('The user said: "', 1)[-1].removesuffix('"')
+        if number.isdigit():
+            lessons.append({"n": int(number), "cause": "the user objected", "lesson": said})
+    return json.dumps({"lessons": lessons})
 
 
 @contextmanager
@@ -63,11 +85,13 @@ def scripted_judge(noise: list[str]) -> Iterator[Counter[str]]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             request = json.loads(self.rfile.read(length) or b"{}")
-            users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+            messages = request.get("messages", [])
+            users = [m for m in messages if m.get("role") == "user"]
             lesson = str(users[-1].get("content", "")) if users else ""
+            system = " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
             with lock:
                 shapes["calls"] += 1
-                shape, status, body = judge_reply(shapes["calls"], lesson, noise)
+                shape, status, body = judge_reply(shapes["calls"], lesson, noise, system)
                 shapes[shape] += 1
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -51,9 +51,10 @@ def _llm_note(report: dict[str, Any]) -> list[str]:
     replies = llm["replies"]
     shapes = ", ".join(f"{name} {count}" for name, count in sorted(replies.items()))
     return [
-        f"Scripted LLM on loopback: {shapes}; {llm['fallbacks']} failed calls fell back to the "
-        "no-LLM gate. The judge knows the labels: the rows measure how capy uses a model's "
-        "replies, not a model's judgement.",
+        f"Scripted LLM on loopback: {shapes}; {llm['fallbacks']} failed calls (causal analysis "
+        "or gate) fell back to the no-LLM path. The judge knows the labels and its analyses keep "
+        "the draft lesson: the rows measure how capy uses a model's replies, not a model's "
+        "judgement.",
     ]
 
 

@@ -5,7 +5,9 @@ that printed it, where it came from) with its intents. A positive intent names n
 occur verbatim in the output and answer it; a negative intent names strings whose absence
 from the output is what makes it unanswerable. Every output carries a `half` (dev or held),
 chosen by `assign_halves` from a seeded hash and balanced by tool kind, so the split is fixed
-before anything is tuned and a test can recompute it.
+before anything is tuned and a test can recompute it. Outputs added after the split was fixed
+(`dev_additions`, real outputs of tool kinds the dev half lacked) join the dev half only and
+stay out of the seeded split, so adding them never moves an output between halves.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class RealOutput:
     half: str
     path: Path
     intents: tuple[RealIntent, ...]
+    added: bool = False  # a dev addition, outside the seeded split
 
 
 @dataclass(frozen=True)
@@ -74,16 +77,22 @@ def load_real_set(directory: Path) -> RealSet:
     seed = str((data.get("split") or {}).get("seed") or "")
     if not seed:
         raise RealSetError(f"{index}: `split.seed` is missing; the halves need a fixed seed")
+    additions = data.get("dev_additions") or []
+    if not isinstance(additions, list):
+        raise RealSetError(f"{index}: `dev_additions` must be a list of outputs")
     outputs = tuple(
         _output(directory, f"{index}: output {number}", entry)
         for number, entry in enumerate(data["outputs"], 1)
+    ) + tuple(
+        _output(directory, f"{index}: dev addition {number}", entry, added=True)
+        for number, entry in enumerate(additions, 1)
     )
     if not outputs:
         raise RealSetError(f"{index} lists no outputs")
     return RealSet(seed=seed, outputs=outputs)
 
 
-def _output(directory: Path, where: str, entry: object) -> RealOutput:
+def _output(directory: Path, where: str, entry: object, *, added: bool = False) -> RealOutput:
     try:
         assert isinstance(entry, dict)
         file = str(entry["file"])
@@ -97,14 +106,15 @@ def _output(directory: Path, where: str, entry: object) -> RealOutput:
             command=str(entry["command"]),
             origin=str(entry["origin"]),
             license=str(entry["license"]),
-            half=str(entry["half"]),
+            half="dev" if added else str(entry["half"]),
             path=directory / OUTPUTS_FOLDER / file,
             intents=intents,
+            added=added,
         )
     except (AssertionError, KeyError, TypeError, ValueError) as error:
         raise RealSetError(
             f"{where}: not an output ({error}); each needs file, tool, command, origin, license, "
-            "half and intents [{kind, intent, needles}]"
+            "half (not for a dev addition) and intents [{kind, intent, needles}]"
         ) from None
     if output.half not in HALVES:
         raise RealSetError(f"{where} ({file}): half must be one of {', '.join(HALVES)}")

@@ -60,6 +60,7 @@ def run(
     install: bool = True,
     pattern: str = "*",
     queries_file: Path | None = None,
+    pause: float = 0.0,
 ) -> dict:
     """The report dict; `{"skipped": reason}` when Node, npm or the peer is missing."""
     try:
@@ -73,11 +74,11 @@ def run(
         corpus_dir = scratch / "corpus"
         corpus_dir.mkdir()
         corpus = peer_corpus.build_corpus(root, files, _source_cap(), corpus_dir, pattern)
-        samples = _rounds(peer, scratch, max(1, runs), corpus, chosen_queries, executes)
+        samples = _rounds(peer, scratch, max(1, runs), corpus, chosen_queries, executes, pause)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report = _report(peer, runs, corpus, chosen_queries, executes, samples)
-    return {**report, "corpus": str(root / pattern)}
+    return {**report, "corpus": str(root / pattern), "pause_s": pause}
 
 
 def _source_cap() -> int:
@@ -86,7 +87,9 @@ def _source_cap() -> int:
     return build_ruleset().view("retention").size.max_source_bytes
 
 
-def _rounds(peer, scratch, runs, corpus, queries, executes) -> dict[str, list[SessionFigures]]:
+def _rounds(
+    peer, scratch, runs, corpus, queries, executes, pause=0.0
+) -> dict[str, list[SessionFigures]]:
     samples: dict[str, list[SessionFigures]] = {CAPY: [], PEER: []}
     for index in range(runs):
         order = (CAPY, PEER) if index % 2 == 0 else (PEER, CAPY)
@@ -103,6 +106,7 @@ def _rounds(peer, scratch, runs, corpus, queries, executes) -> dict[str, list[Se
                     queries,
                     executes,
                     folder / "server.log",
+                    pause_s=pause,
                 )
             except ServerFailed as failed:
                 raise ServerFailed(f"{_label(name, peer)}: {failed}") from None
@@ -201,7 +205,14 @@ def tables(report: dict) -> list:
             f"{report['executes']} `echo hi` calls per run",
             "both through the official Python MCP SDK client over stdio, fresh project and "
             "home each run, search throttles lifted on both",
-            "peak memory: resident set of the server's whole process tree, polled",
+            "peak memory: resident set of the server's whole process tree, polled"
+            + (
+                f", through a {report['pause_s']:g} s pause without calls after the timed ones "
+                "(capy's background embedder works only then) and the queries once more, untimed"
+                if report.get("pause_s")
+                else "; the calls come back to back, so capy's background embedder (which waits "
+                "for a pause) never loads its model: --pause measures that too"
+            ),
         ]
     )
     return [table, goals_table("goals against the peer", report["goals"])]

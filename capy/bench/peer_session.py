@@ -64,11 +64,17 @@ def run_session(
     queries: list[str],
     executes: int,
     log: Path,
+    pause_s: float = 0.0,
 ) -> SessionFigures:
+    """`pause_s` > 0: after the timed calls, that long without a call (background work's
+    turn: capy's embedder starts only then) and the queries once more, untimed; the memory
+    sampled throughout is the peak reported."""
     import anyio
 
     try:
-        return anyio.run(_session, command, environ, cwd, shapes, corpus, queries, executes, log)
+        return anyio.run(
+            _session, command, environ, cwd, shapes, corpus, queries, executes, log, pause_s
+        )
     except BaseExceptionGroup as group:  # the SDK's task groups wrap what the session raised
         failed = group.subgroup(ServerFailed)
         if failed is None:
@@ -82,7 +88,8 @@ def _first(group: BaseExceptionGroup) -> BaseException:
     return group
 
 
-async def _session(command, environ, cwd, shapes, corpus, queries, executes, log):
+async def _session(command, environ, cwd, shapes, corpus, queries, executes, log, pause_s):
+    import anyio
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -109,6 +116,10 @@ async def _session(command, environ, cwd, shapes, corpus, queries, executes, log
                             client, shapes.execute, shapes.execute_arguments(), expect="hi"
                         )
                     )
+                if pause_s > 0:
+                    await anyio.sleep(pause_s)
+                    for query in queries:
+                        await _timed_call(client, shapes.search, shapes.search_arguments(query))
         finally:
             figures.peak_rss_bytes = sampler.stop()
     return figures

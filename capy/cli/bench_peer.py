@@ -17,6 +17,7 @@ def peer(
     queries_file: Path | None = None,
     queries: int | None = None,
     executes: int = 10,
+    pause: float = 0.0,
     no_install: Flag = False,
     json_output: JsonFlag = False,
     markdown: Path | None = None,
@@ -45,6 +46,9 @@ def peer(
         Use only the first N queries.
     executes
         `echo hi` calls per run.
+    pause
+        Seconds without calls after the timed ones, then the queries once more (untimed), so
+        that the peak memory includes background work (capy's embedder starts only in a pause).
     no_install
         Skip instead of installing the peer when it is not in the cache.
     markdown
@@ -56,6 +60,9 @@ def peer(
     from capy.bench.peer_corpus import CorpusError
     from capy.bench.peer_session import ServerFailed
 
+    if pause < 0:
+        error_line("--pause takes 0 or more seconds")
+        return 2
     if runs < 1 or files < 1 or executes < 1 or (queries is not None and queries < 1):
         error_line("--runs, --files, --executes and --queries must be positive; pick another")
         return 2
@@ -69,6 +76,7 @@ def peer(
             install=not no_install,
             pattern=pattern,
             queries_file=queries_file,
+            pause=pause,
         )
     except CorpusError as error:
         error_line(str(error))

@@ -144,6 +144,7 @@ def show(record: str, /, *, as_json: JsonFlag = False) -> int:
             "status",
             "confidence",
             "text",
+            "cause",
             "scope",
             "source",
             "helpful",

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 BLOCK_RULE_PREFIX = "memory."
 
 
-def _digest(context: HookContext) -> dict[str, Any] | None:
+def _digest(context: HookContext, part: str = "") -> dict[str, Any] | None:
     from capy.memory.digest import read_digest
 
-    return read_digest(context.data_dir, context.rules["project_root"])
+    return read_digest(context.data_dir, context.rules["project_root"], part)
 
 
 def session_start_text(context: HookContext) -> str:
@@ -68,10 +68,12 @@ def deny_verdict(context: HookContext) -> Verdict | None:
     if not isinstance(command, str) or not command.strip():
         return None
     try:
-        digest = _digest(context)
+        from capy.memory.digest import BLOCKING
+
+        digest = _digest(context, BLOCKING)
         if digest is None:
             return None
-        from capy.memory.inject import deny_reason, denying_record
+        from capy.memory.blocking import deny_reason, denying_record
 
         record = denying_record(digest, command)
         if record is None:

@@ -16,18 +16,27 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-DIGEST_FORMAT = 1
+# 2: blocking classes carry their command regexes and the wrappers are the view's plain copy,
+# so a hook blocks without `re` or the views.
+DIGEST_FORMAT = 2
 
 
-def digest_path(data_dir: str, project: str) -> str:
-    return os.path.join(data_dir, "memory", f"{zlib.crc32(project.encode()):08x}.json")
+# PreToolUse reads only what blocking needs, from its own small file: every Bash call pays for
+# reading it, and the full digest grows with every record learned.
+BLOCKING = "blocking"
 
 
-def read_digest(data_dir: str, project: str) -> dict[str, Any] | None:
+def digest_path(data_dir: str, project: str, part: str = "") -> str:
+    name = f"{zlib.crc32(project.encode()):08x}" + (f".{part}" if part else "")
+    return os.path.join(data_dir, "memory", f"{name}.json")
+
+
+def read_digest(data_dir: str, project: str, part: str = "") -> dict[str, Any] | None:
+    """The project's digest (`part` BLOCKING: only what PreToolUse needs), or None."""
     from capy.leanjson import loads
 
     try:
-        with open(digest_path(data_dir, project), encoding="utf-8") as handle:
+        with open(digest_path(data_dir, project, part), encoding="utf-8") as handle:
             data = loads(handle.read())
     except (OSError, ValueError):
         return None
@@ -37,27 +46,53 @@ def read_digest(data_dir: str, project: str) -> dict[str, Any] | None:
 
 
 def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
+    """Write the digest and its blocking part (first, so a hook never blocks by a newer
+    full digest's absent record); returns the full digest's path."""
+    _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
+    path = digest_path(data_dir, project)
+    _write(path, digest)
+    return path
+
+
+def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
+    """What PreToolUse reads: the records that block, the blocking settings and the wrappers."""
+    return {
+        "format": digest["format"],
+        "project": digest["project"],
+        "records": [
+            {key: record[key] for key in ("id", "type", "text", "confidence", "block")}
+            for record in digest["records"]
+            if record.get("block")
+        ],
+        "blocking": digest["blocking"],
+        "wrappers": digest["wrappers"],
+    }
+
+
+def _write(path: str, data: dict[str, Any]) -> None:
     import json
 
-    path = digest_path(data_dir, project)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(digest, handle, ensure_ascii=False, separators=(",", ":"))
+        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
     os.replace(temporary, path)
-    return path
 
 
 def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
     """The digest for one project from its settled records and the rule set in force."""
     import re
 
+    from capy.memory.blocking import plain_wrappers
     from capy.memory.words import stem_pairs, stems
+    from capy.rules.commands import command_pattern_source
 
     pack = rules.view("memory")
     classes = {block.id: block for block in pack.blocking.live_classes}
-    stopwords = sorted(stems(" ".join(rules.view("search").stopwords.english)))
+    # The search core's stopwords and query filler: a prompt is a request, and "use", "need" and
+    # "please" say as little about which record it wants as about which document.
+    stopwords = sorted(stems(" ".join(rules.view("search").stopwords.all)))
     codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
     kept = []
     for record in records:
@@ -83,15 +118,21 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                     )
                 ),
                 "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
+                "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
+                "task_only": sorted(_task_only(record)),
                 "block": (
-                    {"id": block.id, "command": list(block.command), "word": block.word}
+                    {
+                        "id": block.id,
+                        "command": list(block.command),
+                        "regexes": [command_pattern_source(item) for item in block.command],
+                        "word": block.word,
+                    }
                     if block is not None and record.get("blocking", True)
                     else None
                 ),
             }
         )
     data = rules.pack("memory").data
-    wrappers = rules.pack("security").data.get("command_wrappers")
     graph = _graph(records, set(stopwords), pack.injection.prompt.graph_links)
     return {
         "format": DIGEST_FORMAT,
@@ -106,7 +147,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
             "min_confidence": pack.blocking.min_confidence,
             "override": " ".join(pack.blocking.override.split()),
         },
-        "wrappers": _plain(wrappers),
+        "wrappers": plain_wrappers(rules.view("security").command_wrappers),
     }
 
 
@@ -150,18 +191,15 @@ def _programs(record: dict[str, Any], known: set[str]) -> set[str]:
     return stems(" ".join(names).replace("`", " "))
 
 
+def _task_only(record: dict[str, Any]) -> set[str]:
+    """The stems only the record's task holds, not its text, commands or entities."""
+    from capy.memory.words import stems
+
+    own = [record["text"], *record.get("words", ()), *record.get("entities", ())]
+    return stems(record.get("task") or "") - stems(" ".join([*own, record.get("context") or ""]))
+
+
 def _about(record: dict[str, Any]) -> list[str]:
     """What a record is about beyond its text: its entities, the command it corrected and the
     task it was learned in."""
     return [*record.get("entities", ()), record.get("context") or "", record.get("task") or ""]
-
-
-def _plain(node: Any) -> Any:
-    """The wrappers section without its prose (the view wants the rest, examples included)."""
-    if isinstance(node, dict):
-        return {
-            key: _plain(value) for key, value in node.items() if key not in ("description", "docs")
-        }
-    if isinstance(node, list):
-        return [_plain(item) for item in node]
-    return node

@@ -1,7 +1,7 @@
 """What memory says at each hook, from the digest alone (no database, no rule loading):
 - SessionStart: the project's anti-patterns, preferences and principles, most confident first.
 - UserPromptSubmit: the records most relevant to the prompt, or nothing when none is.
-- PreToolUse: the blocking anti-pattern a command breaks, if any.
+- PreToolUse: the blocking anti-pattern a command breaks, if any (capy.memory.blocking).
 
 Relevance is lexical: the prompt's stems (porter, as the search core stems) against each
 record's, weighted by inverse document frequency over the records, normalised by the weight of
@@ -67,11 +67,30 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     possible = sum(idf(term) for term in known)
     if not possible:
         return []
+    # Among a few records every stem is "most records'": commonness needs enough of them.
+    share = budget.get("common_share", 1.0)
+    enough = total >= budget.get("common_min_records", 0)
+    common = {term for term, count in frequency.items() if enough and count > total * share}
+    need = budget["min_shared_terms"]
+    mixed = budget.get("mixed_shared_terms", need)
+    overlap = budget.get("task_overlap", 0.5)
     scored = []
     for record in records:
         shared = query.intersection(record["terms"])
         via_graph = linked.intersection(record["terms"]) if linked_weight else set()
-        if len(shared) < budget["min_shared_terms"]:
+        # Relevant: the prompt shares enough stems with what the record says (its text, commands,
+        # entities), or asks for the task it was learned in again, or holds more stems of both
+        # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
+        # its task) is two weak hints, not one strong one. A stem most records hold ("fail",
+        # from every rule's "When ... fails with") adds weight below but is not counted here: it
+        # tells no record from another.
+        counted = shared - common
+        said = len(counted.difference(record.get("task_only", ())))
+        if not (
+            said >= need
+            or (said and len(counted) >= mixed)
+            or _same_task(counted, record.get("task_terms", ()), need, overlap)
+        ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
         # its task), not only words of an error message.
@@ -91,6 +110,12 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     return [record for _, record in scored]
 
 
+def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:
+    """The prompt asks for the task again: `need` of its stems, and `overlap` of them."""
+    again = shared.intersection(task)
+    return len(again) >= need and len(again) >= overlap * len(task)
+
+
 def _fit(
     records: list[dict[str, Any]], max_tokens: int, digest: dict[str, Any]
 ) -> tuple[str, list[str]]:
@@ -107,29 +132,3 @@ def _fit(
         lines.append(line)
         shown.append(record["id"])
     return ("\n".join(lines), shown) if shown else ("", [])
-
-
-def denying_record(digest: dict[str, Any], command: str) -> dict[str, Any] | None:
-    """The most confident blocking anti-pattern `command` breaks, or None."""
-    from capy.memory.blocking import blocked_by, could_match, wrappers_from
-
-    floor = digest["blocking"]["min_confidence"]
-    candidates = [
-        record
-        for record in digest["records"]
-        if record.get("block")
-        and record["confidence"] >= floor
-        and could_match(command, record["block"])
-    ]
-    if not candidates:
-        return None
-    wrappers = wrappers_from(digest["wrappers"])
-    for record in sorted(candidates, key=lambda item: -item["confidence"]):
-        if blocked_by(command, record["block"], wrappers):
-            return record
-    return None
-
-
-def deny_reason(digest: dict[str, Any], record: dict[str, Any]) -> str:
-    override = digest["blocking"]["override"].replace("ID", record["id"][:8])
-    return f"capy memory {record['id'][:8]}: {record['text']} {override}"

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from capy.memory.gate import score_fix, score_sentence
+from capy.memory.llm_gate import LlmGate
 from capy.memory.model import Lesson
 from capy.memory.signals import Action, Edit, Said, backticked, command_words, quoted_in
 from capy.memory.words import WORD_PART, stems
 
 if TYPE_CHECKING:
-    from capy.memory.llm_gate import LlmGate
+    from capy.llm.bounded import BoundedChat
     from capy.memory.signals import Session
     from capy.rules.views.memory import MemoryPack
 
@@ -26,12 +27,14 @@ class Rejected:
 
 
 def session_lessons(
-    session: Session, pack: MemoryPack, llm: LlmGate | None = None
+    session: Session, pack: MemoryPack, chat: BoundedChat | None = None
 ) -> tuple[list[Lesson], list[Rejected], list[tuple[Lesson, str]]]:
-    """The session's lessons that pass the gate, those it rejected, and the LLM fallbacks."""
-    lessons: list[Lesson] = []
-    rejected: list[Rejected] = []
-    fallbacks: list[tuple[Lesson, str]] = []
+    """The session's lessons that pass the gate, those it rejected, and the LLM fallbacks.
+
+    With a chat model, each error's lesson and the session's corrections are first analysed
+    by it (capy.memory.llm_analysis), then the model scores every lesson for the gate; each
+    failed step leaves the no-LLM lesson or scores, and is a fallback."""
+    candidates: list[tuple[Lesson, Action | None]] = []
     events = session.events
     for index, event in enumerate(events):
         if isinstance(event, Action) and event.failed:
@@ -43,11 +46,15 @@ def session_lessons(
         if lesson is None:
             continue
         lesson.task = _task(events, index, lesson.capsules)
-        if lesson.veto:
-            rejected.append(Rejected(lesson, lesson.veto))
-            continue
-        if llm is not None:
-            scores, why = llm.scores(lesson)
+        candidates.append((lesson, event if isinstance(event, Action) else None))
+    rejected = [Rejected(lesson, lesson.veto) for lesson, _ in candidates if lesson.veto]
+    kept = [(lesson, error) for lesson, error in candidates if not lesson.veto]
+    fallbacks = _analysed(kept, chat, pack) if chat is not None else []
+    lessons: list[Lesson] = []
+    gate = LlmGate(chat, pack) if chat is not None else None
+    for lesson, _error in kept:
+        if gate is not None:
+            scores, why = gate.scores(lesson)
             if scores is not None:
                 lesson.scores = scores  # the total below is recomputed from these four
             elif why:
@@ -59,6 +66,24 @@ def session_lessons(
             shown = ", ".join(f"{name} {value}" for name, value in lesson.scores.items())
             rejected.append(Rejected(lesson, f"gate {total}/{pack.gate.threshold} ({shown})"))
     return lessons, rejected, fallbacks
+
+
+def _analysed(
+    kept: list[tuple[Lesson, Action | None]], chat: BoundedChat, pack: MemoryPack
+) -> list[tuple[Lesson, str]]:
+    """The model's causal analysis of each error and of the session's corrections, in place;
+    the lessons it left as they were, with why."""
+    from capy.memory.llm_analysis import analyse_corrections, analyse_error
+
+    fallbacks = []
+    for lesson, error in kept:
+        if error is not None and lesson.source == "error_fix":
+            why = analyse_error(chat, lesson, error, lesson.steps, pack)
+            if why:
+                fallbacks.append((lesson, why))
+    corrections = [lesson for lesson, _ in kept if lesson.source == "correction"]
+    fallbacks.extend(analyse_corrections(chat, corrections, pack))
+    return fallbacks
 
 
 def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Lesson | None:
@@ -145,6 +170,10 @@ def _fix_lesson(
         fix=fix.command,
     )
     lesson.scores = score_fix(error, fix, [*edits, *ran], pack)
+    lesson.steps = [
+        *(f"edited {name}" for name in dict.fromkeys(edits)),
+        *(f"ran {c}" for c in ran),
+    ]
     return lesson
 
 

@@ -42,6 +42,8 @@ class Lesson:
     task: str | None = None  # what the user asked for in the session
     scores: dict[str, int] = field(default_factory=dict)
     veto: str | None = None  # why no gate may keep it (a fix that only bypassed a check)
+    cause: str | None = None  # why it happened, from the LLM's causal analysis
+    steps: list[str] = field(default_factory=list)  # what happened between an error and its fix
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Record:
     context: str | None = None
     polarity: str | None = None
     task: str | None = None
+    cause: str | None = None
     block_class: str | None = None
     blocking: bool = True
     supersedes: str | None = None

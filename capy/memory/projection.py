@@ -19,7 +19,7 @@ from capy.memory.words import stems
 
 if TYPE_CHECKING:
     from capy.capsules.model import Capsule, Scope
-    from capy.memory.llm_gate import LlmGate
+    from capy.llm.bounded import BoundedChat
     from capy.memory.vectors import Similarity
     from capy.rules.views.memory import MemoryPack
 
@@ -38,14 +38,14 @@ def project(
     capsules: list[Capsule],
     scope: Scope,
     pack: MemoryPack,
-    llm: LlmGate | None = None,
+    chat: BoundedChat | None = None,
     similar: Similarity | None = None,
 ) -> Projection:
-    """The records `capsules` (one scope's, in log order) teach under `pack` (and the LLM gate,
-    when one is configured or its replies are cached; cosine dedup when `similar` is given)."""
+    """The records `capsules` (one scope's, in log order) teach under `pack` (with the chat
+    model's analysis and gate when one is configured; cosine dedup when `similar` is given)."""
     projection = Projection(similar=similar)
     for session in sessions_of(capsules, pack):
-        lessons, rejected, fallbacks = session_lessons(session, pack, llm)
+        lessons, rejected, fallbacks = session_lessons(session, pack, chat)
         for item in rejected:
             projection.log.append((item.lesson.at, "", "rejected", _rejection(item)))
         for lesson, why in fallbacks:
@@ -99,6 +99,7 @@ def _absorb(projection: Projection, lesson: Lesson, scope: Scope, pack: MemoryPa
         context=lesson.context,
         polarity=lesson.polarity,
         task=lesson.task,
+        cause=lesson.cause,
         block_class=lesson.block_class,
         created_ts=lesson.at,
         last_seen_ts=lesson.at,

@@ -39,17 +39,17 @@ def learn(store: CapsuleStore, *, rebuild: bool = False, now: float | None = Non
     version = memory_version(store)
     if rebuild:
         tables.clear(store.conn)
-    from capy.memory.llm_gate import gate_for
+    from capy.memory.llm import memory_chat
     from capy.memory.vectors import text_similarity
 
     pack = store.rules.view("memory")
-    llm = gate_for(store, pack)
+    chat = memory_chat(store, pack)
     report = LearnReport()
     news = tables.scopes_with_news(store.conn, version)
     similar = text_similarity() if news else None
     for scope, last_n in news:
         capsules = [capsule for _, capsule in store.backend.scan(scope)]
-        projection = project(capsules, scope, pack, llm, similar)
+        projection = project(capsules, scope, pack, chat, similar)
         records = [record.as_json() for record in projection.records.values()]
         tables.replace_scope(
             store.conn, scope, records, projection.log, last_n=last_n, version=version

@@ -102,7 +102,7 @@ def _retrieve(
     AND finds fewer than `or_fallback_below`, OR fills the remaining slots, ranked after."""
     terms, settings = parsed.terms, rules.query
     wanted = rules.fusion.candidates_for(limit)
-    found = _run(corpus, terms, "AND", wanted, filters, rules)
+    found = _run(corpus, terms, "AND", wanted, filters, rules, shown=limit)
     # OR results rank after every AND result, so once AND fills every candidate slot an OR
     # pass could add nothing that is shown.
     if len(found) >= min(settings.or_fallback_below, wanted):
@@ -119,9 +119,10 @@ def _retrieve(
         primary = len(found)
         # Once AND filled every slot the caller will see, OR only adds spare candidates.
         spare = len(found) >= limit
-        found = _merge(
-            found, _run(corpus, active, "OR", wanted, filters, rules, found_already=spare)
-        )
+        if not (spare and settings.skip_optional_when_shown and _fills_shown(found, limit, rules)):
+            found = _merge(
+                found, _run(corpus, active, "OR", wanted, filters, rules, found_already=spare)
+            )
     if len(found) < rules.fuzzy.trigger_below_results and corrected != terms:
         retry = _run(
             corpus, corrected, "OR" if settings.and_then_or else "AND", wanted, filters, rules
@@ -157,6 +158,7 @@ def _run(
     rules: SearchPack,
     *,
     found_already: bool = False,
+    shown: int | None = None,
 ) -> list[Fused]:
     """One pass: the porter list, then the trigram list when porter came back short.
 
@@ -165,6 +167,8 @@ def _run(
     caller sees (`found_already`), and the trigram list when every query word is a known word.
     A list that is the only way to an answer (a word that occurs only inside longer words) is
     never cut, and a trigram AND with a word that occurs nowhere, even inside a word, is not run.
+    With the pack's `skip_optional_when_shown`, an optional trigram list is not run once porter
+    found as many chunks as the caller is `shown`.
     """
     budget = rules.query.optional_pass_budget_ms
     lists = {}
@@ -194,7 +198,12 @@ def _run(
         # the porter list alone used the budget, an optional trigram pass would be cut short
         # and add nothing, so it is not started.
         spent = budget is not None and porter_cpu_ms >= budget
-        if reach is not _Reach.NONE and not (optional and spent):
+        filled = (
+            shown is not None
+            and rules.query.skip_optional_when_shown
+            and len(lists.get("porter", ())) >= shown
+        )
+        if reach is not _Reach.NONE and not (optional and (spent or filled)):
             lists["trigram"] = corpus.match(
                 "trigram",
                 trigram,
@@ -254,6 +263,21 @@ def _variant_reach(words: tuple[str, ...], known: set[str], inside: set[str]) ->
     if all(word in known or word in inside for word in words):
         return _Reach.INSIDE_WORDS
     return _Reach.NONE
+
+
+def _fills_shown(found: list[Fused], limit: int, rules: SearchPack) -> bool:
+    """Whether these AND results alone fill the `limit` results shown: of those that survive
+    the re-rank cut, at most the per-source cap of each source gets a slot before OR results
+    would (`diversify`), so a source with many AND hits leaves room an OR hit could take."""
+    cap = rules.diversity.max_per_source
+    kept = found[: limit * rules.fusion.rerank_per_result]
+    if cap < 1:
+        return len(kept) >= limit
+    per_source: dict[int, int] = {}
+    for entry in kept:
+        source = entry.candidate.source_id
+        per_source[source] = per_source.get(source, 0) + 1
+    return sum(min(count, cap) for count in per_source.values()) >= limit
 
 
 def _merge(first: list[Fused], second: list[Fused]) -> list[Fused]:

@@ -24,7 +24,7 @@ _PHRASE = re.compile(r'"([^"]*)"')
 # query terms in chunks by the same words).
 WORD_PART = re.compile(r"[^\W_]+")
 # Sentence punctuation glued to the end of a word ("locked," "why?") is not part of it.
-_EDGE_PUNCTUATION = ".,;!?"
+EDGE_PUNCTUATION = ".,;!?"
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _strip_syntax(text: str, rules: SearchPack) -> str:
 def _loose_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:
     found = []
     for token in _strip_syntax(text, rules).split():
-        token = token.strip(_EDGE_PUNCTUATION)
+        token = token.strip(EDGE_PUNCTUATION)
         if token in rules.query.operator_words or not _usable(token, rules):
             continue
         found.append((Term(token), token.lower() in rules.stopwords.all))

@@ -13,7 +13,10 @@ Reciprocal Rank Fusion, with a weight the search pack's `vectors` sets by the le
 - `weak`: no AND result and the best lexical hit holds few of the query's terms, or nothing was
   found: the query is likely said in other words than its answer. A vector hit alone (nothing
   lexical) must then reach `min_similarity_alone`, so a question about something absent still
-  comes back empty.
+  comes back empty; a query worded as a sentence (it holds one of the pack's English
+  stopwords: "shift the caret by an offset", not "kafka zookeeper ensemble") needs only
+  `min_similarity_alone_worded`. A list of names none of the scope holds asks about something
+  absent; a sentence none of whose words the scope holds is what the vector list is for.
 
 Where both lists agree on the lexical ranking's first hit (the vector list holds it too), it
 stays first (`keep_agreed_first`): a hit both lists found is the safest answer, and an exact
@@ -27,7 +30,7 @@ from collections.abc import Callable, Sequence
 from capy.retrieval.boosts import find_matches
 from capy.retrieval.matching import compile_terms
 from capy.retrieval.model import Candidate, Corpus, SearchFilters, SearchHit
-from capy.retrieval.query import Term
+from capy.retrieval.query import EDGE_PUNCTUATION, Term
 from capy.retrieval.snippets import make_snippet
 from capy.rules.views.search import SearchPack
 
@@ -60,6 +63,17 @@ def gate(
     return COVERED_LONG if 0 < long_query_terms <= len(terms) else COVERED
 
 
+def alone_floor(query: str, rules: SearchPack) -> float:
+    """The cosine a vector hit needs when no lexical list found anything (see the module doc)."""
+    settings = rules.vectors
+    worded = settings.min_similarity_alone_worded
+    if worded is None:
+        return settings.min_similarity_alone
+    english = rules.stopwords.function_words
+    words = (word.strip(EDGE_PUNCTUATION).lower() for word in query.split())
+    return worded if any(word in english for word in words) else settings.min_similarity_alone
+
+
 def join_vector_list(
     corpus: Corpus,
     query: str,
@@ -82,7 +96,8 @@ def join_vector_list(
         return hits
     vector = nearest(query, settings.depth, filters)
     if not hits:
-        vector = [c for c in vector if c.rank >= settings.min_similarity_alone]
+        floor = alone_floor(query, rules)
+        vector = [c for c in vector if c.rank >= floor]
     if not vector:
         return hits
     k = rules.fusion.rrf_k

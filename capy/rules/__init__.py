@@ -6,10 +6,9 @@ warm CLI start that reads a cached rule set needs none of the loader, the merger
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from capy.lazy import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.rules.diagnostics import Diagnostic
     from capy.rules.ruleset import RulesError, RuleSet, build_ruleset, load_rules

@@ -22,25 +22,42 @@ rule syntax (https://code.claude.com/docs/en/permissions, "Wildcard patterns"):
 
 from __future__ import annotations
 
-import re
+# One whitespace rule for rules and the command reader (which a hook loads without `re`).
+from capy.security.shellwords import normalise_command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
-def normalise_command(command: str) -> str:
-    """Collapse runs of whitespace so `git  push` and `git push` are judged alike."""
-    return " ".join(command.split())
+__all__ = [
+    "command_matches",
+    "command_pattern_regex",
+    "command_pattern_source",
+    "normalise_command",
+]
 
 
 def command_pattern_regex(pattern: str) -> re.Pattern[str]:
     """Compile a permission-rule command pattern (see the module docstring for the forms)."""
+    import re
+
+    return re.compile(command_pattern_source(pattern), re.DOTALL)
+
+
+def command_pattern_source(pattern: str) -> str:
+    """The regex text of a command pattern, compiled with DOTALL (what a hook hands to
+    `capy.packregex` so it needs no `re`)."""
+    import re
+
     text = normalise_command(pattern)
     if text.endswith(":*"):
         body = _wildcards(_split_unescaped_stars(text[:-2].rstrip()))
-        return re.compile(f"^{body}(?: .*)?$", re.DOTALL)
+        return f"^{body}(?: .*)?$"
     pieces = _split_unescaped_stars(text)
     if len(pieces) == 2 and pieces[1] == "" and pieces[0].endswith(" "):
         # The rule's only wildcard, at the end after a space: the arguments are optional.
-        return re.compile(f"^{re.escape(pieces[0][:-1])}(?: .*)?$", re.DOTALL)
-    return re.compile(f"^{_wildcards(pieces)}$", re.DOTALL)
+        return f"^{re.escape(pieces[0][:-1])}(?: .*)?$"
+    return f"^{_wildcards(pieces)}$"
 
 
 def command_matches(pattern: str, command: str) -> bool:
@@ -48,6 +65,8 @@ def command_matches(pattern: str, command: str) -> bool:
 
 
 def _wildcards(pieces: list[str]) -> str:
+    import re
+
     return ".*".join(re.escape(piece) for piece in pieces)
 
 

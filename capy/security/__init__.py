@@ -9,12 +9,15 @@ and the file that decided. Imports stay inside the functions so a hook pays only
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
 from capy.lazy import lazy_exports
 
+# Annotations only: a hook reads commands through capy.security's submodules and must not pay
+# for pathlib or typing.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from capy.security.policy import Decision
 
 __all__ = ["Decision", "Outcome", "check_command", "check_tool"]

@@ -5,11 +5,13 @@ Kept apart from the policy module so a hook can read commands without loading th
 
 from __future__ import annotations
 
-from typing import Any
-
-from capy.rules.commands import normalise_command
 from capy.security.shellsplit import dequoted, without_assignments
+from capy.security.shellwords import normalise_command
 from capy.security.wrappers import wrapped_commands
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def command_readings(

@@ -14,37 +14,40 @@ which keeps every word of the input inside some part (so a guard sees it) rather
 
 from __future__ import annotations
 
-import re
-import shlex
-from dataclasses import dataclass, field
-
+from capy.packregex import pack_regex
 from capy.security.shellwords import is_assignment
+
+# No `re`, `shlex` or `dataclasses` at import: a hook splits commands here (memory's blocking)
+# on a path that must cost little more than a bare start. The patterns are compiled through
+# capy.packregex; shlex is imported by the functions that quote or re-split words.
 
 # Shell grammar, not policy: reserved words that may open a command and are not the command.
 _LEADING_KEYWORDS = frozenset(
     {"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac"}
 )
 # `case WORD in PATTERN)` and, after `;;`, `PATTERN)` open a command without being part of it.
-_CASE_HEAD = re.compile(r"^case\s+\S+\s+in\s+")
-_CASE_PATTERN = re.compile(r"^\(?[^\s()]+\)\s*")
+_CASE_HEAD = r"^case\s+\S+\s+in\s+"
+_CASE_PATTERN = r"^\(?[^\s()]+\)\s*"
 _KEYWORDS_ALONE = frozenset({"{", "}", "fi", "done", "esac", "(", ")"})
-_PLAIN_RUN = re.compile(r"[^\n\\'\"$`<>()&|;#]+")
+_PLAIN_RUN = r"[^\n\\'\"$`<>()&|;#]+"
 # Nesting deeper than this is not a command a person wrote; past it, substitutions are read as
 # plain text and the whole input is kept as one more part, so no allow rule can cover it.
 _MAX_DEPTH = 64
-_HEREDOC = re.compile(r"<<(-?)[ \t]*((?:'[^'\n]*'|\"[^\"\n]*\"|\\?[^\s;&|<>()]+)+)")
+_HEREDOC = r"<<(-?)[ \t]*((?:'[^'\n]*'|\"[^\"\n]*\"|\\?[^\s;&|<>()]+)+)"
 
 
-@dataclass
 class _Scan:
     """State of one scan: the text, where we are, and every finished part."""
 
-    text: str
-    depth: int = 0
-    pos: int = 0
-    parts: list[str] = field(default_factory=list)
-    too_deep: bool = False
-    heredocs: list[tuple[str, bool, bool]] = field(default_factory=list)
+    __slots__ = ("depth", "heredocs", "parts", "pos", "text", "too_deep")
+
+    def __init__(self, text: str, depth: int = 0) -> None:
+        self.text = text
+        self.depth = depth
+        self.pos = 0
+        self.parts: list[str] = []
+        self.too_deep = False
+        self.heredocs: list[tuple[str, bool, bool]] = []
 
 
 def split_command(command: str) -> list[str]:
@@ -158,7 +161,7 @@ def _scan_word_piece(scan: _Scan) -> str:
         return _scan_backticks(scan)
     if two == "<<" and text[pos : pos + 3] != "<<<":
         return _note_heredoc(scan)
-    run = _PLAIN_RUN.match(text, pos)
+    run = pack_regex(_PLAIN_RUN).match(text, pos)
     scan.pos = run.end() if run else pos + 1
     return text[pos : scan.pos]
 
@@ -242,7 +245,7 @@ def _scan_backticks(scan: _Scan) -> str:
 
 def _note_heredoc(scan: _Scan) -> str:
     """Remember a heredoc; its body starts after the next newline and is data, not commands."""
-    match = _HEREDOC.match(scan.text, scan.pos)
+    match = pack_regex(_HEREDOC).match(scan.text, scan.pos)
     if match is None:
         scan.pos += 2
         return "<<"
@@ -301,8 +304,8 @@ def _finish(scan: _Scan, segment: list[str]) -> None:
 
 def _tidy(part: str) -> str:
     """Drop reserved words that open a command (`{ rm -rf /` is `rm -rf /`) and collapse space."""
-    part = _CASE_HEAD.sub("", part.strip())
-    part = _CASE_PATTERN.sub("", part)
+    part = pack_regex(_CASE_HEAD).sub("", part.strip())
+    part = pack_regex(_CASE_PATTERN).sub("", part)
     words = part.split()
     while words and words[0] in _LEADING_KEYWORDS:
         words.pop(0)
@@ -321,11 +324,15 @@ def without_assignments(part: str) -> str:
         index += 1
     if index == 0:
         return part
+    import shlex
+
     return shlex.join(words[index:]) if index < len(words) else ""
 
 
 def words_of(part: str) -> list[str] | None:
     """The shell words of one simple command with quotes removed, or None if it cannot parse."""
+    import shlex
+
     try:
         return shlex.split(part, comments=False, posix=True)
     except ValueError:

@@ -7,22 +7,44 @@ rules that command exactly as written (`git commit -m "x"`, quotes kept).
 
 from __future__ import annotations
 
-import re
-from typing import NamedTuple
+from capy.packregex import pack_regex
 
+# No `re`, `typing` or `dataclasses` at import: a hook reads commands here (memory's blocking)
+# on a path that must cost little more than a bare start. capy.packregex hands back the same
+# compiled patterns without loading `re`.
 _BLANK = " \t\n"
 # Inside double quotes a backslash escapes only these (POSIX); elsewhere it is kept.
 _DOUBLE_QUOTE_ESCAPES = '$`"\\\n'
 _ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", "\\": "\\", '"': '"'}
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?="
 # Characters that need no care; consumed a run at a time, so a megabyte of words stays fast.
-_PLAIN_RUN = re.compile(r"[^ \t\n\\'\"$`]+")
+_PLAIN_RUN = r"[^ \t\n\\'\"$`]+"
 
 
-class Word(NamedTuple):
-    value: str  # as the program receives it: quotes removed, escapes applied
-    start: int  # where the word starts in the text
-    end: int
+class Word(tuple):
+    """(value, start, end): the word as the program receives it (quotes removed, escapes
+    applied) and where it sits in the text. A tuple with names, as `typing.NamedTuple` would
+    make it, without importing typing."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str, start: int, end: int) -> Word:
+        return tuple.__new__(cls, (value, start, end))
+
+    @property
+    def value(self) -> str:
+        return self[0]
+
+    @property
+    def start(self) -> int:
+        return self[1]
+
+    @property
+    def end(self) -> int:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"Word(value={self[0]!r}, start={self[1]!r}, end={self[2]!r})"
 
 
 def shell_words(text: str) -> list[Word] | None:
@@ -78,15 +100,22 @@ class LazyWords:
 
 def rough_words(text: str) -> list[Word]:
     """Whitespace-separated words, for text whose quoting cannot be parsed (fail-closed reads)."""
-    return [Word(match.group(), match.start(), match.end()) for match in re.finditer(r"\S+", text)]
+    found = pack_regex(r"\S+").finditer(text)
+    return [Word(match.group(), match.start(), match.end()) for match in found]
+
+
+def normalise_command(command: str) -> str:
+    """Collapse runs of whitespace so `git  push` and `git push` are judged alike."""
+    return " ".join(command.split())
 
 
 def is_assignment(word: str) -> bool:
     """`NAME=value` (also `NAME+=value`, `NAME[i]=value`): a setting, not the command."""
-    return _ASSIGNMENT.match(word) is not None
+    return pack_regex(_ASSIGNMENT).match(word) is not None
 
 
 def _scan_word(text: str, pos: int) -> tuple[str, int] | None:
+    plain_run = pack_regex(_PLAIN_RUN)
     out: list[str] = []
     while pos < len(text) and text[pos] not in _BLANK:
         char = text[pos]
@@ -121,7 +150,7 @@ def _scan_word(text: str, pos: int) -> tuple[str, int] | None:
             out.append(text[pos:end])
             pos = end
         else:
-            run = _PLAIN_RUN.match(text, pos)
+            run = plain_run.match(text, pos)
             end = run.end() if run else pos + 1
             out.append(text[pos:end])
             pos = end

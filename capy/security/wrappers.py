@@ -15,36 +15,50 @@ Two readings, as in Claude Code (code.claude.com/docs/en/permissions, "Wrappers"
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Any
-
+from capy.packregex import pack_regex
 from capy.security.shellwords import LazyWords, is_assignment
+
+# No `re`, `typing` or `dataclasses` at import, and the wrapper's `runs` is compared by value:
+# a hook reads commands here (memory's blocking) with the pack's wrappers as plain data, on a
+# path that must cost little more than a bare start.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Quote characters are dropped from a program word, so `'timeout'` and `t"ime"out` name timeout.
 _QUOTING = str.maketrans("", "", "'\"\\")
-_ROUGH_WORD = re.compile(r"\S+")
+# WrapperRuns values (capy.rules.views.security), which the pack's enum equals.
+_RUNS_COMMAND = "command"
+_RUNS_SHELL_STRING = "shell-string"
 
 
-@dataclass(frozen=True)
 class Unwrapped:
     """One level of unwrapping."""
 
-    wrapper: Any  # the pack's CommandWrapper
-    commands: tuple[str, ...]  # what it runs: the command as written, or a line's parts
-    certain: bool = True  # False: an unknown or opaque option, or quoting that did not parse
-    bare: bool = True  # no options between the wrapper and the command
-    fallback: tuple[str, ...] = ()  # fail-closed reads: every word-suffix after the wrapper
-    overflow: bool = False  # too many words to read fail-closed
+    __slots__ = ("bare", "certain", "commands", "fallback", "overflow", "wrapper")
+
+    def __init__(
+        self,
+        wrapper: Any,  # the pack's CommandWrapper
+        commands: tuple[str, ...],  # what it runs: the command as written, or a line's parts
+        certain: bool = True,  # False: an unknown or opaque option, or unparsed quoting
+        bare: bool = True,  # no options between the wrapper and the command
+        fallback: tuple[str, ...] = (),  # fail-closed reads: every word-suffix after it
+        overflow: bool = False,  # too many words to read fail-closed
+    ) -> None:
+        self.wrapper, self.commands, self.certain = wrapper, commands, certain
+        self.bare, self.fallback, self.overflow = bare, fallback, overflow
 
 
-@dataclass
 class WrappedCommands:
     """Every command a part runs through wrappers, at every depth."""
 
-    commands: list[str] = field(default_factory=list)
-    overflow: bool = False  # some wrapper could be read neither exactly nor fail-closed
-    _seen: set[str] = field(default_factory=set, repr=False)
+    __slots__ = ("_seen", "commands", "overflow")
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+        self.overflow = False  # some wrapper could be read neither exactly nor fail-closed
+        self._seen: set[str] = set()
 
     def add(self, command: str) -> bool:
         """Note a command; False when it was already there (suffixes of suffixes repeat)."""
@@ -90,13 +104,13 @@ def _collect(
 
 def allow_forms(part: str, wrappers: Any, depth: int = 0) -> list[str]:
     """`part` with the wrappers Claude Code strips for allow rules removed, outermost first."""
-    from capy.rules.views.security import AllowRules, WrapperRuns
+    from capy.rules.views.security import AllowRules
 
     unwrapped = unwrap(part, wrappers, after_assignments=False)
     if unwrapped is None or not unwrapped.certain or depth + 1 >= wrappers.max_depth:
         return []
     wrapper = unwrapped.wrapper
-    if wrapper.runs is not WrapperRuns.COMMAND or len(unwrapped.commands) != 1:
+    if wrapper.runs != _RUNS_COMMAND or len(unwrapped.commands) != 1:
         return []
     if wrapper.allow_rules is AllowRules.AS_WRITTEN or (
         wrapper.allow_rules is AllowRules.SEE_THROUGH_WHEN_BARE and not unwrapped.bare
@@ -125,7 +139,7 @@ def _may_open_with_wrapper(part: str, wrappers: Any, after_assignments: bool) ->
     """A rough look at the first word, so a megabyte-long command that opens with no wrapper
     costs nothing. Leading assignments (whose quoted values may hold spaces) need the precise
     reading, so they always say maybe."""
-    first = _ROUGH_WORD.search(part)
+    first = pack_regex(r"\S+").search(part)
     if first is None:
         return False
     word = first.group()
@@ -161,15 +175,14 @@ def _read_arguments(
 def _commands(
     part: str, wrapper: Any, words: LazyWords, index: int, shell_flag: bool
 ) -> tuple[str, ...]:
-    from capy.rules.views.security import WrapperRuns
     from capy.security.shellsplit import split_command
 
     first = words.get(index)
     if first is None:
         return ()
-    if wrapper.runs is WrapperRuns.COMMAND:
+    if wrapper.runs == _RUNS_COMMAND:
         return (part[first.start :].strip(),)
-    if wrapper.runs is WrapperRuns.SHELL_STRING:
+    if wrapper.runs == _RUNS_SHELL_STRING:
         # Without the flag the shell runs a script file, whose commands capy cannot see.
         return tuple(split_command(first.value)) if shell_flag else ()
     return tuple(split_command(" ".join(word.value for word in words.rest(index))))
@@ -177,10 +190,9 @@ def _commands(
 
 def _word_lines(wrapper: Any, words: LazyWords, start: int, limit: int) -> tuple[str, ...]:
     """Fail-closed read of a shell-running wrapper: any of its words may be a command line."""
-    from capy.rules.views.security import WrapperRuns
     from capy.security.shellsplit import split_command
 
-    if wrapper.runs is WrapperRuns.COMMAND:
+    if wrapper.runs == _RUNS_COMMAND:
         return ()
     candidates = (words.get(index) for index in range(start, start + limit))
     return tuple(

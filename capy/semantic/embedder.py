@@ -2,16 +2,26 @@
 
 Mean pooling over the last hidden state, masked by the attention mask, then L2 normalisation
 (as sentence-transformers does for all-MiniLM-L6-v2), so a dot product is the cosine.
+
+A session is most of what the semantic layer costs in memory. ONNX Runtime folds the int8
+model's constant weights into float32 at load; the embedding tables are kept int8 by gathering
+their rows first (`capy.semantic.graph`: same vectors, bit for bit), which leaves the layers'
+43 MB. With numpy, ONNX Runtime and a batch's buffers the loaded model still adds about 225 MB
+to the server's resident memory (175 MB without it). A long-lived process therefore drops a
+session nobody used for the pack's `release_after_seconds` (`release_unused`) and hands the
+freed memory back to the system; the next batch or query vector loads it again (about a second).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from capy.semantic import require_extra
 from capy.semantic.artifacts import locate
+from capy.semantic.graph import gather_before_dequantize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,9 +47,13 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Table lookups gather int8 rows before dequantizing (capy.semantic.graph): the same
+        # numbers, without a float32 copy of the vocabulary's embedding table in memory.
+        graph = gather_before_dequantize(found.path("model.onnx").read_bytes())
         self._session = onnxruntime.InferenceSession(
-            str(found.path("model.onnx")), options, providers=["CPUExecutionProvider"]
+            graph, options, providers=["CPUExecutionProvider"]
         )
+        del graph
         self._inputs = {entry.name for entry in self._session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(found.path("tokenizer.json")))
         tokenizer.enable_truncation(max_length=model.max_tokens)
@@ -50,11 +64,13 @@ class OnnxEmbedder:
         plain.no_padding()
         self._plain = plain  # for cutting windows: no truncation, no special-token padding
         self._run_lock = threading.Lock()
+        self.last_used = time.monotonic()
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """float32 rows of unit length, one per text."""
         import numpy as np
 
+        self.last_used = time.monotonic()
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
@@ -109,6 +125,53 @@ def shared_embedder(model: EmbeddingModel, threads: int = 1) -> OnnxEmbedder:
         if key not in _sessions:
             _sessions[key] = OnnxEmbedder(model, threads)
         return _sessions[key]
+
+
+class LazyEmbedder:
+    """The process's session for `model`, loaded only when a text is embedded: a round of
+    the background embedder that finds no backlog loads nothing (and keeps nothing alive)."""
+
+    def __init__(self, model: EmbeddingModel, threads: int = 1) -> None:
+        self.model = model
+        self.model_id = model.model_id
+        self.dims = model.dimensions
+        self._threads = threads
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(shared_embedder(self.model, self._threads), name)
+
+
+def release_unused(after_seconds: float | None) -> int:
+    """Drop the sessions no text went through for `after_seconds` (None: keep them) and give
+    the freed memory back to the system; how many were dropped. A call still running on a
+    dropped session keeps it until it returns."""
+    if after_seconds is None:
+        return 0
+    now = time.monotonic()
+    with _lock:
+        stale = [key for key, found in _sessions.items() if now - found.last_used >= after_seconds]
+        for key in stale:
+            del _sessions[key]
+    if stale:
+        import gc
+
+        gc.collect()
+        _trim_heap()
+    return len(stale)
+
+
+def _trim_heap() -> None:
+    """glibc keeps freed memory in its arenas; malloc_trim returns it (elsewhere: nothing)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        if libc is not None and hasattr(libc, "malloc_trim"):
+            libc.malloc_trim(0)
+    except OSError:
+        pass
 
 
 def decode(blobs: Sequence[bytes], dims: int) -> np.ndarray:

@@ -153,6 +153,7 @@ class Pieces:
     version: str
     stride: int
     most: int
+    size: int | None = None  # tokens per piece (None: the model's max_tokens)
 
 
 def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
@@ -161,7 +162,12 @@ def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
     if model is None:
         return None
     settings = pack.embedding
-    return model, Pieces(pack.vector_version(model), settings.window_stride, settings.max_windows)
+    return model, Pieces(
+        pack.vector_version(model),
+        settings.window_stride,
+        settings.max_windows,
+        settings.window_tokens,
+    )
 
 
 def _embed_source(
@@ -192,7 +198,7 @@ def _embed_source(
         (rowid, part, text)
         for rowid, title, content in chunks
         for part, text in enumerate(
-            embedder.windows(title or "", content or "", pieces.stride, pieces.most)
+            embedder.windows(title or "", content or "", pieces.stride, pieces.most, pieces.size)
         )
     ]
     vectors: list[bytes] = []

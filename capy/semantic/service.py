@@ -96,7 +96,7 @@ def index_now(
 ) -> int:
     """Embed the backlog now; the number of chunks embedded. `stop` ends it between batches;
     `quiet_seconds` makes it step aside for this process's tool calls (`capy.foreground`)."""
-    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.embedder import LazyEmbedder
     from capy.semantic.knowledge import embed_backlog, pieces_for
 
     require_extra()
@@ -105,7 +105,7 @@ def index_now(
     if chosen is None:
         raise SemanticError("the semantic pack names no live model: check rules/semantic.yaml")
     model, pieces = chosen
-    embedder = shared_embedder(model, pack.embedding.threads)
+    embedder = LazyEmbedder(model, pack.embedding.threads)  # loaded only if there is work
     deadline = time.monotonic() + seconds if seconds else None
     return embed_backlog(
         store,
@@ -131,7 +131,7 @@ def index_vault_now(
 ) -> int | None:
     """Embed the session vault's backlog now; messages embedded (None: there is no vault yet,
     and none is created for this)."""
-    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.embedder import LazyEmbedder
     from capy.semantic.knowledge import pieces_for
     from capy.semantic.vault import embed_vault
     from capy.vault import open_vault
@@ -141,7 +141,7 @@ def index_vault_now(
     chosen = pieces_for(rules)
     if chosen is None or not locate_vault().path.exists():
         return None
-    embedder = shared_embedder(chosen[0], rules.view("semantic").embedding.threads)
+    embedder = LazyEmbedder(chosen[0], rules.view("semantic").embedding.threads)
     deadline = time.monotonic() + seconds if seconds else None
     with open_vault() as vault:
         return embed_vault(
@@ -219,7 +219,16 @@ class BackgroundEmbedder:
             except Exception:
                 logger.warning("a background embedding round failed", exc_info=True)
             if not done:
+                # Nothing to embed: a session no batch or query used for a while goes, and
+                # its memory with it (`capy.semantic.embedder.release_unused`).
+                _release_unused(pack.embedding.release_after_seconds)
                 self._stop.wait(pack.embedding.idle_seconds)
+
+
+def _release_unused(after_seconds: float | None) -> None:
+    from capy.semantic.embedder import release_unused
+
+    release_unused(after_seconds)
 
 
 def start_background_embedder(open_store: Any, rules: RuleSet) -> BackgroundEmbedder | None:

@@ -73,6 +73,15 @@ def test_an_answer_that_is_there_but_loosely_worded_still_comes_back(project_dir
     assert all(needle in text for needle in intent.needles), text
 
 
+def test_words_that_only_frame_the_question_do_not_sink_it(project_dir):
+    # "how *long* did importing httpx *take* in *total*": `python -X importtime` prints none of
+    # the framing words, and as absent words they outweighed `httpx` and `import`, so the
+    # reply said nothing matched. Framing words the output never holds now weigh nothing.
+    text, intent = _ask(project_dir, "importtime-httpx-02", "positive")
+    assert "Nothing in the output matched" not in text
+    assert all(needle in text for needle in intent.needles), text
+
+
 def test_an_output_that_reports_failures_still_lists_them_below_the_floor(project_dir):
     # A failing run answers any question with its failures, the reason it was run.
     text, _ = _ask(project_dir, "pytest-humanize-ra-06", "negative")

@@ -21,7 +21,7 @@ import pytest
 
 from capy.api.execute import execute_code
 from capy.api.workspace import Workspace
-from capy.bench.niah_real_set import load_real_set
+from tests.niah_real_helpers import dev_intent
 
 SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
 ESLINT_JSON = SET / "outputs" / "eslint-qs.json"
@@ -37,13 +37,7 @@ def rules():
     return ruleset
 
 
-def _intent(intent_id: str):
-    for output in load_real_set(SET).outputs:
-        for intent in output.intents:
-            if intent.intent_id == intent_id:
-                assert output.half == "dev", f"{intent_id} is not on the dev half"
-                return output, intent
-    raise AssertionError(f"no intent {intent_id} in the set")
+_intent = dev_intent
 
 
 def _ask(project_dir: Path, intent_id: str) -> tuple[str, tuple[str, ...]]:

@@ -64,7 +64,7 @@ def test_positive_needles_occur_verbatim_and_negative_ones_do_not(real_set: Real
 
 
 def test_halves_are_the_seeded_split_and_balanced_by_tool(real_set: RealSet) -> None:
-    outputs = real_set.outputs
+    outputs = [output for output in real_set.outputs if not output.added]
     expected = assign_halves([(output.file, output.tool) for output in outputs], real_set.seed)
     assert {output.file: output.half for output in outputs} == expected
     per_half = Counter(output.half for output in outputs)
@@ -76,6 +76,14 @@ def test_halves_are_the_seeded_split_and_balanced_by_tool(real_set: RealSet) -> 
         intents = [i for o in outputs if o.half == half for i in o.intents]
         assert sum(intent.kind == "positive" for intent in intents) >= 90
         assert sum(intent.kind == "negative" for intent in intents) >= 20
+
+
+def test_dev_additions_join_the_dev_half_outside_the_split(real_set: RealSet) -> None:
+    added = [output for output in real_set.outputs if output.added]
+    assert added and all(output.half == "dev" for output in added)
+    assert not {output.file for output in added} & {
+        output.file for output in real_set.outputs if not output.added
+    }
 
 
 def test_every_output_has_its_origin_and_license_in_sources(real_set: RealSet) -> None:

@@ -45,9 +45,11 @@ def test_tiny_run_measures_both_servers(tmp_path: Path, monkeypatch, capsys) -> 
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
     argv = ["--runs", "1", "--corpus", str(corpus), "--files", "2", "--queries", "2"]
+    argv += ["--pause", "0.5"]  # then a pause and the queries again, untimed
     code, out, err = bench(capsys, *argv, "--executes", "1", "--no-install", "--json")
     assert (code, err) == (0, "")
     report = json.loads(out)
+    assert report["pause_s"] == 0.5
     assert report["peer"] == f"context-mode {peer_install.PEER_VERSION}"
     assert (report["files"], report["queries"], report["runs"]) == (2, 2, 1)
     assert report["corpus_bytes"] == sum(len(text.encode()) for text in DOCS.values())

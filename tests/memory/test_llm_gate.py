@@ -55,9 +55,11 @@ def test_the_model_scores_decide_and_failures_fall_back(store, monkeypatch):
         monkeypatch.setenv("CAPY_LLM__MODEL", "tiny")
         learn(store, now=NOW)
         texts = {record["text"] for record in records_of(store, store.default_scope, now=NOW)}
-        assert len(seen) == 4
+        # s1-s3: one score each; s4 (a correction): its causal analysis, then its score, both
+        # answered by the last scripted reply, an HTTP 500.
+        assert len(seen) == 5
         learn(store, rebuild=True, now=NOW)
-        assert len(seen) == 5  # only the call that failed is asked again
+        assert len(seen) == 7  # only the calls that failed are asked again
     # s1: the model scored 4 of 16 (its "total" of 16 is ignored): rejected.
     assert not any("make lint" in text for text in texts)
     # s2: fenced, 15 of 16: kept. s3 (malformed) and s4 (HTTP 500): the no-LLM scores stand.
@@ -65,7 +67,7 @@ def test_the_model_scores_decide_and_failures_fall_back(store, monkeypatch):
     assert any("ruff format" in text for text in texts)
     assert any("terraform destroy" in text for text in texts)
     events = [entry[2] for entry in log_entries(store.conn, store.default_scope, 50)]
-    assert events.count("llm-fallback") == 2 and events.count("rejected") == 1
+    assert events.count("llm-fallback") == 3 and events.count("rejected") == 1
 
 
 def test_only_four_scores_in_range_are_read():

@@ -89,11 +89,13 @@ def test_a_blocking_record_switched_off_lets_the_command_run(project, store):
 
 def test_a_broken_digest_is_silence_not_an_error(project, store):
     from capy.config import load_settings
-    from capy.memory.digest import digest_path
+    from capy.memory.digest import BLOCKING, digest_path
 
-    path = Path(digest_path(str(load_settings(project).settings.data_dir), str(project)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("{not json", encoding="utf-8")
+    data_dir = str(load_settings(project).settings.data_dir)
+    for part in ("", BLOCKING):
+        path = Path(digest_path(data_dir, str(project), part))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{not json", encoding="utf-8")
     answer = _hook(project, "PreToolUse", "s1", tool_name="Bash", tool_input={"command": "ls"})
     assert _decision(answer)[0] != "deny"
     assert _context(_hook(project, "UserPromptSubmit", "s1", prompt="push the branch")) == ""

@@ -183,6 +183,39 @@ def test_trigram_of_known_words_runs_within_the_budget(store, put, rules):
     assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
 
 
+def test_trigram_of_known_words_is_skipped_once_porter_fills_what_is_shown(store, put, rules):
+    put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
+    corpus = recording(store, rules)
+    search(corpus, "writer segments", rules=rules.view("search"), limit=1)
+    assert not [call for call in corpus.calls if call[0] == "trigram"]
+    # Without the setting the budgeted pass runs as before.
+    always = with_search(rules, "query", skip_optional_when_shown=False)
+    corpus = recording(store, always)
+    search(corpus, "writer segments", rules=always.view("search"), limit=1)
+    budget = rules.view("search").query.optional_pass_budget_ms
+    assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
+
+
+def test_or_pass_is_skipped_when_and_fills_the_shown_slots_across_sources(store, put, rules):
+    put("a.md", [("a1", "writer queue"), ("a2", "writer queue drains")])
+    put("b.md", [("b1", "writer queue stalls"), ("b2", "writer alone")])
+    corpus = recording(store, rules)
+    result = search(corpus, "writer queue", rules=rules.view("search"), limit=3)
+    assert sorted(hit.title for hit in result.hits) == ["a1", "a2", "b1"]
+    assert not [query for layer, query in corpus.queries if " OR " in query]
+
+
+def test_or_pass_still_runs_when_one_source_holds_every_and_hit(store, put, rules):
+    # At most two results per source come before other sources' (diversity): a third slot is
+    # open to an OR hit from elsewhere, so the OR pass still runs.
+    put("a.md", [(f"a{n}", "writer queue") for n in range(3)])
+    put("b.md", [("b1", "writer alone")])
+    corpus = recording(store, rules)
+    result = search(corpus, "writer queue", rules=rules.view("search"), limit=3)
+    assert [hit.title for hit in result.hits][2] == "b1"
+    assert ("porter", '"writer" OR "queue"') in corpus.queries
+
+
 def test_trigram_of_known_words_is_not_started_once_porter_used_the_budget(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
     put("wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])

@@ -196,3 +196,70 @@ def test_the_background_run_waits_for_a_tool_call_and_stops_when_asked() -> None
             worker.join(timeout=10)
         assert done == [0]
         assert index_now(store, RULES, quiet_seconds=0.1) == 2  # no call: it goes on
+
+
+def test_a_lone_vector_hit_needs_less_for_a_sentence_than_for_a_list_of_names() -> None:
+    from capy.retrieval.vectors import alone_floor
+    from capy.rules.views.base import with_fields
+
+    search = RULES.view("search")
+    vectors = with_fields(search.vectors, min_similarity_alone=0.4, min_similarity_alone_worded=0.2)
+    pack = with_fields(search, vectors=vectors)
+    assert alone_floor("kafka zookeeper ensemble", pack) == 0.4
+    assert alone_floor("shift the caret by an offset", pack) == 0.2
+    assert alone_floor("Where is it?", pack) == 0.2  # edge punctuation and case do not matter
+    assert alone_floor("find kafka", pack) == 0.4  # a request verb is no function word
+    unset = with_fields(search, vectors=with_fields(vectors, min_similarity_alone_worded=None))
+    assert alone_floor("shift the caret by an offset", unset) == 0.4
+
+
+def test_the_piece_size_is_part_of_the_vector_version() -> None:
+    from capy.rules.views.base import with_fields
+
+    pack = RULES.view("semantic")
+    model = pack.model()
+    assert model is not None
+    other = with_fields(pack, embedding=with_fields(pack.embedding, window_tokens=96))
+    assert pack.vector_version(model) != other.vector_version(model)
+
+
+@needs_model
+def test_a_long_chunk_is_cut_into_pieces_of_the_size_asked() -> None:
+    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.knowledge import pieces_for
+
+    model, pieces = pieces_for(RULES)
+    assert pieces.size == RULES.view("semantic").embedding.window_tokens
+    embedder = shared_embedder(model)
+    content = " ".join(f"word{number}" for number in range(400))
+    for size in (64, None):  # None: the model's max_tokens
+        cut = embedder.windows("Title", content, pieces.stride // 2, 40, size)
+        assert len(cut) > 1
+        tokens = [len(embedder._plain.encode(text, add_special_tokens=True).ids) for text in cut]
+        assert max(tokens) <= (size or model.max_tokens)
+        assert all(text.startswith("Title\n") for text in cut)
+
+
+@needs_model
+def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> None:
+    from capy.bench.hybrid_latency import _random_vectors
+    from capy.semantic.embedder import shared_embedder
+    from capy.semantic.knowledge import pieces_for
+
+    model, pieces = pieces_for(RULES)
+    long_section = " ".join(f"word{number}" for number in range(600))
+    with scratch_store() as store:
+        index_content(
+            store, f"# Long\n\n{long_section}\n", label="l.md", kind="durable", rules=RULES
+        )
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        chunks = store.conn.execute("SELECT title, content FROM chunks").fetchall()
+        cutter = shared_embedder(model)
+        expected = sum(
+            len(cutter.windows(title, content, pieces.stride, pieces.most, pieces.size))
+            for title, content in chunks
+        )
+        assert expected > len(chunks)  # the long section is several pieces
+        assert _random_vectors(store, RULES, seed=1) == expected
+        rows = store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+        assert rows == expected

@@ -224,6 +224,8 @@ class IntentReply(Section):
     max_problem_bytes: int
     context_lines_before: int
     context_lines_after: int
+    block_continuation: str | None = None
+    block_lines_after: int = 0
     max_line_bytes: int
     max_terms: int
     relevance_floor: float

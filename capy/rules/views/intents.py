@@ -37,6 +37,10 @@ class TallyIntent(Section):
     max_bytes: int = 600
 
 
+class FramingWords(Section):
+    words: tuple[str, ...] = ()
+
+
 class Superlative(Section):
     words: tuple[str, ...]
     order: Order
@@ -74,5 +78,6 @@ class Compare(Section):
 class Intents(Section):
     failure: FailureIntent = FailureIntent()
     tally: TallyIntent = TallyIntent()
+    framing: FramingWords = FramingWords()
     dates: DateIntent = DateIntent()
     compare: Compare = Compare()

@@ -149,6 +149,10 @@ class PromptBudget(Section):
     min_shared_terms: int
     anchored: bool
     code_tokens: str | None = None
+    task_overlap: float = 0.5
+    mixed_shared_terms: int = 2
+    common_share: float = 1.0
+    common_min_records: int = 0
     phrase_boost: float = 0.0
     graph_links: int = 0
     graph_weight: float = 0.0
@@ -180,6 +184,8 @@ class Blocking(Section):
 class Llm(Section):
     max_calls_per_session: int
     timeout_seconds: float
+    max_seconds_per_session: float = 60.0
+    max_error_chars: int = 1500
 
 
 class MemoryPack(PackView):

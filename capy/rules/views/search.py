@@ -27,6 +27,8 @@ class Query(Section):
     trigram_when_porter_below: int = 1000
     # Milliseconds a pass gets when it can only add to what was found (None: no limit).
     optional_pass_budget_ms: float | None = None
+    # An optional pass is not run once the AND results fill every result shown (see the pack).
+    skip_optional_when_shown: bool = False
 
     @cached_property
     def operator_words(self) -> frozenset[str]:
@@ -220,6 +222,11 @@ class Stopwords(Section):
     def all(self) -> frozenset[str]:
         return frozenset(self.english) | frozenset(self.query_filler)
 
+    @cached_property
+    def function_words(self) -> frozenset[str]:
+        """The English list alone: words that make a query a sentence, not a list of names."""
+        return frozenset(self.english)
+
 
 class NegationPrefix(Section):
     prefix: str
@@ -289,6 +296,8 @@ class Vectors(Section):
     depth: int = 0
     min_similarity: float = 1.0
     min_similarity_alone: float = 1.0
+    # A query worded as a sentence (it holds a function word): absent, as min_similarity_alone.
+    min_similarity_alone_worded: float | None = None
     coverage: float = 1.0
     long_query_terms: int = 0  # 0: no query counts as long
     keep_agreed_first: bool = False

@@ -39,6 +39,8 @@ class EmbeddingModel(RuleView):
 
 class Embedding(Section):
     batch_size: int
+    # Tokens per piece of a long chunk (absent: the model's max_tokens).
+    window_tokens: int | None = None
     window_stride: int
     max_windows: int
     cpu_share: float
@@ -46,6 +48,8 @@ class Embedding(Section):
     kinds: tuple[str, ...]
     idle_seconds: float
     quiet_seconds: float
+    # A loaded model unused this long is dropped from memory (None: kept while the process runs).
+    release_after_seconds: float | None = None
 
 
 class SemanticPack(PackView):
@@ -56,7 +60,11 @@ class SemanticPack(PackView):
     def vector_version(self, model: EmbeddingModel) -> str:
         """What stored vectors record: the model id and how chunks were cut into pieces, so a
         change of either marks older vectors stale."""
-        return f"{model.model_id}+w{self.embedding.window_stride}x{self.embedding.max_windows}"
+        embedding = self.embedding
+        cut = f"w{embedding.window_stride}x{embedding.max_windows}"
+        if embedding.window_tokens is not None:
+            cut = f"t{embedding.window_tokens}{cut}"
+        return f"{model.model_id}+{cut}"
 
     def model(self, model_id: str | None = None) -> EmbeddingModel | None:
         """The live model with this rule id (the pack's default when None)."""
