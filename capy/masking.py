@@ -149,14 +149,24 @@ class PlainSecrets:
         self._detectors: Sequence[dict[str, Any]] = data["detectors"]
         self._global_allowlist: list[str] = data["global_allowlist"]
         self._compiled: dict[str, tuple[re.Pattern[str], list[re.Pattern[str]]]] = {}
+        # Which detectors each keyword wakes, and those without keywords, which always run: a
+        # text is tested once per distinct keyword (in C), not once per detector's keyword.
+        self._always: list[int] = []
+        self._by_keyword: dict[str, list[int]] = {}
+        for number, detector in enumerate(self._detectors):
+            for keyword in detector["keywords"]:
+                self._by_keyword.setdefault(keyword, []).append(number)
+            if not detector["keywords"]:
+                self._always.append(number)
+        self._keywords = tuple(self._by_keyword)
 
     def find_secrets(self, text: str) -> list[Finding]:
-        lowered = text.lower()
+        chosen = set(self._always)
+        for keyword in filter(text.lower().__contains__, self._keywords):
+            chosen.update(self._by_keyword[keyword])
         found: list[Finding] = []
-        for detector in self._detectors:
-            keywords = detector["keywords"]
-            if keywords and not any(keyword in lowered for keyword in keywords):
-                continue
+        for number in sorted(chosen):  # the detectors' own order, as the view runs them
+            detector = self._detectors[number]
             pattern, allowlist = self._compiled_one(detector)
             spans = judged_spans(
                 pattern, text, pattern.finditer(text), detector["entropy"], allowlist

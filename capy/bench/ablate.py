@@ -1,11 +1,16 @@
 """Which ranking pass earns its place: turn off one at a time and measure nDCG@10 against bm25.
 
 On each dev collection (TREC vaswani, LoCoMo turns and sessions of the dev conversations, and any
-TREC folder given), the documents are indexed once, the plain FTS5 bm25 floor of `capy.bench.trec`
+TREC folder given, such as a classic collection `capy bench ir-build --smart` converts), the
+documents are indexed once, the plain FTS5 bm25 floor of `capy.bench.trec`
 ranks every topic, and capy ranks every topic once with the search pack as shipped and once per
 ablation: the same pack with one setting changed to turn its pass or boost off. Each ablation is
 named by that setting. A pass whose ablation scores higher than the full pipeline costs on that
 collection; one that scores lower earns its place there.
+
+The same ablations run on the dev half of the needle fixtures (`capy bench quality`), with R@1
+and nDCG@10 per content type: a boost that costs on one content type and earns on others gets a
+profile for that type in the search pack (`profiles`), so it is judged type by type.
 
 Only dev halves are measured here: held halves are for reporting (`capy bench quality --trec`),
 never for choosing what to turn off.
@@ -18,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from capy.bench import metrics
+from capy.bench.fixtures import Haystack
+from capy.bench.hybrid import half_of
 from capy.bench.trec import NDCG_DEPTH, build_floor, floor_ranking, indexed_collection, rankings
 from capy.bench.trec_format import TrecCollection
 from capy.rules.views.base import with_fields
@@ -91,6 +98,7 @@ def run_ablation(
     *,
     rules: Any = None,
     only: Sequence[str] = (),
+    haystacks: Sequence[Haystack] = (),
     progress: Progress | None = None,
 ) -> dict:
     from capy.rules import load_rules
@@ -114,7 +122,56 @@ def run_ablation(
         "metric": f"ndcg@{NDCG_DEPTH}",
         "ablations": [a.setting for a in chosen],
         "collections": rows,
+        "needles": _needle_rows(haystacks, ruleset, pack, chosen) if haystacks else None,
     }
+
+
+class _WithSearch:
+    """A rule set whose search pack is `pack`; every other pack is the wrapped set's."""
+
+    def __init__(self, rules: Any, pack: Any) -> None:
+        self._rules, self._pack = rules, pack
+
+    def view(self, name: str) -> Any:
+        return self._pack if name == "search" else self._rules.view(name)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rules, name)
+
+
+def _needle_rows(
+    haystacks: Sequence[Haystack], ruleset: Any, pack: Any, chosen: Sequence[Ablation]
+) -> dict:
+    """R@1 and nDCG@10 per content type on the dev half of the needle fixtures, per ablation.
+    The search pack shapes no index, so one store serves every run."""
+    from dataclasses import replace
+
+    from capy.bench.quality import OVERALL, group_figures, run_cases_under
+
+    dev = [
+        replace(h, cases=tuple(c for c in h.cases if half_of(c.case_id) == "dev"))
+        for h in haystacks
+    ]
+    dev = [h for h in dev if h.cases]
+    variants = {FULL: _WithSearch(ruleset, pack)} | {
+        a.setting: _WithSearch(ruleset, ablated(pack, a)) for a in chosen
+    }
+    outcomes = run_cases_under(dev, variants, index_rules=ruleset)
+    types = [*dict.fromkeys(h.content_type for h in dev), OVERALL]
+    runs = []
+    for name, cases in outcomes.items():
+        groups = {t: [o for o in cases if t in (OVERALL, o.content_type)] for t in types}
+        figures = {t: group_figures(t, members) for t, members in groups.items()}
+        runs.append(
+            {
+                "setting": name,
+                **{
+                    t: {"r@1": f["r@1"], "ndcg@10": f["ndcg@10"], "positives": f["positives"]}
+                    for t, f in figures.items()
+                },
+            }
+        )
+    return {"half": "dev", "content_types": types, "runs": runs}
 
 
 def _collection_row(
@@ -182,4 +239,34 @@ def tables(report: dict) -> list:
             "vs full > 0: the pipeline scores higher with that pass off (it costs here)"
         )
         out.append(table)
+    if report.get("needles"):
+        out.append(_needle_table(report["needles"]))
     return out
+
+
+def _needle_table(needles: dict) -> Any:
+    from capy.bench.report import Table
+
+    types = needles["content_types"]
+    full = needles["runs"][0]
+    counts = ", ".join(f"{t} {full[t]['positives']}" for t in types)
+    table = Table(
+        title=f"Ablation: needle fixtures, dev half ({counts} cases), R@1 / nDCG@10 by type",
+        columns=("pass turned off (pack setting)", *types),
+    )
+    for run in needles["runs"]:
+        cells = []
+        for t in types:
+            r1, ndcg = run[t]["r@1"], run[t]["ndcg@10"]
+            if r1 is None:
+                cells.append("-")
+            elif run is full:
+                cells.append(f"{r1:.3f} / {ndcg:.3f}")
+            else:
+                cells.append(f"{r1 - full[t]['r@1']:+.3f} / {ndcg - full[t]['ndcg@10']:+.3f}")
+        table.rows.append((run["setting"], *cells))
+    table.notes.append(
+        "rows after the full pipeline show the change with that pass off: > 0 means it costs on "
+        "that content type"
+    )
+    return table

@@ -139,9 +139,11 @@ def _run(scratch: Path, runs: int) -> dict:
     off = [(name + capture.OFF_SUFFIX, command, payload) for name, command, payload in cases]
     environ_off = capture.capture_off_environment(environ)
     environs = {name: environ_off for name, _, _ in off}
+    settle = capture.drainers_settled(project)
     for name, command, payload in cases + off:  # warm: rules cache, bytecode, guidance shown
         timed_process(command, payload, environs.get(name, environ), project)
-    samples = interleaved(cases + off, runs, environ, project, environs)
+        settle()
+    samples = interleaved(cases + off, runs, environ, project, environs, settle)
     bare = statistics.median(samples[BASELINE])
     rows = [summary_row(name, samples[name], bare) for name, _, _ in cases]
     capture_rows = capture.capture_rows(samples, [name for name, _, _ in cases])

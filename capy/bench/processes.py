@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 BASELINE = "bare"
@@ -75,9 +76,11 @@ def interleaved(
     environ: dict[str, str],
     cwd: Path,
     environs: dict[str, dict[str, str]] | None = None,
+    settle: Callable[[], None] | None = None,
 ) -> dict[str, list[float]]:
     """Samples per case name, plus BASELINE, from `runs` rotated rounds; `environs` gives some
-    cases an environment of their own (the same command with a setting changed)."""
+    cases an environment of their own (the same command with a setting changed); `settle`, when
+    given, runs untimed after each process (waiting for background work it started)."""
     environs = environs or {}
     samples: dict[str, list[float]] = {BASELINE: [], **{name: [] for name, _, _ in cases}}
     order = [(BASELINE, bare_command(), b""), *cases]
@@ -85,6 +88,8 @@ def interleaved(
         shift = round_index % len(order)
         for name, command, stdin in order[shift:] + order[:shift]:
             samples[name].append(timed_process(command, stdin, environs.get(name, environ), cwd))
+            if settle is not None:
+                settle()
     return samples
 
 

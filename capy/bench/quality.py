@@ -93,6 +93,23 @@ def run_quality(
     return summarise(outcomes, indexed)
 
 
+def run_cases_under(
+    haystacks: Sequence[Haystack], rulesets: dict[str, Any], *, index_rules: Any
+) -> dict[str, list[CaseOutcome]]:
+    """Every case of `haystacks` under each named rule set, over one store indexed with
+    `index_rules` (the rule sets may differ only in packs that do not shape the index)."""
+    with scratch_store() as store:
+        errors = [_index(store, haystack, index_rules)[1] for haystack in haystacks]
+        return {
+            name: [
+                _run_case(store, haystack, case, ruleset, error, frozenset())
+                for haystack, error in zip(haystacks, errors, strict=True)
+                for case in haystack.cases
+            ]
+            for name, ruleset in rulesets.items()
+        }
+
+
 def _index(store: Any, haystack: Haystack, ruleset: Any) -> tuple[dict, str | None]:
     from capy.store.indexing import index_content
 

@@ -70,16 +70,15 @@ def scale_check(
 
 
 def scale_store(folder: Path, capsules: int, locomo: Path, secret: bytes | None = None):  # type: ignore[no-untyped-def]
-    """A log of `capsules` LoCoMo turns (repeated as further sessions), drained by the stages
-    recall reads, one after another (a stage's claims then never walk past jobs still waiting
-    for another's); the open store and the seconds of each step. The embed stage runs only
-    when recall has a vector list to read its rows: without one, its vectors would serve
-    nothing and take most of the drain."""
+    """A log of `capsules` LoCoMo turns (repeated as further sessions), drained by the pipeline
+    as a user's drain runs it (every stage, in batches); the open store and the seconds of
+    each step. The embed stage runs only when recall has a vector list to read its rows
+    (without one, its vectors would serve nothing); the scale set repeats the same turns, so
+    their vectors come from the benchmarks' vector cache after the first of each."""
     from capy.bench.capsules_import import jsonl_lines, load_turns
     from capy.bench.recall import fresh_store
     from capy.capsules.importing import import_path
-    from capy.capsules.pipeline import drain
-    from capy.capsules.recall.lists import find_vector_search
+    from capy.capsules.pipeline.worker import Worker
     from capy.rules import load_rules
 
     turns = load_turns(locomo)
@@ -87,24 +86,37 @@ def scale_store(folder: Path, capsules: int, locomo: Path, secret: bytes | None 
     lines = (line.replace('"locomo/', '"scale/') for line in jsonl_lines(turns, capsules))
     source.write_text("".join(line + "\n" for line in lines), "utf-8")
     store = fresh_store(folder / "scale.db", load_rules(), secret)
-    # A throw-away log: waiting for the disk after each job's commit would make the drain of
-    # 100,000 capsules take most of an hour and measure nothing recall does.
+    # A throw-away log: waiting for the disk at each commit measures nothing recall does.
     store.conn.execute("PRAGMA synchronous = OFF")
+    models = _scale_models(store)
     live = [stage.name for stage in store.rules.view("capsules").live_stages]
-    stages = live if find_vector_search() is not None else [s for s in live if s != EMBED]
+    stages = live if models.embedder is not None else [s for s in live if s != EMBED]
     started = time.perf_counter()
     import_path(store, source)
     imported = time.perf_counter()
-    for stage in stages:  # the pack lists a stage after those it reads
-        drain(store, stages=[stage])
+    report = Worker(store, models=models).drain(stages)
     drained = time.perf_counter()
     scopes = {scope.project for scope in store.backend.scopes()}
     return store, {
         "scopes": len(scopes),
         "stages": stages,
+        "jobs": report.total_done,
         "import_seconds": round(imported - started, 1),
         "drain_seconds": round(drained - imported, 1),
     }
+
+
+def _scale_models(store):  # type: ignore[no-untyped-def]
+    """The run's models, the embedder behind the benchmarks' vector cache; none when recall
+    has no vector list to read what it embeds."""
+    from capy.bench.vector_cache import CachedEmbedder
+    from capy.capsules.pipeline.versions import RunModels, find_models
+    from capy.capsules.recall.lists import find_vector_search
+
+    found = find_models(store)
+    if found.embedder is None or find_vector_search() is None:
+        return RunModels(llm=found.llm)
+    return RunModels(llm=found.llm, embedder=CachedEmbedder(found.embedder))
 
 
 def time_recall(
@@ -121,6 +133,8 @@ def time_recall(
         if progress is not None and number % 20 == 0:
             progress("recall at scale", number, len(asked))
     return {
+        # The first recall of a process also loads the log's vectors (capy.semantic).
+        "first_ms": round(seconds[0], 1) if seconds else None,
         "p50_ms": round(percentile(seconds, 0.5), 1),
         "p95_ms": round(percentile(seconds, 0.95), 1),
         "goal_ms": SCALE_GOAL_MS,
@@ -147,13 +161,23 @@ def check_tables(report: dict[str, Any]) -> list:
     if scale and "skipped" not in scale:
         size = Table(
             f"recall at scale ({scale['capsules']:,} capsules, every scope, no reranker)",
-            ("queries", "import s", "drain s", "p50 ms", "p95 ms", "goal p95 ms", "met"),
+            (
+                "queries",
+                "import s",
+                "drain s",
+                "first ms",
+                "p50 ms",
+                "p95 ms",
+                "goal p95 ms",
+                "met",
+            ),
         )
         size.rows.append(
             (
                 str(scale["queries"]),
                 str(scale["import_seconds"]),
                 str(scale["drain_seconds"]),
+                str(scale.get("first_ms")),
                 str(scale["p50_ms"]),
                 str(scale["p95_ms"]),
                 str(scale["goal_ms"]),
@@ -161,7 +185,9 @@ def check_tables(report: dict[str, Any]) -> list:
             )
         )
         size.notes.append(
-            f"{scale['scopes']} scopes; pipeline stages drained: {', '.join(scale['stages'])}"
+            f"{scale['scopes']} scopes; {scale.get('jobs', 0):,} pipeline jobs drained by one "
+            f"drain of every stage ({', '.join(scale['stages'])}); the repeated turns' vectors "
+            "come from the benchmarks' vector cache"
         )
         out.append(size)
     return out

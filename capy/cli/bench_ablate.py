@@ -21,6 +21,8 @@ def ablate(
     locomo: Path | None = None,
     only: list[str] | None = None,
     skip_vaswani: Flag = False,
+    fixtures: Path | None = None,
+    skip_needles: Flag = False,
     json_output: JsonFlag = False,
     markdown: Path | None = None,
 ) -> int:
@@ -38,6 +40,11 @@ def ablate(
         Ablate only these settings (repeatable), e.g. --only boosts.proximity.
     skip_vaswani
         Leave out TREC vaswani (../shared/testdata/ir/vaswani).
+    fixtures
+        Needle fixture folder whose dev half is ablated per content type (default: the
+        repository's fixtures/bench/quality).
+    skip_needles
+        Leave out the needle fixtures.
     markdown
         Also write the tables as markdown to this file.
     """
@@ -56,8 +63,24 @@ def ablate(
     if not collections:
         error_line("no dev collection found; pass --trec DIR or --locomo FILE")
         return 2
+    haystacks = []
+    if not skip_needles:
+        from capy.bench.fixtures import FixtureError, load_fixtures
+        from capy.cli.bench import DEFAULT_FIXTURES
+
+        try:
+            haystacks = load_fixtures(fixtures or DEFAULT_FIXTURES)
+        except FixtureError as error:
+            error_line(f"{error.message} (or --skip-needles)")
+            return 2
     with _progress(not json_output) as progress:
-        report = run_ablation(collections, rules=_load_rules(), only=only or (), progress=progress)
+        report = run_ablation(
+            collections,
+            rules=_load_rules(),
+            only=only or (),
+            haystacks=haystacks,
+            progress=progress,
+        )
     report["notes"] = notes
     shown = tables(report)
     if notes:
@@ -89,9 +112,10 @@ def _dev_collections(trec: list[Path], locomo: Path | None, skip_vaswani: bool):
     return found, notes
 
 
-def ir_build(*, out: Path, locomo: Path | None = None) -> int:
+def ir_build(*, out: Path, locomo: Path | None = None, smart: list[Path] | None = None) -> int:
     """Write LoCoMo's conversations as TREC collections (turns and sessions, dev and held halves,
-    split by conversation) for `capy bench quality --trec DIR`.
+    split by conversation) for `capy bench quality --trec DIR`, or classic SMART-format
+    collections (ADI, CACM, TIME, ...) with --smart.
 
     Parameters
     ----------
@@ -100,9 +124,15 @@ def ir_build(*, out: Path, locomo: Path | None = None) -> int:
         non-commercial use: keep the output out of the repository.
     locomo
         LoCoMo JSON file (default: the shared test data's locomo-dev.json).
+    smart
+        A folder holding one SMART collection (repeatable): its documents (`*.all`), queries
+        (`*.qry` or `query.text`) and judgements (`*.rel` or `qrels.text`). Written as
+        OUT/<folder name, lowercased>; LoCoMo is not converted then.
     """
     from capy.bench.ir_locomo import collections, load_locomo, write_collection
 
+    if smart:
+        return _build_smart(smart, out)
     source = locomo or DEFAULT_LOCOMO
     if not source.is_file():
         error_line(f"no LoCoMo file at {source}; pass --locomo FILE (locomo10.json or a part)")
@@ -113,6 +143,24 @@ def ir_build(*, out: Path, locomo: Path | None = None) -> int:
         error_line(f"{source} is not a LoCoMo file ({error}); pass the upstream locomo10.json")
         return 2
     for collection in built:
+        target = write_collection(collection, out)
+        print(
+            f"{target}: {len(collection.documents)} documents, "
+            f"{len(collection.judged_topics)} judged topics"
+        )
+    return 0
+
+
+def _build_smart(folders: list[Path], out: Path) -> int:
+    from capy.bench.ir_locomo import write_collection
+    from capy.bench.ir_smart import load_smart
+
+    for folder in folders:
+        try:
+            collection = load_smart(folder)
+        except (OSError, ValueError) as error:
+            error_line(f"{folder} is not a SMART collection ({error}); pass a folder of one")
+            return 2
         target = write_collection(collection, out)
         print(
             f"{target}: {len(collection.documents)} documents, "

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from capy.cli.guard import guarded
 from capy.cli.output import say
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from capy.rules import RuleSet
     from capy.store import Store
 

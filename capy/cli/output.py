@@ -16,7 +16,10 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Why secrets are shown as found right now (a command's opt-out flag), innermost last; and
 # whether stderr has said so yet.

@@ -6,10 +6,9 @@ code paths that read settings, and a hook is a fresh process on every tool call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from capy.lazy import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.config.errors import ConfigError
     from capy.config.loader import Entry, ResolvedSettings, load_settings

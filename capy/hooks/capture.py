@@ -137,14 +137,46 @@ def drain_if_due(context: HookContext) -> None:
         context.note(f"the capsule drainer was not started ({type(problem).__name__})")
 
 
+# Drainers this process started and has not reaped yet (a server answering hooks in process
+# lives on after them).
+_SPAWNED: list[int] = []
+
+
 def start_drainer(project_dir: str, niceness: int = 0) -> None:
     """`python -m capy.capsules.drain PROJECT --niceness N` in its own session, detached from
-    the hook's stdio; the hook does not wait for it."""
-    import subprocess
+    the hook's stdio; the hook does not wait for it. Started with `os.posix_spawn` where there
+    is one: importing `subprocess` (with `locale`) cost SessionEnd more than the rest of its
+    capture."""
     import sys
 
+    argv = [sys.executable, "-m", "capy.capsules.drain", project_dir, "--niceness", str(niceness)]
+    spawn = getattr(os, "posix_spawn", None)
+    if spawn is None:
+        _popen_drainer(argv, project_dir)
+        return
+    _reap()
+    quiet = [
+        (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0)  # type: ignore[attr-defined]
+        for fd in (0, 1, 2)
+    ]
+    _SPAWNED.append(spawn(sys.executable, argv, dict(os.environ), file_actions=quiet, setsid=True))
+
+
+def _reap() -> None:
+    for pid in list(_SPAWNED):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _SPAWNED.remove(pid)
+
+
+def _popen_drainer(argv: list[str], project_dir: str) -> None:
+    import subprocess
+
     subprocess.Popen(
-        [sys.executable, "-m", "capy.capsules.drain", project_dir, "--niceness", str(niceness)],
+        argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -61,14 +61,14 @@ def response_error(response: Any) -> str | None:
     return None
 
 
-def record(state: dict[str, Any], config: dict[str, Any], category: str, text: str) -> None:
-    """Append one event; the same text again moves to the end instead of repeating."""
-    text = printable(text)[: config["max_chars"]]
-    events = state.setdefault("events", {}).setdefault(category, [])
-    events[:] = [item for item in events if item.get("text") != text]
-    events.append({"at": round(time.time(), 3), "text": text})
-    del events[: -config["keep_per_category"]]
-    state["event_count"] = int(state.get("event_count", 0)) + 1
+def event_entry(config: dict[str, Any], category: str, text: str) -> dict[str, Any]:
+    """One event as `capy.hooks.state.append_event` journals it, cut to the pack's size."""
+    return {
+        "category": category,
+        "text": printable(text)[: config["max_chars"]],
+        "at": round(time.time(), 3),
+        "keep": config["keep_per_category"],
+    }
 
 
 def _tool_matches(pattern: str, tool: str) -> bool:

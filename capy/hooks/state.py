@@ -1,10 +1,24 @@
 """Once-per-session state: one small JSON file per session id under capy's data dir.
 
 Hooks of one session can run at the same time (parallel tool calls each start a process), so
-every read-modify-write holds an exclusive `flock` on a lock file beside the state, and the new
-state replaces the old one atomically (a temp file, then `os.replace`): a reader sees the old or
+every read-modify-write holds an exclusive `flock` on a lock file beside the state, and a new
+state is written whole to a temp file before it takes the state's name: a reader sees the old or
 the new file, never half of one. Files are private to the user (0600 in a 0700 folder): they
 hold short lines about the session (file names, commands, the user's requests).
+
+The temp file never takes the name by renaming over the old state. On ext4 (the default
+`auto_da_alloc`), a rename that replaces a file first writes the new file's data out, which
+cost a PostToolUse hook 1-85 ms on a busy disk, more than the rest of the hook. So the old state
+steps aside first (`<state>.prev`, the previous one removed), then the temp file takes the free
+name: two renames that replace nothing. A reader that finds no state between the two reads the
+one that stepped aside, which is the old state; so does one after a crash between them.
+
+A tool call's event (PostToolUse, the most frequent hook) is not a rewrite at all: one line
+appended to `<state>.events`, with no lock, no file created, renamed or removed after the
+session's first. Whoever reads the state replays the lines past the offset the state records
+(`folded`), and a writer stores the result with the new offset, in the same file: a state that
+fell back to `.prev` has the older offset, so it replays the lines the newer one had folded.
+Only whole lines count; an append is one `write` of a short line with O_APPEND.
 
 Paths are plain strings and temp names are made by hand: `pathlib` and `tempfile` would cost
 more to import than the whole state update.
@@ -27,6 +41,12 @@ if TYPE_CHECKING:
 # hook then goes on without the state rather than hang the agent.
 LOCK_WAIT_SECONDS = 3.0
 _UNSAFE = r"[^A-Za-z0-9_.-]"
+# The state a write moved aside: the state itself until the new one has its name.
+PREVIOUS = ".prev"
+READ_ATTEMPTS = 2
+JOURNAL = ".events"
+# The state's key for how many bytes of the journal it holds already.
+FOLDED = "folded"
 
 
 class StateBusy(Exception):
@@ -47,9 +67,38 @@ def state_path(data_dir: str, session_id: str) -> str:
     )
 
 
-def read_state(data_dir: str, session_id: str) -> dict[str, Any]:
-    """The state without taking the lock (readers see whole files thanks to os.replace)."""
-    return _load(state_path(data_dir, session_id))
+def read_state(data_dir: str, session_id: str, *, events: bool = True) -> dict[str, Any]:
+    """The state without taking the lock (a state file is only ever renamed in whole), with
+    the events appended since it was written unless `events` is False (a reader of the other
+    keys spares itself the journal)."""
+    path = state_path(data_dir, session_id)
+    state = _load(path)
+    if events:
+        _replay(state, path)
+    return state
+
+
+def append_event(data_dir: str, session_id: str, entry: dict[str, Any]) -> None:
+    """Add one event (`category`, `text`, `at`, `keep`: see `apply_event`) to the session's
+    journal; it joins the state when the state is next read."""
+    path = state_path(data_dir, session_id)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    line = dumps(entry, ensure_ascii=False).encode() + b"\n"
+    descriptor = os.open(path + JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(descriptor, line)
+    finally:
+        os.close(descriptor)
+
+
+def apply_event(state: dict[str, Any], category: str, text: str, at: float, keep: int) -> None:
+    """Append one event; the same text again moves to the end instead of repeating; at most
+    `keep` per category."""
+    events = state.setdefault("events", {}).setdefault(category, [])
+    events[:] = [item for item in events if item.get("text") != text]
+    events.append({"at": at, "text": text})
+    del events[:-keep]
+    state["event_count"] = int(state.get("event_count", 0)) + 1
 
 
 class session_state:
@@ -76,12 +125,13 @@ class session_state:
             raise
         self._state = _load(self.path)
         self._before = dumps(self._state, sort_keys=True)
+        _replay(self._state, self.path)  # written back below, with the new offset
         return self._state
 
     def __exit__(self, error_type: object, error: object, traceback: object) -> None:
         try:
             if error_type is None and dumps(self._state, sort_keys=True) != self._before:
-                write_atomically(self.path, dumps(self._state, ensure_ascii=False).encode())
+                _write_beside(self.path, dumps(self._state, ensure_ascii=False).encode())
         finally:
             os.close(self._descriptor)  # closing the descriptor releases the lock
 
@@ -90,20 +140,51 @@ def forget_session(data_dir: str, session_id: str) -> None:
     """Remove a finished session's state and lock files (its events are in the knowledge base)."""
     path = state_path(data_dir, session_id)
     _unlink_quietly(path)
+    _unlink_quietly(path + PREVIOUS)
+    _unlink_quietly(path + JOURNAL)
     _unlink_quietly(path[: -len(".json")] + ".lock")
 
 
 def write_atomically(path: str, content: bytes) -> None:
     """Write to a private temp file beside `path`, then rename it over `path`."""
+    temporary = _written_temporary(path, content)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        _unlink_quietly(temporary)
+        raise
+
+
+def _write_beside(path: str, content: bytes) -> None:
+    """Give `path` new content without renaming over a file (see the module's note); the
+    caller holds the state's lock."""
+    temporary = _written_temporary(path, content)
+    try:
+        _unlink_quietly(path + PREVIOUS)
+        _step_aside(path)
+        os.rename(temporary, path)
+    except BaseException:
+        _unlink_quietly(temporary)
+        raise
+
+
+def _step_aside(path: str) -> None:
+    try:
+        os.rename(path, path + PREVIOUS)
+    except FileNotFoundError:
+        return  # the session's first state
+
+
+def _written_temporary(path: str, content: bytes) -> str:
     temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(content)
-        os.replace(temporary, path)
     except BaseException:
         _unlink_quietly(temporary)
         raise
+    return temporary
 
 
 def _unlink_quietly(path: str) -> None:
@@ -125,11 +206,36 @@ def _lock(descriptor: int) -> None:
             time.sleep(0.005)
 
 
-def _load(path: str) -> dict[str, Any]:
-    """The stored state; a missing or damaged file starts afresh (it only holds hints)."""
+def _replay(state: dict[str, Any], path: str) -> None:
+    """Apply the journal's whole lines past `state[FOLDED]`; a line that does not parse (a
+    crash cut it) is passed over."""
+    start = state.get(FOLDED, 0)
     try:
-        with open(path, "rb") as stream:
-            state = loads(stream.read())
-    except (OSError, ValueError):
-        return {}
-    return state if isinstance(state, dict) else {}
+        with open(path + JOURNAL, "rb") as stream:
+            stream.seek(start if isinstance(start, int) else 0)
+            data = stream.read()
+    except OSError:
+        return
+    end = data.rfind(b"\n") + 1
+    for line in data[:end].splitlines():
+        try:
+            entry = loads(line)
+            apply_event(state, entry["category"], entry["text"], entry["at"], entry["keep"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    if end:
+        state[FOLDED] = (start if isinstance(start, int) else 0) + end
+
+
+def _load(path: str) -> dict[str, Any]:
+    """The stored state, or the one that stepped aside while a writer renames (tried in turn,
+    twice over, as a writer may finish and the next one start meanwhile); a missing or damaged
+    file starts afresh (it only holds hints)."""
+    for candidate in (path, path + PREVIOUS) * READ_ATTEMPTS:
+        try:
+            with open(candidate, "rb") as stream:
+                state = loads(stream.read())
+        except (OSError, ValueError):
+            continue  # missing (mid-rename), or cut short: the one beside it
+        return state if isinstance(state, dict) else {}
+    return {}

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a warm search more than this whole module
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 def diversify(items: Sequence[T], source_of: Callable[[T], int], max_per_source: int) -> list[T]:

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:  # a static contract only (nothing checks it at run time), and typing costs a warm search
+    Protocol = object
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from capy.retrieval.porter import porter_stem
 from capy.retrieval.query import Term
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

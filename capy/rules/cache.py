@@ -12,9 +12,12 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from capy import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # 2: project overlays are judged (project_limits) and what was ignored is kept with the packs;
 # a format-1 entry may hold a loosening project overlay, so it must never be read again.

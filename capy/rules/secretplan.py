@@ -20,7 +20,10 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_WINDOW = 4096  # beyond this, windows save too little over a whole-text scan
 GOOD_ENOUGH = 16  # factor hits so few that counting more literals to find fewer costs more

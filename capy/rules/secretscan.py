@@ -11,11 +11,14 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from capy.codecache import compile_trusted
 from capy.masking import judged_spans
 from capy.rules.secretplan import MAX_WINDOW, Factor, ScanPlan, plan_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 # MASK and mask_for are re-exported: callers have long imported them from here.
 from capy.masking import MASK as MASK
 from capy.masking import mask_for as mask_for
 from capy.masking import splice_masks
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from capy.rules.secretscan import SecretFinding
     from capy.rules.views.secrets import SecretsPack
 

@@ -27,11 +27,11 @@ class LazyEmbedder:
         return shared_embedder(self._model, self._threads)
 
 
-def _model_and_rules() -> tuple[Any, Any] | None:
+def _model_and_rules(rules: Any = None) -> tuple[Any, Any] | None:
     from capy.rules import load_rules
     from capy.semantic.service import doctor_line
 
-    rules = load_rules()
+    rules = load_rules() if rules is None else rules
     if not doctor_line(rules)[0]:
         return None
     return rules, rules.view("semantic").model()
@@ -63,26 +63,30 @@ class CapsuleVectors:
     def nearest(self, conn: Any, query: str, scope: Any, limit: int) -> list[int]:
         import numpy as np
 
-        from capy.semantic.embedder import decode, shared_embedder
+        from capy.capsules.sqlite.recall import in_scope
+        from capy.semantic.capsule_matrix import capsule_matrix
+        from capy.semantic.embedder import shared_embedder
 
-        condition, params = scope.condition(conn, "v.capsule_n")
-        rows = conn.execute(
-            f"SELECT v.capsule_n, v.vector FROM capsule_vectors AS v "
-            f"WHERE v.model = ? AND {condition}",
-            [self.model_id, *params],
-        ).fetchall()
-        if not rows or limit < 1:
+        matrix = capsule_matrix(conn, self.model_id, self._model.dimensions)
+        if matrix is None or limit < 1:
             return []
-        numbers = np.array([row[0] for row in rows], dtype=np.int64)
-        vectors = decode([row[1] for row in rows], self._model.dimensions).astype(np.float32)
         query_vector = shared_embedder(self._model, self._threads).vectors([query])[0]
-        scores = vectors @ query_vector
-        best: dict[int, float] = {}
-        for number, value in zip(numbers.tolist(), scores.tolist(), strict=True):
-            if value > best.get(number, -2.0):
-                best[number] = value  # a capsule scores as its best chunk
-        order = sorted(best, key=lambda number: -best[number])
-        return [n for n in order if best[n] >= self._min_similarity][:limit]
+        scores = matrix.best(query_vector)
+        close = np.flatnonzero(scores >= self._min_similarity)
+        # Best first; equal scores by capsule number, as the rows come.
+        order = close[np.lexsort((matrix.numbers[close], -scores[close]))]
+        ranked = [int(n) for n in matrix.numbers[order]]
+        if scope.condition(conn, "c.n")[0] == "1":
+            return ranked[:limit]
+        found: list[int] = []
+        step = max(limit * 4, 64)
+        for start in range(0, len(ranked), step):
+            part = ranked[start : start + step]
+            allowed = in_scope(conn, scope, part)
+            found += [n for n in part if n in allowed]
+            if len(found) >= limit:
+                break
+        return found[:limit]
 
 
 class NoVectors:
@@ -92,9 +96,10 @@ class NoVectors:
         return []
 
 
-def capsule_vector_search() -> CapsuleVectors | None:
-    """Recall's vector list, or None without the extra or the model."""
-    found = _model_and_rules()
+def capsule_vector_search(rules: Any = None) -> CapsuleVectors | None:
+    """Recall's vector list, or None without the extra or the model; `rules` are the store's
+    (the installed packs by default)."""
+    found = _model_and_rules(rules)
     if found is None:
         return None
     rules, model = found

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Self
 
 import sqlcipher3
 
@@ -38,6 +37,10 @@ from capy.store.errors import (
 from capy.store.keys import DatabaseKey, KeySource, key_source, load_key
 from capy.store.location import StoreLocation, locate_store, resolve_db_path
 from capy.store.migrations import MIGRATIONS, chunk_rowid, chunk_rowid_range, migrate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Self
 
 
 @dataclass

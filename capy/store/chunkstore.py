@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sqlcipher3
 
@@ -20,6 +19,7 @@ from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
 from capy.store.vocabulary import apply_term_delta, term_counts
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.chunking import Chunk
     from capy.rules.views.chunking import ChunkingPack

@@ -13,19 +13,19 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import TYPE_CHECKING
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
 from capy.store.budget import CpuBudget
-from capy.store.database import DatabaseError, read_snapshot
+from capy.store.database import read_snapshot
 from capy.store.disjunction import top_of_any
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.rules import RuleSet
 
@@ -72,6 +72,8 @@ class StoreCorpus:
         self.weights = (bm25.title_weight, bm25.content_weight)
         self.window = bm25.rank_window
         self.essential_rows = bm25.essential_rows
+        # The access log's size past which a search folds it (None: never; a writer will).
+        self.fold_bytes: int | None = None
 
     # --- ranked lists ---
 
@@ -323,29 +325,20 @@ class StoreCorpus:
         return {kind: count for kind, count in rows}
 
     def record_access(self, source_ids: Iterable[int]) -> None:
-        """Best effort: a search must not fail, or wait long, because a writer holds the lock."""
-        ids = sorted({int(source_id) for source_id in source_ids})
-        if not ids:
-            return
-        conn = self.store.conn
-        sql = (
-            "UPDATE sources SET access_count = access_count + 1, accessed_at = unixepoch() "
-            f"WHERE id IN ({', '.join('?' * len(ids))})"
-        )
-        owns_transaction = not conn.in_transaction  # inside a caller's: just join it
+        """Note the hits beside the database, not in it (capy.store.access_log): a search
+        stays a read. Best effort: a search must not fail, or wait long, because of a writer."""
+        from capy.store.access_log import record_hits
+
+        record_hits(self.store.conn, self.store.path, source_ids, self.fold_bytes, self._wrote)
+
+    def _wrote(self, write: Callable[[], None]) -> None:
+        """Run `write`, which never touches the vocabulary, so that the next search does not
+        re-scan the vocabulary because this one wrote."""
         cache = self._vocabulary_cache()
-        current = cache.connection is conn and cache.generation == self._generation()
-        try:
-            if owns_transaction:
-                conn.execute("BEGIN IMMEDIATE")
-            conn.execute(sql, ids)
-            if owns_transaction:
-                conn.execute("COMMIT")
-            if current:  # only this update happened since the check: the vocabulary is as seen
-                cache.generation = self._generation()
-        except DatabaseError:
-            if owns_transaction and conn.in_transaction:
-                conn.execute("ROLLBACK")
+        current = cache.connection is self.store.conn and cache.generation == self._generation()
+        write()
+        if current:  # only this write happened since the check: the vocabulary is as seen
+            cache.generation = self._generation()
 
 
 @dataclass(frozen=True)
@@ -423,6 +416,7 @@ def search_store(
         session_sources=tuple(sorted(set(session_sources))),
     )
     corpus = StoreCorpus(store, default_kinds=default_kinds, bm25=search_rules.bm25)
+    corpus.fold_bytes = rules.view("retention").cleanup.access_log_fold_bytes
     corpus.rules = rules  # the vector list reads the semantic pack
     return [
         search(corpus, query, rules=search_rules, limit=limit, filters=filters) for query in queries

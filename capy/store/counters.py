@@ -18,12 +18,12 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sqlcipher3
 
 from capy.digests import sha256
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.rules.views.retention import RetentionPack
 
@@ -106,9 +106,16 @@ def backfill_counters(conn: sqlcipher3.Connection) -> None:
 
 
 def tier_counts(
-    conn: sqlcipher3.Connection, pack: RetentionPack, now: int | None = None
+    conn: sqlcipher3.Connection,
+    pack: RetentionPack,
+    now: int | None = None,
+    *,
+    pending: dict[int, tuple[int, int]] | None = None,
 ) -> dict[str, Counter[str]]:
-    """Per kind, how many sources fall in each tier, by the score a cleanup uses."""
+    """Per kind, how many sources fall in each tier, by the score a cleanup uses; `pending`
+    holds the searches' hits not folded into the rows yet (capy.store.access_log)."""
+    from capy.store.access_log import with_pending
+
     now = int(time.time()) if now is None else now
     unsaved = fill_salience(conn, pack)
     tiers: dict[str, Counter[str]] = {}
@@ -117,7 +124,7 @@ def tier_counts(
         "FROM sources INDEXED BY sources_by_retention"
     )
     scoring = pack.scoring
-    for source_id, kind, last_used, access_count, salience in rows:
+    for source_id, kind, last_used, access_count, salience in with_pending(rows, pending or {}):
         if salience is None:
             salience = unsaved.get(source_id, pack.salience.base)  # deleted since: any will do
         score = scoring.score((now - last_used) / DAY_S, salience, access_count)

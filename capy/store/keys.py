@@ -24,14 +24,14 @@ import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from capy.store.errors import KeyFileError
 
 # hashlib and secrets are imported where a key is stretched or made: opening a store with a key
 # it has needs neither, and loading OpenSSL's hashes costs a warm command dearly (capy.digests).
 
-if TYPE_CHECKING:  # only ever handed one: importing pydantic costs a hook several starts
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from pydantic import SecretStr
 
 KEY_BYTES = 32

@@ -6,13 +6,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from capy.config.paths import project_root
 from capy.digests import sha256
 from capy.store.keys import KeySource, key_source
 
-if TYPE_CHECKING:  # pydantic-settings: only locating by the settings needs it
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from capy.config import Settings
     from capy.config.loader import ResolvedSettings
 

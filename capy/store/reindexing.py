@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sqlcipher3
 
@@ -27,6 +26,7 @@ from capy.store.chunkstore import (
 )
 from capy.store.database import transaction
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.chunking import Chunk
     from capy.rules import RuleSet

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import sqlcipher3
 
 from capy.rules.views.retention import RetentionPack, SourceKind, Tier
+from capy.store.access_log import fold_access
 from capy.store.chunkstore import drop_chunks
 from capy.store.database import transaction
 from capy.store.vocabulary import apply_term_delta
@@ -127,6 +128,7 @@ def plan_cleanup(
     """What a cleanup would remove; nothing is changed. `source` plans removing that label."""
     pack: RetentionPack = rules.view("retention")
     now = int(time.time()) if now is None else now
+    fold_access(store.conn, store.path)  # the searches' hits count in the plan
     facts = _all_facts(store.conn)
     if source is not None:
         from capy.store.indexing import stored_label
@@ -254,6 +256,7 @@ def apply_cleanup(
     """
     removed: list[CleanupItem] = []
     skipped: list[CleanupItem] = []
+    fold_access(store.conn, store.path)  # a source searched since the plan is then skipped
     items = list(plan.items)
     for start in range(0, len(items), max(plan.batch_size, 1)):
         batch = items[start : start + max(plan.batch_size, 1)]
@@ -319,10 +322,11 @@ def summarize_sources(
     Counts and sizes come from the counters the writes keep (capy.store.counters); tiers move
     with time, so they are scored per source, from stored saliences.
     """
+    from capy.store.access_log import pending_access
     from capy.store.counters import kind_counts, tier_counts
 
     pack: RetentionPack = rules.view("retention")
-    tiers = tier_counts(store.conn, pack, now)
+    tiers = tier_counts(store.conn, pack, now, pending=pending_access(store.path))
     return tuple(
         KindSummary(
             item.kind, item.sources, item.raw_bytes, dict(sorted(tiers.get(item.kind, {}).items()))

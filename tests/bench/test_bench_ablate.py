@@ -140,6 +140,11 @@ def test_cli_ablate_and_ir_build(trec_dir: Path, tmp_path: Path) -> None:
         "locomo-sessions-dev",
         "locomo-summaries-dev",
     ]
+    # The needle fixtures' dev half, per content type, full pipeline first.
+    needles = report["needles"]
+    assert needles["half"] == "dev" and needles["content_types"][-1] == "overall"
+    assert [run["setting"] for run in needles["runs"]] == [ablate.FULL, "boosts.entity"]
+    assert 0 < needles["runs"][0]["overall"]["r@1"] <= 1
     wrong = subprocess.run(
         [*command, "ablate", "--only", "boosts.nothing"], capture_output=True, text=True
     )

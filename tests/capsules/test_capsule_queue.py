@@ -63,3 +63,32 @@ def test_the_pack_sets_the_backoff_curve(capsules):
     waits = [pack.backoff_after(n) for n in range(1, 8)]
     assert waits == sorted(waits) and waits[0] == pack.backoff_seconds
     assert waits[-1] == pack.max_backoff_seconds
+
+
+def _claim_link(capsules, **extra):
+    return queue.claim(
+        capsules.conn, "link", worker="w", lease_seconds=60, limit=10, after=["extract"], **extra
+    )
+
+
+def test_a_waiting_stage_looks_only_at_its_oldest_jobs(capsules):
+    _write(capsules, 3)
+    extracts = capsules.backend.claim("extract", worker="w", lease_seconds=60, limit=10)
+    queue.finish(capsules.conn, extracts[2], "w")  # only the newest capsule is extracted
+    assert _claim_link(capsules, window=2) == []  # the two oldest still wait
+    [link] = _claim_link(capsules, window=3)
+    assert link.target == extracts[2].target
+
+
+def test_a_job_whose_dependency_is_dead_is_dead_too(capsules):
+    _write(capsules, 2)
+    dead, alive = capsules.backend.claim("extract", worker="w", lease_seconds=60, limit=10)
+    capsules.backend.fail(dead, "w", "boom", max_attempts=1, backoff=0)
+    queue.finish(capsules.conn, alive, "w")
+    [link] = _claim_link(capsules, window=1)  # the dead one's link no longer holds the window
+    assert link.target == alive.target
+    state, error = capsules.conn.execute(
+        "SELECT state, last_error FROM capsule_jobs WHERE stage = 'link' AND target = ?",
+        (dead.target,),
+    ).fetchone()
+    assert (state, error) == ("dead", "its extract job is dead")

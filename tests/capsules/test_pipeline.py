@@ -194,3 +194,27 @@ def test_forgetting_a_capsule_lowers_the_edges_it_supported(capsules):
     assert capsules.conn.execute(weights).fetchall() == [("causes", 1.0), ("co-mention", 1.0)]
     capsules.forget(appended[1].id, "test")
     assert capsules.conn.execute(weights).fetchall() == []
+
+
+def test_a_batch_commits_many_jobs_and_a_failing_one_alone_is_recorded(capsules, monkeypatch):
+    _write(capsules, 5)
+    from capy.capsules.stages import extract
+
+    real = extract.run
+    bad = capsules.conn.execute("SELECT n FROM capsules ORDER BY n LIMIT 1 OFFSET 2").fetchone()[0]
+
+    def failing_third(context, n, capsule):
+        if n == bad:
+            raise RuntimeError("this one")
+        return real(context, n, capsule)
+
+    monkeypatch.setattr(extract, "run", failing_third)
+    report = drain(capsules, stages=["extract"])
+    assert report.done["extract"] == 4 and report.failed["extract"] == 1
+    states = dict(
+        capsules.conn.execute(
+            "SELECT c.n, j.state FROM capsule_jobs AS j JOIN capsules AS c ON c.id = j.target "
+            "WHERE j.stage = 'extract'"
+        ).fetchall()
+    )
+    assert states.pop(bad) == "ready" and set(states.values()) == {"done"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from capy.retrieval import SearchFilters, search
+from capy.store.access_log import fold_access, pending_access
 from capy.store.corpus import search_store
 
 WAL_DOC = [
@@ -137,6 +138,8 @@ def test_access_is_recorded(store, put, rules):
     source_id = put("wal.go", WAL_DOC)
     one(store, "breaker", rules)
     one(store, "breaker", rules)
+    assert pending_access(store.path) == {source_id: (2, pending_access(store.path)[source_id][1])}
+    fold_access(store.conn, store.path)
     count, accessed = store.conn.execute(
         "SELECT access_count, accessed_at FROM sources WHERE id = ?", (source_id,)
     ).fetchone()

@@ -64,3 +64,21 @@ def test_every_match_example_alone_is_still_found(secrets) -> None:
 def test_self_identifying_tokens_are_redacted_anywhere(secrets, text, rule_id) -> None:
     findings = secrets.find_secrets(text)
     assert any(rule_id in finding.rule_id for finding in findings), findings
+
+
+def test_the_hooks_plain_detectors_find_what_the_view_finds(secrets) -> None:
+    """`PlainSecrets` (the hooks' copy, woken by a keyword index) against the view's scan, on
+    every example of every detector, alone and all in one text."""
+    from capy.masking import PlainSecrets, plain_detectors
+
+    plain = PlainSecrets(plain_detectors(secrets))
+    texts = [
+        example
+        for detector in secrets.active_detectors
+        if detector.examples
+        for example in (*detector.examples.match, *detector.examples.no_match)
+    ]
+    for text in [*texts, "\n".join(texts)]:
+        expected = [(item.rule_id, item.start, item.end) for item in secrets.find_secrets(text)]
+        found = [(item.rule_id, item.start, item.end) for item in plain.find_secrets(text)]
+        assert found == expected, text[:80]

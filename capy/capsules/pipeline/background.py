@@ -2,9 +2,10 @@
 connection, draining in bounded rounds (the pack's `worker.round_seconds`), sleeping when idle
 (`worker.idle_seconds`), stopping cleanly when asked (waiting at most `worker.stop_seconds`).
 
-It never runs on a tool call's path: tool calls use their own connections, and each job holds
-the write lock only for its own short transaction. A capsule log that does not exist yet is
-not created; the thread looks again after its idle sleep. Failures are logged, never raised.
+It never runs on a tool call's path: tool calls use their own connections, and the worker holds
+the write lock only for short transactions (about the pack's `queue.commit_seconds`). A capsule
+log that does not exist yet is not created; the thread looks again after its idle sleep.
+Failures are logged, never raised.
 """
 
 from __future__ import annotations

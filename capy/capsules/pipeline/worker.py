@@ -16,9 +16,10 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from capy.capsules.model import CapsuleError
 from capy.capsules.pipeline.versions import RunModels, find_models, run_versions
@@ -29,6 +30,7 @@ from capy.store.database import transaction
 
 if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
+    from capy.capsules.model import Capsule
     from capy.capsules.sqlite.queue import Job
     from capy.rules.views.capsules import Stage
 
@@ -127,15 +129,22 @@ class Worker:
             lease_seconds=self.lease_seconds,
             limit=self.pack.queue.claim_batch,
             after=stage.after if stage.per == "capsule" else (),
+            window=self.pack.queue.claim_window,
         )
+        if stage.per == "capsule":
+            self._run_capsules(stage, jobs, report, deadline)
+            return len(jobs)
         for index, job in enumerate(jobs):
             if self._should_stop(deadline):
-                with transaction(self.conn):
-                    sql.release(self.conn, jobs[index:], self.id)
-                report.stopped_by_deadline = True
+                self._release(jobs[index:], report)
                 break
             self._run(stage, job, report)
         return len(jobs)
+
+    def _release(self, jobs: Sequence[Job], report: DrainReport) -> None:
+        with transaction(self.conn):
+            sql.release(self.conn, jobs, self.id)
+        report.stopped_by_deadline = True
 
     def _should_stop(self, deadline: float | None) -> bool:
         return _past(deadline) or (self.stop is not None and self.stop.is_set())
@@ -146,8 +155,8 @@ class Worker:
             for scope, _ in sql.ready_scopes(self.conn, stage.name, after):
                 sql.arm_scope(self.conn, stage.name, self.versions[stage.name], scope)
 
-    def _run(self, stage: Stage, job: Job, report: DrainReport) -> None:
-        context = StageContext(
+    def _context(self, stage: Stage, job: Job) -> StageContext:
+        return StageContext(
             self.conn,
             self.store.rules,
             stage.name,
@@ -157,30 +166,86 @@ class Worker:
             llm=self.models.llm,
             embedder=self.models.embedder,
         )
+
+    def _run(self, stage: Stage, job: Job, report: DrainReport) -> None:
+        """One per-scope job, in its own transaction."""
         module = stage_module(stage.name)
+        self._attempt(
+            stage, job, report, lambda: self._run_scope(module, self._context(stage, job), job)
+        )
+
+    def _attempt(
+        self, stage: Stage, job: Job, report: DrainReport, action: Callable[[], None]
+    ) -> None:
+        """Run one job's `action` (which commits its rows and the job), and count the outcome."""
         try:
-            if stage.per == "scope":
-                self._run_scope(module, context, job)
-            else:
-                self._run_capsule(module, context, job)
+            action()
         except LostLease:
             report.lost += 1
             return
         except Exception as error:  # a stage's failure is the job's, never the worker's
-            self._fail(job, error)
+            with transaction(self.conn):
+                self._fail(job, error)
             report.failed[stage.name] += 1
             return
         report.done[stage.name] += 1
 
-    def _run_capsule(self, module, context: StageContext, job: Job) -> None:  # type: ignore[no-untyped-def]
-        with transaction(self.conn):
-            found = [
-                pair for pair in self.store.backend.get(job.target) if pair[1].id == job.target
-            ]
-            if found:
-                n, capsule = found[0]
-                module.run(context, n, capsule)
-            self._finish(job)
+    def _run_capsules(
+        self, stage: Stage, jobs: Sequence[Job], report: DrainReport, deadline: float | None
+    ) -> None:
+        """Run claimed per-capsule jobs, many to a transaction: a commit (and the flush of the
+        FTS tables it brings) per job was most of a drain's time. The transaction commits every
+        `queue.commit_seconds`; a worker killed mid-way loses only uncommitted jobs, which any
+        worker claims again once their leases run out. A job that fails (or lost its lease)
+        rolls the batch back and is recorded as failed (or lost) on its own; the jobs before it
+        run again in the next batch. (No savepoint per job: FTS5 flushes its pending rows at
+        each one.)"""
+        module = stage_module(stage.name)
+        prepared: dict[int, Any] = {}
+        if jobs and hasattr(module, "prepare"):
+            found = self.store.backend.by_ids(job.target for job in jobs)
+            prepared = _prepare(module, self._context(stage, jobs[0]), list(found.values()))
+        pending = list(jobs)
+        while pending:
+            if self._should_stop(deadline):
+                self._release(pending, report)
+                return
+            ran, failing = 0, None
+            try:
+                with transaction(self.conn):
+                    began = time.monotonic()
+                    # Read under the write lock: a capsule forgotten meanwhile gets no rows.
+                    found = self.store.backend.by_ids(job.target for job in pending)
+                    for index, job in enumerate(pending):
+                        failing = index
+                        self._run_capsule(module, self._context(stage, job), job, found, prepared)
+                        ran, failing = index + 1, None
+                        spent = time.monotonic() - began
+                        if spent >= self.pack.queue.commit_seconds or self._should_stop(deadline):
+                            break
+            except Exception as error:
+                if failing is None:  # the commit itself failed: not one job's doing
+                    raise
+                job = pending.pop(failing)
+                self._attempt(stage, job, report, partial(_raise, error))
+                continue
+            report.done[stage.name] += ran
+            del pending[:ran]
+
+    def _run_capsule(
+        self,
+        module: Any,
+        context: StageContext,
+        job: Job,
+        found: dict[str, tuple[int, Capsule]],
+        prepared: dict[int, Any],
+    ) -> None:
+        """One job's rows and its `done`, in the caller's transaction."""
+        if job.target in found:
+            n, capsule = found[job.target]
+            extra = {"prepared": prepared.get(n)} if hasattr(module, "prepare") else {}
+            module.run(context, n, capsule, **extra)
+        self._finish(job)
 
     def _run_scope(self, module, context: StageContext, job: Job) -> None:  # type: ignore[no-untyped-def]
         scope = sql.parse_scope_target(job.target)
@@ -194,9 +259,12 @@ class Worker:
             self._finish(job)
 
     def _finish(self, job: Job) -> None:
-        if not queue.finish(self.conn, job, self.id):
+        if queue.finish(self.conn, job, self.id):
+            sql.supersede(self.conn, job)
+        elif queue.exists(self.conn, job):
             raise LostLease()
-        sql.supersede(self.conn, job)
+        # Else a job of the same target and stage at another version, run earlier in this
+        # batch, superseded it: the rows are that run's, at the version this worker writes.
 
     def _fail(self, job: Job, error: Exception) -> None:
         from capy.security.redaction import redact_text
@@ -211,8 +279,22 @@ class Worker:
             message,
             max_attempts=self.pack.queue.max_attempts,
             backoff=self.pack.queue.backoff_after(job.attempts + 1),
+            in_transaction=True,
         )
 
 
 def _past(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
+
+
+def _prepare(module: Any, context: StageContext, items: list[tuple[int, Capsule]]) -> dict:
+    """A stage's slow work for a whole claim (embedding), outside the write lock. A failure
+    here leaves each job to do its own work, and to fail on its own."""
+    try:
+        return dict(module.prepare(context, items))
+    except Exception:
+        return {}
+
+
+def _raise(error: Exception) -> None:
+    raise error

@@ -21,6 +21,7 @@ from capy.retrieval.query import WORD_PART
 if TYPE_CHECKING:
     import sqlcipher3
 
+    from capy.rules.ruleset import RuleSet
     from capy.rules.views.capsules import CapsulesPack, Recall
     from capy.rules.views.search import SearchPack
 
@@ -124,14 +125,27 @@ class VectorSearch(Protocol):
     ) -> list[int]: ...
 
 
-def find_vector_search() -> VectorSearch | None:
-    """The semantic layer's `capsule_vector_search()`, when it is installed and has a model."""
+# The last (rules, vector search) found: a recall per query looked for the model each time.
+_found: list[tuple[RuleSet, VectorSearch | None]] = []
+
+
+def find_vector_search(rules: RuleSet | None = None) -> VectorSearch | None:
+    """The semantic layer's `capsule_vector_search()`, when it is installed and has a model;
+    with `rules` (a store's), found once for them in this process."""
+    if rules is not None and _found and _found[0][0] is rules:
+        return _found[0][1]
     try:
         provider = importlib.import_module(VECTOR_PROVIDER)
     except ImportError:
         return None
     factory = getattr(provider, "capsule_vector_search", None)
-    return None if factory is None else factory()
+    if factory is None:
+        return None
+    if rules is None:
+        return factory()
+    searcher = factory(rules)
+    _found[:] = [(rules, searcher)]
+    return searcher
 
 
 def vector_list(

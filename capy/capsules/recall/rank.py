@@ -40,7 +40,11 @@ def ranked_items(
         GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
         CONTEXT: ranked_lists.context_list(conn, lexical.order, where, settings),
         VECTOR: ranked_lists.vector_list(
-            conn, query, where, settings.candidates, vectors or ranked_lists.find_vector_search()
+            conn,
+            query,
+            where,
+            settings.candidates,
+            vectors or ranked_lists.find_vector_search(store.rules),
         ),
     }
     # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and

@@ -33,6 +33,9 @@ class SqliteBackend:
     def by_number(self, numbers: Iterable[int]) -> dict[int, Capsule]:
         return log.by_number(self.conn, numbers)
 
+    def by_ids(self, ids: Iterable[str]) -> dict[str, tuple[int, Capsule]]:
+        return log.by_ids(self.conn, ids)
+
     def scan(
         self, scope: Scope | None = None, *, after_n: int = 0, batch: int = 1000
     ) -> Iterator[tuple[int, Capsule]]:

@@ -17,6 +17,13 @@ CHUNK_TABLES = ("capsule_chunks", "capsule_chunks_trigram")
 
 def clear_chunks(conn: sqlcipher3.Connection, n: int) -> None:
     """Remove capsule `n`'s chunks from both FTS tables, and its chunk-set record."""
+    # The chunk-set record is written with the chunks: without it there is nothing to remove,
+    # and asking it first spares two FTS deletes (most of a new capsule's chunk stage).
+    if (
+        conn.execute("SELECT 1 FROM capsule_chunk_sets WHERE capsule_n = ?", (n,)).fetchone()
+        is None
+    ):
+        return
     first, last = chunk_rowid_range(n)
     for table in CHUNK_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, last))

@@ -193,6 +193,19 @@ def by_number(conn: sqlcipher3.Connection, numbers: Iterable[int]) -> dict[int, 
     return found
 
 
+def by_ids(conn: sqlcipher3.Connection, ids: Iterable[str]) -> dict[str, tuple[int, Capsule]]:
+    """The stored capsules among the full `ids`: id -> (n, capsule)."""
+    wanted = sorted(set(ids))
+    found: dict[str, tuple[int, Capsule]] = {}
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(f"SELECT {_COLUMNS} FROM capsules WHERE id IN ({marks})", part):
+            n, capsule = _capsule(row)
+            found[capsule.id] = (n, capsule)
+    return found
+
+
 def scan(
     conn: sqlcipher3.Connection,
     scope: Scope | None = None,

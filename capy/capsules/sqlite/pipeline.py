@@ -75,24 +75,41 @@ def ready_scopes(
     conn: sqlcipher3.Connection, stage: str, after: Sequence[tuple[str, str]]
 ) -> list[tuple[Scope, int]]:
     """Scopes whose live capsules are all done for the `after` (stage, version) pairs, with
-    their newest seq, when `stage` has not run over that seq yet."""
+    their newest seq, when `stage` has not run over that seq yet.
+
+    Asked before every claim of `stage`, so the cheap questions come first: scopes with new
+    capsules, then whether an `after` stage still has jobs pending anywhere (the scopes then
+    wait for it), and only then the walk over each remaining scope's capsules."""
+    heads = conn.execute("SELECT tenant, project, seq FROM capsule_heads").fetchall()
+    behind = [
+        (Scope(str(project), str(tenant)), int(seq))
+        for tenant, project, seq in heads
+        if progress(conn, stage, Scope(str(project), str(tenant))) < int(seq)
+    ]
+    if not behind or any(_pending(conn, name) for name, _ in after):
+        return []
     waits = "".join(
-        " AND NOT EXISTS (SELECT 1 FROM capsules AS c WHERE c.tenant = h.tenant "
-        "AND c.project = h.project AND c.forgotten_reason IS NULL AND NOT EXISTS "
+        " AND NOT EXISTS (SELECT 1 FROM capsules AS c WHERE c.tenant = ? "
+        "AND c.project = ? AND c.forgotten_reason IS NULL AND NOT EXISTS "
         "(SELECT 1 FROM capsule_jobs AS j WHERE j.target = c.id AND j.stage = ? "
         "AND j.version = ? AND j.state = 'done'))"
         for _ in after
     )
-    params = [value for pair in after for value in pair]
-    rows = conn.execute(
-        f"SELECT h.tenant, h.project, h.seq FROM capsule_heads AS h WHERE 1 = 1{waits}", params
-    ).fetchall()
     found: list[tuple[Scope, int]] = []
-    for tenant, project, seq in rows:
-        scope = Scope(str(project), str(tenant))
-        if progress(conn, stage, scope) < int(seq):
-            found.append((scope, int(seq)))
+    for scope, seq in behind:
+        params = [value for pair in after for value in (scope.tenant, scope.project, *pair)]
+        if conn.execute(f"SELECT 1 WHERE 1 = 1{waits}", params).fetchone() is not None:
+            found.append((scope, seq))
     return found
+
+
+def _pending(conn: sqlcipher3.Connection, stage: str) -> bool:
+    """Whether `stage` has a job not done yet (the pending index's own condition)."""
+    row = conn.execute(
+        "SELECT 1 FROM capsule_jobs WHERE stage = ? AND state IN ('ready', 'running') LIMIT 1",
+        (stage,),
+    ).fetchone()
+    return row is not None
 
 
 def arm_scope(conn: sqlcipher3.Connection, stage: str, version: str, scope: Scope) -> None:

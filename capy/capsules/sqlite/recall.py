@@ -50,6 +50,20 @@ class RecallScope:
         return f"EXISTS (SELECT 1 FROM capsules AS k WHERE k.n = {column} AND {where})", params
 
 
+def in_scope(conn: sqlcipher3.Connection, scope: RecallScope, numbers: Sequence[int]) -> set[int]:
+    """Which of the capsule `numbers` the scope allows."""
+    condition, params = scope.condition(conn, "c.n")
+    found: set[int] = set()
+    for start in range(0, len(numbers), 500):
+        part = list(numbers[start : start + 500])
+        rows = conn.execute(
+            f"SELECT c.n FROM capsules AS c WHERE c.n IN ({_marks(part)}) AND {condition}",
+            [*part, *params],
+        )
+        found.update(int(row[0]) for row in rows)
+    return found
+
+
 def _only_scope(conn: sqlcipher3.Connection) -> Scope | None:
     """The log's one scope, None when it has several or none."""
     rows = conn.execute("SELECT tenant, project FROM capsule_heads LIMIT 2").fetchall()

@@ -313,6 +313,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX capsule_jobs_queue ON capsule_jobs (stage, id);
         """,
     ),
+    Migration(
+        "0010-pending-jobs",
+        """
+        -- The jobs a claim may take, oldest first, without the done ones: walked by
+        -- (stage, id) alone, a claim read past every done job of its stage first (a drain of
+        -- 100,000 capsules read the done part of the queue again on every claim).
+        CREATE INDEX capsule_jobs_pending ON capsule_jobs (stage, id)
+            WHERE state IN ('ready', 'running');
+
+        -- A count of the writes to capsule_vectors, from a random start (so two logs never
+        -- agree by chance): a process that holds the vectors in memory for recall reloads
+        -- them only when it moved, instead of reading every vector for every query.
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('vectors.changes', abs(random() >> 1));
+        CREATE TRIGGER capsule_vectors_inserted AFTER INSERT ON capsule_vectors BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors.changes';
+        END;
+        CREATE TRIGGER capsule_vectors_deleted AFTER DELETE ON capsule_vectors BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors.changes';
+        END;
+        """,
+    ),
 )
 
 # Derived tables, in an order that can be emptied safely; `rebuild` empties them.

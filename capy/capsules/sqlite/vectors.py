@@ -37,3 +37,18 @@ def write_vectors(
         "VALUES (?, ?, ?, ?, ?, ?)",
         [(n, ordinal, model, dims, vector, version) for ordinal, vector in vectors],
     )
+
+
+def vector_changes(conn: sqlcipher3.Connection) -> str:
+    """The log's count of writes to the vectors (a trigger keeps it): equal means unchanged."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'vectors.changes'").fetchone()
+    return "" if row is None else str(row[0])
+
+
+def model_vectors(conn: sqlcipher3.Connection, model: str) -> list[tuple[int, bytes]]:
+    """Every (capsule n, vector) of `model`, by capsule then chunk."""
+    rows = conn.execute(
+        "SELECT capsule_n, vector FROM capsule_vectors WHERE model = ? ORDER BY capsule_n, ordinal",
+        (model,),
+    )
+    return [(int(n), bytes(vector)) for n, vector in rows]

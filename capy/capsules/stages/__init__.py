@@ -1,13 +1,15 @@
 """The distillation pipeline's stages: each turns one capsule (or one scope) into derived rows.
 
-A stage module exposes `run(context, n, capsule)` for `per: capsule` stages (or
-`run_scope(context, scope)` for `per: scope` ones, with an optional `prepare_scope(context,
-scope)` the worker calls first, outside any transaction, for slow work such as a chat
-request). It writes its derived rows through the connection the worker hands it, inside the
-worker's transaction, which also marks the job done: a job is done exactly when its rows
-exist. Each run first removes the rows the same capsule got from an earlier run of the stage,
-so running a stage twice, or after a rebuild, gives the same rows (idempotent by capsule,
-stage and derivation version).
+A stage module exposes `run(context, n, capsule)` for `per: capsule` stages, or
+`run_scope(context, scope)` for `per: scope` ones. Either may have slow work done first,
+outside any transaction: `prepare(context, items)` for a whole claim of capsules, whose result
+for capsule n reaches `run` as `prepared=` (the embed stage embeds a claim's chunks in one call
+to the model), or `prepare_scope(context, scope)` (a chat request). A stage writes its
+derived rows through the connection the worker hands it, inside the worker's transaction,
+which also marks the job done: a job is done exactly when its rows exist. Each run first
+removes the rows the same capsule got from an earlier run of the stage, so running a stage
+twice, or after a rebuild, gives the same rows (idempotent by capsule, stage and derivation
+version).
 """
 
 from __future__ import annotations

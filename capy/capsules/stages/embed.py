@@ -35,7 +35,22 @@ def find_embedder() -> Embedder | None:
     return None if factory is None else factory()
 
 
-def run(context: StageContext, n: int, capsule: Capsule) -> int:
+Prepared = tuple[list[tuple[int, str]], list[bytes]]  # a capsule's chunk texts and vectors
+
+
+def prepare(context: StageContext, items: Sequence[tuple[int, Capsule]]) -> dict[int, Prepared]:
+    """The vectors of a claim's capsules, in one call to the model and outside the write lock
+    (the worker calls this first); `run` uses them when the chunks are still the same."""
+    embedder: Embedder | None = context.embedder
+    if embedder is None:
+        return {}
+    texts = {n: chunk_texts(context.conn, n) for n, capsule in items if not capsule.forgotten}
+    flat = [text for pairs in texts.values() for _, text in pairs]
+    vectors = iter(list(embedder.embed(flat)) if flat else [])
+    return {n: (pairs, [next(vectors) for _ in pairs]) for n, pairs in texts.items()}
+
+
+def run(context: StageContext, n: int, capsule: Capsule, prepared: Prepared | None = None) -> int:
     """Replace capsule `n`'s vectors (none without an embedder); the number written."""
     embedder: Embedder | None = context.embedder
     if embedder is None:
@@ -44,7 +59,10 @@ def run(context: StageContext, n: int, capsule: Capsule) -> int:
     if capsule.forgotten:
         return 0
     texts = chunk_texts(context.conn, n)
-    vectors = list(embedder.embed([text for _, text in texts])) if texts else []
+    if prepared is not None and prepared[0] == texts:
+        vectors = prepared[1]
+    else:
+        vectors = list(embedder.embed([text for _, text in texts])) if texts else []
     write_vectors(
         context.conn,
         n,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from capy.hooks.capture import capture_safely
 from capy.hooks.context import HookContext
-from capy.hooks.events import ERROR, categorise, failure_text, record, response_error
+from capy.hooks.events import ERROR, categorise, event_entry, failure_text, response_error
 from capy.hooks.outcome import Verdict
-from capy.hooks.state import StateBusy, session_state
+from capy.hooks.state import append_event
 
 
 def handle(context: HookContext) -> Verdict:
@@ -25,9 +25,8 @@ def handle(context: HookContext) -> Verdict:
         event = categorise(config, hook.tool, hook.tool_input)
     if event is None:
         return Verdict()
-    try:
-        with session_state(context.data_dir, hook.session_id) as state:
-            record(state, config, *event)
-    except (StateBusy, OSError) as problem:
+    try:  # appended, not rewritten: the state takes it in when it is next read
+        append_event(context.data_dir, hook.session_id, event_entry(config, *event))
+    except OSError as problem:
         context.note(f"the session event was not recorded ({type(problem).__name__})")
     return Verdict()

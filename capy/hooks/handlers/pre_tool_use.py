@@ -39,7 +39,8 @@ def _shown_once(context: HookContext):
 
     def shown(guidance_id: str) -> bool:
         if not cache:
-            cache.append(read_state(context.data_dir, context.hook.session_id).get("guided", []))
+            state = read_state(context.data_dir, context.hook.session_id, events=False)
+            cache.append(state.get("guided", []))
         return guidance_id in cache[0]
 
     return shown

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from capy.hooks.capture import capture_safely
 from capy.hooks.context import HookContext
-from capy.hooks.events import USER_PROMPT, describe, record
+from capy.hooks.events import USER_PROMPT, describe, event_entry
 from capy.hooks.outcome import Verdict
-from capy.hooks.state import StateBusy, session_state
+from capy.hooks.state import append_event
 
 
 def handle(context: HookContext) -> Verdict:
@@ -21,9 +21,10 @@ def handle(context: HookContext) -> Verdict:
     config = context.routing.get("session_events")
     if text is None or config is None:
         return answer
-    try:
-        with session_state(context.data_dir, context.hook.session_id) as state:
-            record(state, config, USER_PROMPT, text)
-    except (StateBusy, OSError) as problem:
+    try:  # appended, as a tool call's event is (capy.hooks.state)
+        append_event(
+            context.data_dir, context.hook.session_id, event_entry(config, USER_PROMPT, text)
+        )
+    except OSError as problem:
         context.note(f"the prompt was not recorded ({type(problem).__name__})")
     return answer

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from capy.rules.views import plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a warm search more than the views it reads
+    from typing import TypeVar
 
 # A process that reads a validated rule set from a warm cache uses plain models (see there);
 # every other process gets pydantic's. View modules take these names from here.
@@ -66,7 +68,8 @@ __all__ = [
     "with_fields",
 ]
 
-R = TypeVar("R", bound=RuleView)
+if TYPE_CHECKING:
+    R = TypeVar("R", bound=RuleView)
 
 
 def active(rules: tuple[R, ...]) -> tuple[R, ...]:
@@ -74,7 +77,8 @@ def active(rules: tuple[R, ...]) -> tuple[R, ...]:
     return tuple(rule for rule in rules if rule.active)
 
 
-V = TypeVar("V")
+if TYPE_CHECKING:
+    V = TypeVar("V")
 
 
 def with_fields(view: V, **changes: object) -> V:

@@ -44,6 +44,8 @@ class Queue(Section):
     backoff_factor: float
     max_backoff_seconds: float
     claim_batch: int
+    claim_window: int = 512
+    commit_seconds: float = 0.1
 
     def backoff_after(self, attempts: int) -> float:
         """Seconds to wait before attempt `attempts + 1`, after `attempts` failures."""

@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import sys
 import types
-import typing
 from enum import Enum
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is imported where annotations are evaluated (a cold build) only
+    from typing import Any
 
 _enabled: list[bool] = []
 _MISSING = object()
@@ -125,7 +127,9 @@ class _Plan:
 class BaseModel:
     """Frozen, attribute-only records built from a mapping by their annotations."""
 
-    model_config: ClassVar[dict[str, Any]] = {}
+    # Not annotated: every annotation is a field, and telling a `ClassVar` one apart would
+    # evaluate it with typing's names, which a warm process does not import.
+    model_config = {}  # noqa: RUF012 (read only, as pydantic's)
 
     def __init__(self, **data: Any) -> None:
         self._fill(data)
@@ -220,7 +224,9 @@ def _fields_of(cls: type) -> tuple[_Field, ...]:
 def _is_class_var(annotation: Any) -> bool:
     if isinstance(annotation, str):  # as written, under `from __future__ import annotations`
         return annotation.startswith(("ClassVar", "typing.ClassVar"))
-    return typing.get_origin(annotation) is ClassVar
+    import typing
+
+    return typing.get_origin(annotation) is typing.ClassVar
 
 
 _hints: dict[type, dict[str, Any]] = {}
@@ -229,6 +235,8 @@ _hints: dict[type, dict[str, Any]] = {}
 def _type_hints(cls: type) -> dict[str, Any]:
     hints = _hints.get(cls)
     if hints is None:
+        import typing
+
         hints = _hints[cls] = typing.get_type_hints(cls, include_extras=False)
     return hints
 
@@ -298,6 +306,8 @@ def _converter(kind: Any) -> Any:
 
 
 def _build_converter(kind: Any) -> Any:
+    import typing
+
     origin = typing.get_origin(kind)
     if origin is None:
         if isinstance(kind, type):

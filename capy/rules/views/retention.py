@@ -157,6 +157,7 @@ class Cleanup(Section):
     grace_hours: float
     batch_size: int
     vacuum_after_freed_ratio: float
+    access_log_fold_bytes: int
 
 
 class FetchRule(RuleView):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
 
 from capy.masking import merge_overlaps
 from capy.rules.secretscan import SecretDetector, SecretFinding, SecretScanner, compile_detector
 from capy.rules.views.base import BaseModel, ConfigDict, Field, PackView, RuleView, active
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Examples(BaseModel):
@@ -33,7 +36,7 @@ class AllowRule(RuleView):
 
 
 class Detector(RuleView):
-    kind: Literal["secret"] = "secret"
+    kind: str = "secret"  # the schema holds it to "secret"; typing's Literal costs a warm search
     keywords: tuple[str, ...]
     pattern: str
     entropy: float | None = Field(default=None, ge=0, le=8)
