@@ -257,7 +257,8 @@ class _Matrix:
     model_id: str = ""
     chunk_ids: Any = None  # np.ndarray of int64
     source_ids: Any = None
-    vectors: Any = None  # np.ndarray float32 (n, dims)
+    vectors: Any = None  # np.ndarray (n, dims): float32 searched exactly, float16 with `bits`
+    bits: Any = None  # the signs (capy.semantic.sign_prefilter) past the exact-search size
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -271,12 +272,18 @@ def vector_count(conn: Any, model_id: str, layout: Layout = KNOWLEDGE) -> int:
 
 
 def matrix(
-    store: Store, model: EmbeddingModel, version: str, layout: Layout = KNOWLEDGE
+    store: Store,
+    model: EmbeddingModel,
+    version: str,
+    layout: Layout = KNOWLEDGE,
+    approximate: bool = False,
 ) -> _Matrix:
-    """The current version's vectors of this database, read again when they changed."""
+    """The current version's vectors of this database, read again when they changed (or when
+    the search they serve changed between exact and approximate)."""
     import numpy as np
 
     from capy.semantic.embedder import decode
+    from capy.semantic.sign_prefilter import sign_bits
 
     key = (f"{store.path}:{layout.vectors}", version)
     cached = _matrices.setdefault(key, _Matrix())
@@ -285,7 +292,8 @@ def matrix(
     ).fetchone()
     generation = generation[0] if generation else "0"
     with cached.lock:
-        if cached.generation != generation:
+        if cached.generation != generation or (cached.bits is not None) != approximate:
+            cached.vectors = cached.bits = None  # the old matrix goes before the new one comes
             rows = store.conn.execute(
                 f"SELECT chunk_id, source_id, vector FROM {layout.vectors} WHERE model = ? "
                 "ORDER BY chunk_id, part",
@@ -293,7 +301,12 @@ def matrix(
             ).fetchall()
             cached.chunk_ids = np.array([row[0] for row in rows], dtype=np.int64)
             cached.source_ids = np.array([row[1] for row in rows], dtype=np.int64)
-            cached.vectors = decode([row[2] for row in rows], model.dimensions).astype(np.float32)
+            vectors = decode([row[2] for row in rows], model.dimensions)
+            del rows
+            if approximate:  # float16 rows, only a few rescored per query
+                cached.vectors, cached.bits = vectors.copy(), sign_bits(vectors)
+            else:
+                cached.vectors = vectors.astype(np.float32)
             cached.generation = generation
         return cached
 
@@ -307,11 +320,14 @@ def nearest_in_store(
     layout: Layout = KNOWLEDGE,
 ) -> list[tuple[int, float]]:
     """(chunk id, -cosine) of the `limit` nearest chunks, best first (lower is better, as
-    bm25); [] when there are no vectors, more than the exact-search size, or nothing in scope.
-    Raises SemanticError when the model is missing or altered."""
+    bm25); [] when there are no vectors, more than the search pack allows, or nothing in
+    scope. Up to `exact_max_vectors` every vector is scored; past it, up to
+    `approximate_max_vectors`, only those the sign prefilter keeps. Raises SemanticError when
+    the model is missing or altered."""
     import numpy as np
 
     from capy.semantic import query_vectors
+    from capy.semantic.sign_prefilter import nearest_rows
 
     semantic = rules.view("semantic")
     settings = rules.view("search").vectors
@@ -320,21 +336,30 @@ def nearest_in_store(
         return []
     model, pieces = chosen
     count = vector_count(store.conn, pieces.version, layout)
-    if count == 0 or count > settings.exact_max_vectors:
+    approximate = count > settings.exact_max_vectors
+    if count == 0 or (approximate and count > settings.approximate_max_vectors):
         return []
-    found = matrix(store, model, pieces.version, layout)
+    found = matrix(store, model, pieces.version, layout, approximate)
     if found.vectors is None or len(found.vectors) == 0:
         return []
     query_vector = query_vectors.vector(model, semantic.embedding.threads, query)
-    scores = found.vectors @ query_vector
-    if allowed_sources is not None:
-        allowed = np.fromiter(allowed_sources(), dtype=np.int64)
-        scores = np.where(np.isin(found.source_ids, allowed), scores, -np.inf)
+    allowed = None if allowed_sources is None else _in_scope(found.source_ids, allowed_sources())
+    if found.bits is None:
+        chunk_ids, scores = found.chunk_ids, found.vectors @ query_vector
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
+    else:
+        kept = max(settings.depth, round(len(found.vectors) * settings.approximate_rescore_share))
+        rows = np.sort(nearest_rows(found.bits, query_vector, kept, allowed))
+        chunk_ids = found.chunk_ids[rows]
+        scores = found.vectors[rows].astype(np.float32) @ query_vector
+    if len(scores) == 0:
+        return []
     # A chunk scores as its best piece: rows are ordered by chunk, so each chunk's pieces
     # are one run, reduced by maximum.
-    starts = np.flatnonzero(np.r_[True, found.chunk_ids[1:] != found.chunk_ids[:-1]])
+    starts = np.flatnonzero(np.r_[True, chunk_ids[1:] != chunk_ids[:-1]])
     best = np.maximum.reduceat(scores, starts)
-    ids = found.chunk_ids[starts]
+    ids = chunk_ids[starts]
     limit = min(limit, len(best))
     top = np.argpartition(-best, limit - 1)[:limit]
     top = top[np.argsort(-best[top], kind="stable")]
@@ -343,3 +368,15 @@ def nearest_in_store(
         for i in top
         if np.isfinite(best[i]) and best[i] >= settings.min_similarity
     ]
+
+
+def _in_scope(source_ids: Any, allowed: Sequence[int]) -> Any:
+    """Which rows belong to an allowed source (None: every row does). Source ids are small
+    integers: a lookup table is one gather, where `np.isin` sorts every row."""
+    import numpy as np
+
+    table = np.zeros(int(source_ids.max(initial=0)) + 1, dtype=bool)
+    chosen = np.fromiter(allowed, dtype=np.int64)
+    table[chosen[(chosen >= 0) & (chosen < len(table))]] = True
+    mask = table[source_ids]
+    return None if mask.all() else mask

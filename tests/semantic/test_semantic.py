@@ -263,3 +263,54 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
         assert _random_vectors(store, RULES, seed=1) == expected
         rows = store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
         assert rows == expected
+
+
+def test_the_sign_prefilter_keeps_the_rows_nearest_by_sign_within_scope() -> None:
+    import numpy as np
+
+    from capy.semantic.sign_prefilter import nearest_rows, sign_bits
+
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((500, 384)).astype(np.float16)
+    query = vectors[42].astype(np.float32)
+    bits = sign_bits(vectors)
+    assert bits.shape == (6, 500)  # six 64-bit words a row, word by word
+    kept = nearest_rows(bits, query, 20)
+    assert len(kept) == 20 and 42 in kept  # the row itself differs in no sign
+    signs = (vectors > 0) != (query > 0)
+    distance = signs.sum(axis=1)
+    assert distance[kept].max() <= np.sort(distance)[19]  # none kept is farther than the 20th
+    allowed = np.zeros(500, dtype=bool)
+    allowed[100:200] = True
+    scoped = nearest_rows(bits, query, 20, allowed)
+    assert len(scoped) == 20 and all(100 <= row < 200 for row in scoped)
+    assert len(nearest_rows(bits, query, 20, np.zeros(500, dtype=bool))) == 0
+
+
+@needs_model
+def test_past_the_exact_size_the_approximate_search_answers_as_exact_search_does() -> None:
+    from dataclasses import replace
+
+    from capy.rules.views.base import with_fields
+    from capy.semantic.knowledge import nearest_in_store
+    from capy.semantic.service import index_now
+
+    search = RULES.view("search")
+
+    def rules_with(**fields: object) -> object:
+        pack = with_fields(search, vectors=with_fields(search.vectors, **fields))
+        return replace(RULES, _views={**RULES._views, "search": pack})
+
+    approximate = rules_with(
+        exact_max_vectors=0, approximate_max_vectors=100, approximate_rescore_share=1.0
+    )
+    neither = rules_with(exact_max_vectors=0, approximate_max_vectors=0)
+    query = "how do I halt the daemon"
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        index_now(store, RULES)
+        exact = nearest_in_store(store, RULES, query, 5, None)
+        assert exact
+        assert nearest_in_store(store, approximate, query, 5, None) == exact
+        assert nearest_in_store(store, neither, query, 5, None) == []  # past both sizes
+        assert nearest_in_store(store, approximate, query, 5, lambda: [-1]) == []  # no scope

@@ -293,6 +293,10 @@ class Vectors(Section):
     """How the vector list joins the fusion (see the pack); absent: it never does."""
 
     exact_max_vectors: int = 0
+    # Past the exact size, the sign prefilter (capy.semantic.sign_prefilter) up to this many;
+    # absent: the vector list is left out past the exact size.
+    approximate_max_vectors: int = 0
+    approximate_rescore_share: float = 0.0
     depth: int = 0
     min_similarity: float = 1.0
     min_similarity_alone: float = 1.0
