@@ -56,6 +56,8 @@ def run_hybrid_latency(
         "hybrid_p50_ms": metrics.percentile(hybrid, 0.50),
         "gated_open": len(opened),
         "exact_max_vectors": rules.view("search").vectors.exact_max_vectors,
+        "approximate_max_vectors": rules.view("search").vectors.approximate_max_vectors,
+        "approximate_rescore_share": rules.view("search").vectors.approximate_rescore_share,
     }
     if opened:
         row["gated_lexical_p95_ms"] = metrics.percentile([lexical[i] for i in opened], 0.95)
@@ -181,10 +183,19 @@ def latency_table(report: dict[str, Any]) -> Any:
             f"queries; their p95: lexical {fmt(report['gated_lexical_p95_ms'], 1)} ms, hybrid "
             f"{fmt(report['gated_hybrid_p95_ms'], 1)} ms"
         )
-    if report["vectors"] > report["exact_max_vectors"]:
+    if report["vectors"] > report.get("approximate_max_vectors", 0) and (
+        report["vectors"] > report["exact_max_vectors"]
+    ):
         table.notes.append(
-            f"{report['vectors']:,} vectors are more than the search pack's exact-search size "
-            f"({report['exact_max_vectors']:,}): the vector list is left out at this size"
+            f"{report['vectors']:,} vectors are more than the search pack allows "
+            f"({report['exact_max_vectors']:,} exact, {report.get('approximate_max_vectors', 0):,}"
+            " approximate): the vector list is left out at this size"
+        )
+    elif report["vectors"] > report["exact_max_vectors"]:
+        table.notes.append(
+            f"{report['vectors']:,} vectors are more than the exact-search size "
+            f"({report['exact_max_vectors']:,}): the sign prefilter scored "
+            f"{report['approximate_rescore_share']:.1%} of them exactly per query"
         )
     table.notes.append(
         f"{report['vectors']:,} random unit vectors, as many per chunk as its pieces (exact "

@@ -10,6 +10,15 @@ call's path unless vectors exist; the model loads lazily, once per process.
 from __future__ import annotations
 
 import importlib.util
+import os
+
+# numpy's OpenBLAS starts a thread per core for every matrix product. On a busy 2-core machine
+# those threads wait on each other: a product of 8,560 x 384 float32 rows by one query vector
+# took 28 ms with two threads and 4.5 ms with one; 100,000 rows 80 ms and 60 ms. The layer's
+# products are one query at a time, and the model runs on one thread for the same reason
+# (the semantic pack's `embedding.threads`). Set before numpy loads (every numpy import in capy
+# is under this package); a value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from capy.store.errors import StoreError
 

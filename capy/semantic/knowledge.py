@@ -257,8 +257,8 @@ class _Matrix:
     model_id: str = ""
     chunk_ids: Any = None  # np.ndarray of int64
     source_ids: Any = None
-    vectors: Any = None  # np.ndarray (n, dims): float32 searched exactly, float16 with `bits`
-    bits: Any = None  # the signs (capy.semantic.sign_prefilter) past the exact-search size
+    vectors: Any = None  # np.ndarray float32 (n, dims), searched exactly
+    index: Any = None  # instead, past the exact-search size: a sign_prefilter.SignIndex
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -283,7 +283,7 @@ def matrix(
     import numpy as np
 
     from capy.semantic.embedder import decode
-    from capy.semantic.sign_prefilter import sign_bits
+    from capy.semantic import sign_prefilter
 
     key = (f"{store.path}:{layout.vectors}", version)
     cached = _matrices.setdefault(key, _Matrix())
@@ -292,8 +292,8 @@ def matrix(
     ).fetchone()
     generation = generation[0] if generation else "0"
     with cached.lock:
-        if cached.generation != generation or (cached.bits is not None) != approximate:
-            cached.vectors = cached.bits = None  # the old matrix goes before the new one comes
+        if cached.generation != generation or (cached.index is not None) != approximate:
+            cached.vectors = cached.index = None  # the old matrix goes before the new one comes
             rows = store.conn.execute(
                 f"SELECT chunk_id, source_id, vector FROM {layout.vectors} WHERE model = ? "
                 "ORDER BY chunk_id, part",
@@ -303,8 +303,8 @@ def matrix(
             cached.source_ids = np.array([row[1] for row in rows], dtype=np.int64)
             vectors = decode([row[2] for row in rows], model.dimensions)
             del rows
-            if approximate:  # float16 rows, only a few rescored per query
-                cached.vectors, cached.bits = vectors.copy(), sign_bits(vectors)
+            if approximate:
+                cached.index = sign_prefilter.build(vectors)
             else:
                 cached.vectors = vectors.astype(np.float32)
             cached.generation = generation
@@ -327,8 +327,6 @@ def nearest_in_store(
     import numpy as np
 
     from capy.semantic import query_vectors
-    from capy.semantic.sign_prefilter import nearest_rows
-
     semantic = rules.view("semantic")
     settings = rules.view("search").vectors
     chosen = pieces_for(rules)
@@ -340,19 +338,19 @@ def nearest_in_store(
     if count == 0 or (approximate and count > settings.approximate_max_vectors):
         return []
     found = matrix(store, model, pieces.version, layout, approximate)
-    if found.vectors is None or len(found.vectors) == 0:
+    rows = found.index if found.index is not None else found.vectors
+    if rows is None or len(rows) == 0:
         return []
     query_vector = query_vectors.vector(model, semantic.embedding.threads, query)
     allowed = None if allowed_sources is None else _in_scope(found.source_ids, allowed_sources())
-    if found.bits is None:
+    if found.index is None:
         chunk_ids, scores = found.chunk_ids, found.vectors @ query_vector
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
     else:
-        kept = max(settings.depth, round(len(found.vectors) * settings.approximate_rescore_share))
-        rows = np.sort(nearest_rows(found.bits, query_vector, kept, allowed))
-        chunk_ids = found.chunk_ids[rows]
-        scores = found.vectors[rows].astype(np.float32) @ query_vector
+        kept = max(settings.depth, round(len(rows) * settings.approximate_rescore_share))
+        kept_rows, scores = found.index.scores(query_vector, kept, allowed)
+        chunk_ids = found.chunk_ids[kept_rows]
     if len(scores) == 0:
         return []
     # A chunk scores as its best piece: rows are ordered by chunk, so each chunk's pieces

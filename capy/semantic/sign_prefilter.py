@@ -1,36 +1,66 @@
-"""A bounded approximate vector search, held in memory only: past the search pack's exact size,
-each vector is also kept as its signs (one bit per dimension, 48 bytes for 384 dimensions), the
-query's signs are compared with every row's by Hamming distance, and only the `rescore` rows
-nearest by that count are scored exactly, from the float16 vectors.
+"""A bounded approximate vector search, held in memory only, for a store past the search pack's
+exact size: each vector is kept as its signs (one bit per dimension: 48 bytes for 384) and as
+int8 codes with a per-row scale (384 bytes); a query compares its signs with every row's by
+Hamming distance, and only the rows nearest by that count (a share the pack sets) are scored,
+on their int8 codes.
 
-Nothing is written anywhere: the bits are derived from the vectors read out of the encrypted
-store and live as long as the matrix they came from (the ANN libraries that answer faster
-write their index to disk unencrypted). The cost per query is a few passes over 48 bytes a
-row instead of a product over 768, and the result is exact for every row the prefilter keeps.
+Nothing is written anywhere: the index is derived from the vectors read out of the encrypted
+store and lives as long as the matrix it came from (the ANN libraries that answer faster write
+theirs to disk unencrypted). Per query it makes a few passes over 48 bytes a row instead of a
+product over 768, and rescoring int8 rows avoids numpy's slow float16 conversion (8,560 rows:
+about 1 ms against 13 ms on this project's 2-core machine under load). int8 with a per-row
+scale keeps cosines within about 0.001 of the float16 vectors'.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-_BLOCK = 65_536  # rows turned into bits at once (bounds the temporary boolean array)
+_BLOCK = 65_536  # rows encoded at once (bounds the temporary arrays)
+_INT8_MAX = 127
 
 
-def sign_bits(vectors: Any) -> Any:
-    """Each row's signs packed into 64-bit words, laid out word by word (words, rows), so that
-    every pass of the distance runs over one contiguous array."""
+@dataclass(frozen=True)
+class SignIndex:
+    bits: Any  # (words, rows) uint64: each row's signs, laid out word by word
+    codes: Any  # (rows, dims) int8
+    scales: Any  # (rows,) float32: a row is codes * scale
+
+    def __len__(self) -> int:
+        return len(self.scales)
+
+    def scores(self, query_vector: Any, count: int, allowed: Any = None) -> tuple[Any, Any]:
+        """(rows ascending, their scores against `query_vector`) for the `count` rows whose
+        signs differ least from the query's among the `allowed` rows (a mask; None: all)."""
+        import numpy as np
+
+        rows = np.sort(nearest_rows(self.bits, query_vector, count, allowed))
+        codes = np.take(self.codes, rows, axis=0).astype(np.float32)
+        return rows, (codes @ query_vector) * self.scales[rows]
+
+
+def build(vectors: Any) -> SignIndex:
+    """The index of float vectors (float16 as stored, or float32)."""
     import numpy as np
 
     rows, dims = vectors.shape
     words = -(-dims // 64)
     packed = np.zeros((rows, words * 8), dtype=np.uint8)
+    codes = np.zeros((rows, dims), dtype=np.int8)
+    scales = np.zeros(rows, dtype=np.float32)
     for start in range(0, rows, _BLOCK):
-        block = vectors[start : start + _BLOCK] > 0
-        packed[start : start + len(block), : -(-dims // 8)] = np.packbits(block, axis=1)
-    return np.ascontiguousarray(packed.view(np.uint64).T)
+        block = vectors[start : start + _BLOCK].astype(np.float32)
+        end = start + len(block)
+        packed[start:end, : -(-dims // 8)] = np.packbits(block > 0, axis=1)
+        most = np.abs(block).max(axis=1)
+        most[most == 0] = 1.0
+        codes[start:end] = np.rint(block * (_INT8_MAX / most)[:, None])
+        scales[start:end] = most / _INT8_MAX
+    return SignIndex(np.ascontiguousarray(packed.view(np.uint64).T), codes, scales)
 
 
-def query_bits(query_vector: Any) -> Any:
+def _query_bits(query_vector: Any) -> Any:
     import numpy as np
 
     dims = len(query_vector)
@@ -40,11 +70,11 @@ def query_bits(query_vector: Any) -> Any:
 
 
 def nearest_rows(bits: Any, query_vector: Any, count: int, allowed: Any = None) -> Any:
-    """Indices of (at least, on ties) the `count` rows whose signs differ least from the
-    query's, among the `allowed` rows (a boolean mask; None: every row)."""
+    """Indices of the `count` rows whose signs differ least from the query's, among the
+    `allowed` rows (a boolean mask; None: every row); fewer when fewer are allowed."""
     import numpy as np
 
-    wanted = query_bits(query_vector)
+    wanted = _query_bits(query_vector)
     distance = np.bitwise_count(bits[0] ^ wanted[0]).astype(np.uint16)
     for word in range(1, len(wanted)):
         distance += np.bitwise_count(bits[word] ^ wanted[word])

@@ -268,12 +268,13 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
 def test_the_sign_prefilter_keeps_the_rows_nearest_by_sign_within_scope() -> None:
     import numpy as np
 
-    from capy.semantic.sign_prefilter import nearest_rows, sign_bits
+    from capy.semantic.sign_prefilter import build, nearest_rows
 
     rng = np.random.default_rng(7)
     vectors = rng.standard_normal((500, 384)).astype(np.float16)
     query = vectors[42].astype(np.float32)
-    bits = sign_bits(vectors)
+    index = build(vectors)
+    bits = index.bits
     assert bits.shape == (6, 500)  # six 64-bit words a row, word by word
     kept = nearest_rows(bits, query, 20)
     assert len(kept) == 20 and 42 in kept  # the row itself differs in no sign
@@ -285,6 +286,10 @@ def test_the_sign_prefilter_keeps_the_rows_nearest_by_sign_within_scope() -> Non
     scoped = nearest_rows(bits, query, 20, allowed)
     assert len(scoped) == 20 and all(100 <= row < 200 for row in scoped)
     assert len(nearest_rows(bits, query, 20, np.zeros(500, dtype=bool))) == 0
+    rows, scores = index.scores(query, 500)  # every row, scored on its int8 codes
+    exact = vectors.astype(np.float32) @ query
+    assert list(rows) == list(range(500))
+    assert np.abs(scores - exact).max() < 0.01 * np.abs(exact).max()
 
 
 @needs_model
@@ -311,6 +316,8 @@ def test_past_the_exact_size_the_approximate_search_answers_as_exact_search_does
         index_now(store, RULES)
         exact = nearest_in_store(store, RULES, query, 5, None)
         assert exact
-        assert nearest_in_store(store, approximate, query, 5, None) == exact
+        close = nearest_in_store(store, approximate, query, 5, None)
+        assert [chunk for chunk, _ in close] == [chunk for chunk, _ in exact]
+        assert all(abs(a - b) < 0.002 for (_, a), (_, b) in zip(close, exact, strict=True))
         assert nearest_in_store(store, neither, query, 5, None) == []  # past both sizes
         assert nearest_in_store(store, approximate, query, 5, lambda: [-1]) == []  # no scope
