@@ -6,9 +6,7 @@ new chunking and a model change all put a source back in it (see migration 0008)
 source replaces its vectors and records it in one short transaction, so an interrupted run
 resumes where it stopped.
 
-Search keeps the current model's vectors in memory as one float32 matrix per database file,
-read again when `vector_generation` moves, and answers by one matrix-vector product: exact, no
-index written to disk, nothing unencrypted at rest.
+Search over these vectors is in capy.semantic.vector_search.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from capy.store.database import transaction
@@ -248,133 +246,7 @@ def _bump(conn: Any) -> None:
     )
 
 
-# --- exact search ---
-
-
-@dataclass
-class _Matrix:
-    generation: str | None = None
-    model_id: str = ""
-    chunk_ids: Any = None  # np.ndarray of int64
-    source_ids: Any = None
-    vectors: Any = None  # np.ndarray float32 (n, dims), searched exactly
-    index: Any = None  # instead, past the exact-search size: a sign_prefilter.SignIndex
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-_matrices: dict[tuple[str, str], _Matrix] = {}
-
-
 def vector_count(conn: Any, model_id: str, layout: Layout = KNOWLEDGE) -> int:
     return conn.execute(
         f"SELECT coalesce(sum(chunks), 0) FROM {layout.done} WHERE model = ?", (model_id,)
     ).fetchone()[0]
-
-
-def matrix(
-    store: Store,
-    model: EmbeddingModel,
-    version: str,
-    layout: Layout = KNOWLEDGE,
-    approximate: bool = False,
-) -> _Matrix:
-    """The current version's vectors of this database, read again when they changed (or when
-    the search they serve changed between exact and approximate)."""
-    import numpy as np
-
-    from capy.semantic.embedder import decode
-    from capy.semantic import sign_prefilter
-
-    key = (f"{store.path}:{layout.vectors}", version)
-    cached = _matrices.setdefault(key, _Matrix())
-    generation = store.conn.execute(
-        "SELECT value FROM meta WHERE key = 'vector_generation'"
-    ).fetchone()
-    generation = generation[0] if generation else "0"
-    with cached.lock:
-        if cached.generation != generation or (cached.index is not None) != approximate:
-            cached.vectors = cached.index = None  # the old matrix goes before the new one comes
-            rows = store.conn.execute(
-                f"SELECT chunk_id, source_id, vector FROM {layout.vectors} WHERE model = ? "
-                "ORDER BY chunk_id, part",
-                (version,),
-            ).fetchall()
-            cached.chunk_ids = np.array([row[0] for row in rows], dtype=np.int64)
-            cached.source_ids = np.array([row[1] for row in rows], dtype=np.int64)
-            vectors = decode([row[2] for row in rows], model.dimensions)
-            del rows
-            if approximate:
-                cached.index = sign_prefilter.build(vectors)
-            else:
-                cached.vectors = vectors.astype(np.float32)
-            cached.generation = generation
-        return cached
-
-
-def nearest_in_store(
-    store: Store,
-    rules: RuleSet,
-    query: str,
-    limit: int,
-    allowed_sources: Callable[[], Sequence[int]] | None,
-    layout: Layout = KNOWLEDGE,
-) -> list[tuple[int, float]]:
-    """(chunk id, -cosine) of the `limit` nearest chunks, best first (lower is better, as
-    bm25); [] when there are no vectors, more than the search pack allows, or nothing in
-    scope. Up to `exact_max_vectors` every vector is scored; past it, up to
-    `approximate_max_vectors`, only those the sign prefilter keeps. Raises SemanticError when
-    the model is missing or altered."""
-    import numpy as np
-
-    from capy.semantic import query_vectors
-    semantic = rules.view("semantic")
-    settings = rules.view("search").vectors
-    chosen = pieces_for(rules)
-    if chosen is None:
-        return []
-    model, pieces = chosen
-    count = vector_count(store.conn, pieces.version, layout)
-    approximate = count > settings.exact_max_vectors
-    if count == 0 or (approximate and count > settings.approximate_max_vectors):
-        return []
-    found = matrix(store, model, pieces.version, layout, approximate)
-    rows = found.index if found.index is not None else found.vectors
-    if rows is None or len(rows) == 0:
-        return []
-    query_vector = query_vectors.vector(model, semantic.embedding.threads, query)
-    allowed = None if allowed_sources is None else _in_scope(found.source_ids, allowed_sources())
-    if found.index is None:
-        chunk_ids, scores = found.chunk_ids, found.vectors @ query_vector
-        if allowed is not None:
-            scores = np.where(allowed, scores, -np.inf)
-    else:
-        kept = max(settings.depth, round(len(rows) * settings.approximate_rescore_share))
-        kept_rows, scores = found.index.scores(query_vector, kept, allowed)
-        chunk_ids = found.chunk_ids[kept_rows]
-    if len(scores) == 0:
-        return []
-    # A chunk scores as its best piece: rows are ordered by chunk, so each chunk's pieces
-    # are one run, reduced by maximum.
-    starts = np.flatnonzero(np.r_[True, chunk_ids[1:] != chunk_ids[:-1]])
-    best = np.maximum.reduceat(scores, starts)
-    ids = chunk_ids[starts]
-    limit = min(limit, len(best))
-    top = np.argpartition(-best, limit - 1)[:limit]
-    top = top[np.argsort(-best[top], kind="stable")]
-    return [
-        (int(ids[i]), -float(best[i]))
-        for i in top
-        if np.isfinite(best[i]) and best[i] >= settings.min_similarity
-    ]
-
-
-def _in_scope(source_ids: Any, allowed: Sequence[int]) -> Any:
-    """Which rows belong to an allowed source (None: every row does). Source ids are small
-    integers: a lookup table is one gather, where `np.isin` sorts every row."""
-    import numpy as np
-
-    table = np.zeros(int(source_ids.max(initial=0)) + 1, dtype=bool)
-    chosen = np.fromiter(allowed, dtype=np.int64)
-    table[chosen[(chosen >= 0) & (chosen < len(table))]] = True
-    mask = table[source_ids]
-    return None if mask.all() else mask

@@ -72,7 +72,8 @@ def nearest_messages(
     """Messages nearest `query` (Candidate.rank: the cosine), best first; [] without vectors
     or without the extra."""
     from capy.semantic import SemanticError, extra_installed
-    from capy.semantic.knowledge import VAULT, nearest_in_store
+    from capy.semantic.knowledge import VAULT
+    from capy.semantic.vector_search import nearest_in_store
 
     vault, rules = corpus.vault, corpus.rules
     conn = vault.conn

@@ -27,6 +27,8 @@ from capy.store.vocabulary import known_words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlcipher3
+
     from capy.rules import RuleSet
 
 _TABLES = {"porter": "chunks", "trigram": "chunks_trigram"}
@@ -209,7 +211,7 @@ class StoreCorpus:
         if scope is None or self.rules is None or not has_vectors(self.store.conn):
             return []
         from capy.semantic import SemanticError, extra_installed
-        from capy.semantic.knowledge import nearest_in_store
+        from capy.semantic.vector_search import nearest_in_store
 
         if not extra_installed():
             return []
@@ -223,7 +225,10 @@ class StoreCorpus:
             ]
 
         try:
-            found = nearest_in_store(self.store, self.rules, query, limit, in_scope)
+            everything = scope.covers_all(conn)
+            found = nearest_in_store(
+                self.store, self.rules, query, limit, None if everything else in_scope
+            )
         except SemanticError:  # search goes on lexically; doctor and status say why
             return []
         return [
@@ -348,6 +353,15 @@ class _Scope:
 
     allowed: tuple[str, list[object]]
     outside: tuple[str, list[object]] | None
+
+    def covers_all(self, conn: sqlcipher3.Connection) -> bool:
+        """Whether every source is in scope (the usual case: then the vector list needs no
+        list of allowed sources: read from 5,700 sources it cost half as much as the search)."""
+        if self.outside is None:
+            return True
+        outside, params = self.outside
+        sql = f"SELECT NOT EXISTS (SELECT 1 FROM sources WHERE {outside})"
+        return bool(conn.execute(sql, params).fetchone()[0])
 
     def condition(self) -> tuple[str, list[object]]:
         """A condition on a matched chunk's rowid. The source test costs as much per matching

@@ -297,8 +297,8 @@ def test_past_the_exact_size_the_approximate_search_answers_as_exact_search_does
     from dataclasses import replace
 
     from capy.rules.views.base import with_fields
-    from capy.semantic.knowledge import nearest_in_store
     from capy.semantic.service import index_now
+    from capy.semantic.vector_search import nearest_in_store
 
     search = RULES.view("search")
 
