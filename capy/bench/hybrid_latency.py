@@ -3,7 +3,9 @@ chunks (the `capy bench perf` latency store): every query timed lexical-only (th
 vectors yet), then again once every chunk has a vector.
 
 The vectors are random unit vectors (float16, as stored), not the model's: exact search costs
-the same whatever the values, and embedding 100,000 chunks would take hours of CPU. Each chunk
+the same whatever the values, and so does the sign prefilter that the search pack uses past its
+exact size (a count per row, then a share of the rows scored), and embedding 100,000 chunks
+would take hours of CPU. Each chunk
 gets as many as the pack's piece cutting gives its text (a long chunk is several pieces). The query
 is embedded by the real model on every search, as in use. The gate decides per query whether
 the vector list runs at all (an AND hit needs none), so p95 is given over every query and over

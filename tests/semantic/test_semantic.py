@@ -321,3 +321,19 @@ def test_past_the_exact_size_the_approximate_search_answers_as_exact_search_does
         assert all(abs(a - b) < 0.002 for (_, a), (_, b) in zip(close, exact, strict=True))
         assert nearest_in_store(store, neither, query, 5, None) == []  # past both sizes
         assert nearest_in_store(store, approximate, query, 5, lambda: [-1]) == []  # no scope
+
+
+@needs_model
+def test_a_source_filter_keeps_the_vector_list_in_scope() -> None:
+    from capy.semantic.service import index_now
+
+    other = "# Stopping\n\nTo halt the daemon, send it SIGTERM and wait for the workers.\n"
+    query = "how do I halt the daemon"
+    with scratch_store() as store:
+        index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
+        index_content(store, other, label="other.md", kind="durable", rules=RULES)
+        index_now(store, RULES)
+        (everywhere,) = search_store(store, [query], rules=RULES)
+        assert {hit.source_label for hit in everywhere.hits} >= {"other.md"}
+        (scoped,) = search_store(store, [query], rules=RULES, source="doc.md")
+        assert scoped.hits and {hit.source_label for hit in scoped.hits} == {"doc.md"}
