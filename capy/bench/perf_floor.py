@@ -63,7 +63,8 @@ def _candidates(cap: int):
 def time_floor(documents: Sequence[str], chunked: Sequence[Sequence[Any]]) -> float:
     """Seconds to insert the documents and their chunks in one transaction into a fresh store."""
     from capy.bench.scratch import open_scratch_store, scratch_directory
-    from capy.store import chunk_rowid, transaction
+    from capy.store import transaction
+    from capy.store.chunkstore import insert_chunk_rows
 
     with scratch_directory() as directory, open_scratch_store(directory, "floor.db") as store:
         conn = store.conn
@@ -71,23 +72,8 @@ def time_floor(documents: Sequence[str], chunked: Sequence[Sequence[Any]]) -> fl
         started = time.perf_counter()
         with transaction(conn):
             for source_id, (document, chunks) in enumerate(zip(documents, chunked, strict=True), 1):
-                rows = [
-                    (
-                        chunk_rowid(source_id, ordinal),
-                        chunk.title,
-                        chunk.content,
-                        source_id,
-                        ordinal,
-                    )
-                    for ordinal, chunk in enumerate(chunks)
-                ]
                 conn.execute("INSERT INTO floor_documents VALUES (?, ?)", (source_id, document))
-                for table in ("chunks", "chunks_trigram"):
-                    conn.executemany(
-                        f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        rows,
-                    )
+                insert_chunk_rows(conn, source_id, chunks)
         return time.perf_counter() - started
 
 
