@@ -54,10 +54,12 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     linked = {program for term in query for program in graph.get(term, ())} - query
     linked_weight = budget.get("graph_weight", 0.0)
     other = budget.get("unanchored_weight", 1.0)
-    frequency: dict[str, int] = {}
-    for record in records:
-        for term in record["terms"]:
-            frequency[term] = frequency.get(term, 0) + 1
+    # The prompt part of the digest counts them when it is written; the full digest does not.
+    frequency: dict[str, int] = digest.get("frequency") or {}
+    if not frequency:
+        for record in records:
+            for term in record["terms"]:
+                frequency[term] = frequency.get(term, 0) + 1
     total = len(records)
 
     def idf(term: str) -> float:

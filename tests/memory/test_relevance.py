@@ -50,3 +50,36 @@ def test_a_record_needs_its_own_stems_or_its_task_again(store, project):
     assert _texts(digest, "release the lexer crate") == [publish]
     # "make" (the record's own `make`) and "table" (its task's): one weak hint of each.
     assert _texts(digest, "make the table rows clickable") == []
+
+
+def test_the_prompt_part_of_the_digest_ranks_as_the_full_digest_does(store, project):
+    from memory_helpers import push_episode
+
+    from capy.memory.digest import PROMPT
+
+    store.write(push_episode("s1", 1))
+    store.write(
+        [
+            prompt("s2", "release the parser crate", "2026-05-02T10:00:00Z"),
+            prompt(
+                "s2",
+                "I told you to always do `cargo publish --dry-run` first, let me publish myself.",
+                "2026-05-02T10:00:01Z",
+            ),
+        ]
+    )
+    [path] = learn(store, now=NOW).digests
+    data_dir = os.path.dirname(os.path.dirname(path))
+    full = read_digest(data_dir, str(project))
+    part = read_digest(data_dir, str(project), PROMPT)
+    assert part is not None and "wrappers" not in part
+    gate = full["prompt"]["min_confidence"]
+    counted: dict[str, int] = {}
+    for record in full["records"]:
+        if record["confidence"] >= gate:
+            for term in record["terms"]:
+                counted[term] = counted.get(term, 0) + 1
+    assert part["frequency"] == counted
+    for said in ("push the login-form branch", "publish the parser crate", "center the card"):
+        assert _texts(part, said) == _texts(full, said)
+    assert _texts(part, "publish the parser crate")
