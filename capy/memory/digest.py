@@ -26,11 +26,9 @@ DIGEST_FORMAT = 2
 BLOCKING = "blocking"
 
 
-# UserPromptSubmit reads its own file too: the records the prompt gate lets through, only the
-# fields relevance reads, and how many of them hold each stem, computed once here, not per prompt.
+# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it): parsing the
+# full digest's thousands of small strings cost the hook more than all of its ranking.
 PROMPT = "prompt"
-PROMPT_FIELDS = ("id", "type", "text", "confidence", "terms", "anchors", "pairs")
-PROMPT_OPTIONAL = ("task_terms", "task_only")
 
 
 def digest_path(data_dir: str, project: str, part: str = "") -> str:
@@ -56,6 +54,8 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
     """Write the digest and its blocking part (first, so a hook never blocks by a newer
     full digest's absent record); returns the full digest's path."""
     _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
+    from capy.memory.inject import prompt_part
+
     _write(digest_path(data_dir, project, PROMPT), prompt_part(digest))
     path = digest_path(data_dir, project)
     _write(path, digest)
@@ -74,32 +74,6 @@ def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
         ],
         "blocking": digest["blocking"],
         "wrappers": digest["wrappers"],
-    }
-
-
-def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
-    """What UserPromptSubmit reads: the records above the prompt gate, their stems and the
-    number of those records holding each stem (capy.memory.inject.relevant)."""
-    gate = digest["prompt"]["min_confidence"]
-    records = []
-    frequency: dict[str, int] = {}
-    for record in digest["records"]:
-        if record["confidence"] < gate:
-            continue
-        kept = {key: record[key] for key in PROMPT_FIELDS}
-        kept.update({key: record[key] for key in PROMPT_OPTIONAL if record.get(key)})
-        records.append(kept)
-        for term in record["terms"]:
-            frequency[term] = frequency.get(term, 0) + 1
-    return {
-        "format": digest["format"],
-        "project": digest["project"],
-        "records": records,
-        "frequency": frequency,
-        "graph": digest["graph"],
-        "stopwords": digest["stopwords"],
-        "chars_per_token": digest["chars_per_token"],
-        "prompt": digest["prompt"],
     }
 
 

@@ -8,15 +8,16 @@ import os
 from memory_helpers import prompt
 
 from capy.memory import learn
-from capy.memory.digest import read_digest
-from capy.memory.inject import relevant
+from capy.memory.digest import PROMPT, read_digest
+from capy.memory.inject import prompt_part, relevant
 
 NOW = 1_777_939_200.0  # 2026-05-05
 
 
 def _digest(store, project) -> dict:
+    """The digest's prompt part, as UserPromptSubmit reads it."""
     [path] = learn(store, now=NOW).digests
-    return read_digest(os.path.dirname(os.path.dirname(path)), str(project))
+    return read_digest(os.path.dirname(os.path.dirname(path)), str(project), PROMPT)
 
 
 def _texts(digest: dict, said: str) -> list[str]:
@@ -52,10 +53,10 @@ def test_a_record_needs_its_own_stems_or_its_task_again(store, project):
     assert _texts(digest, "make the table rows clickable") == []
 
 
-def test_the_prompt_part_of_the_digest_ranks_as_the_full_digest_does(store, project):
-    from memory_helpers import push_episode
+def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
+    import math
 
-    from capy.memory.digest import PROMPT
+    from memory_helpers import push_episode
 
     store.write(push_episode("s1", 1))
     store.write(
@@ -72,14 +73,15 @@ def test_the_prompt_part_of_the_digest_ranks_as_the_full_digest_does(store, proj
     data_dir = os.path.dirname(os.path.dirname(path))
     full = read_digest(data_dir, str(project))
     part = read_digest(data_dir, str(project), PROMPT)
-    assert part is not None and "wrappers" not in part
-    gate = full["prompt"]["min_confidence"]
-    counted: dict[str, int] = {}
-    for record in full["records"]:
-        if record["confidence"] >= gate:
-            for term in record["terms"]:
-                counted[term] = counted.get(term, 0) + 1
-    assert part["frequency"] == counted
-    for said in ("push the login-form branch", "publish the parser crate", "center the card"):
-        assert _texts(part, said) == _texts(full, said)
-    assert _texts(part, "publish the parser crate")
+    assert part == prompt_part(full) and "wrappers" not in part
+    gated = [
+        item for item in full["records"] if item["confidence"] >= full["prompt"]["min_confidence"]
+    ]
+    assert [item["id"] for item in part["records"]] == [item["id"] for item in gated]
+    for term, count in part["frequency"].items():
+        assert count == sum(term in item["terms"] for item in gated)
+        idf = math.log(1 + (len(gated) - count + 0.5) / (count + 0.5))
+        assert part["idf_by_count"][count] == idf
+    assert [item["text"] for item in relevant(part, "publish the parser crate")] == [
+        "I told you to always do `cargo publish --dry-run` first, let me publish myself."
+    ]
