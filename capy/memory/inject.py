@@ -25,13 +25,13 @@ def session_start_text(digest: dict[str, Any]) -> tuple[str, list[str]]:
         for record in digest["records"]
         if record["type"] in wanted and record["confidence"] >= budget["min_confidence"]
     ]
-    chosen.sort(key=lambda record: (-record["confidence"], record["id"]))
+    chosen = _distinct(sorted(chosen, key=lambda record: (-record["confidence"], record["id"])))
     return _fit(chosen[: budget["max_records"]], budget["max_tokens"], digest)
 
 
 def prompt_text(part: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
     """What UserPromptSubmit says for `prompt`, from the digest's prompt part (`prompt_part`)."""
-    ranked = relevant(part, prompt)
+    ranked = _distinct(relevant(part, prompt))
     budget = part["prompt"]
     return _fit(ranked[: budget["max_records"]], budget["max_tokens"], part)
 
@@ -154,6 +154,18 @@ def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:
     """The prompt asks for the task again: `need` of its stems, and `overlap` of them."""
     again = shared.intersection(task)
     return len(again) >= need and len(again) >= overlap * len(task)
+
+
+def _distinct(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first record of each text: an extractive principle says what its most central member
+    says, and the two must not take two of the few slots."""
+    seen: set[str] = set()
+    kept = []
+    for record in records:
+        if record["text"] not in seen:
+            seen.add(record["text"])
+            kept.append(record)
+    return kept
 
 
 def _fit(

@@ -85,3 +85,24 @@ def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
     assert [item["text"] for item in relevant(part, "publish the parser crate")] == [
         "I told you to always do `cargo publish --dry-run` first, let me publish myself."
     ]
+
+
+def test_a_principle_and_its_central_member_take_one_slot(store, project):
+    from capy.memory.inject import prompt_text
+
+    said = [
+        "Always run the pytest suite with -x before you commit.",
+        "Please always run the pytest suite with -x -q when checking a pull request.",
+        "From now on, run the pytest suite with -x first.",
+    ]
+    store.write(
+        [prompt(f"s{day}", text, f"2026-05-0{day}T10:00:00Z") for day, text in enumerate(said, 1)]
+    )
+    part = _digest(store, project)
+    ranked = relevant(part, "run the pytest suite")
+    texts = [record["text"] for record in ranked]
+    assert len(texts) > len(set(texts))  # the principle repeats a member's sentence
+    _text, shown = prompt_text(part, "run the pytest suite")
+    shown_texts = [next(r["text"] for r in ranked if r["id"] == item) for item in shown]
+    assert len(shown_texts) == len(set(shown_texts)) == 3
+    assert next(r["type"] for r in ranked if r["id"] == shown[0]) == "principle"
