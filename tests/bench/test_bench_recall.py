@@ -62,7 +62,7 @@ def test_evidence_recall_counts_the_share_found_within_k():
 
 
 def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path):
-    from capy.bench.recall_checks import scale_check
+    from capy.bench.recall_scale import scale_check
 
     path = _locomo(tmp_path, "conv-26")
     scale = scale_check(40, path)
