@@ -43,7 +43,13 @@ def lexical_list(
 ) -> LexicalList:
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
     chunk = settings.chunk_weights
-    corpus = sql.CapsuleCorpus(conn, scope, weights=(chunk.title, chunk.content))
+    corpus = sql.CapsuleCorpus(
+        conn,
+        scope,
+        weights=(chunk.title, chunk.content),
+        essential_rows=search_pack.bm25.essential_rows,
+        window=search_pack.bm25.rank_window,
+    )
     rules = _widened(search_pack, settings.candidates)
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}
