@@ -22,17 +22,23 @@ _POPCOUNT: Any = None
 @dataclass(frozen=True)
 class SignBits:
     mean: Any  # np.ndarray float32 (dims,): the centre the bits are taken against
-    bits: Any  # np.ndarray uint8 (rows, ceil(dims / 8)): packed signs of the centred rows
+    # np.ndarray (words, rows): the packed signs of the centred rows, one machine word (eight
+    # bytes, or one byte when the dimensions do not fill words) per row and column. Column
+    # by column, each step is one vector operation over every row: summing a (rows, 6) array
+    # along its short axis cost six times as much.
+    words: Any
 
     def nearest_rows(self, query_vector: Any, count: int) -> Any:
         """Indices of the `count` rows nearest `query_vector` in bits (unordered)."""
         import numpy as np
 
-        rows = len(self.bits)
+        rows = self.words.shape[1] if self.words.ndim == 2 else 0
         if count >= rows:
             return np.arange(rows)
-        wanted = np.packbits(query_vector - self.mean > 0)
-        distance = _popcount(np.bitwise_xor(self.bits, wanted))
+        wanted = _as_words(np.packbits(query_vector - self.mean > 0)[None, :])[:, 0]
+        distance = np.zeros(rows, dtype=np.uint16)
+        for column, word in zip(self.words, wanted, strict=True):
+            distance += _popcount(np.bitwise_xor(column, word))
         return np.argpartition(distance, count)[:count]
 
 
@@ -41,22 +47,28 @@ def sign_bits(vectors: Any) -> SignBits:
     import numpy as np
 
     mean = vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
-    bits = np.packbits(vectors > mean, axis=1) if len(vectors) else np.zeros((0, 0), np.uint8)
-    return SignBits(mean, bits)
+    packed = np.packbits(vectors > mean, axis=1)
+    return SignBits(mean, _as_words(packed))
 
 
-def _popcount(xored: Any) -> Any:
-    """Set bits per row of a uint8 matrix, as uint16."""
+def _as_words(packed: Any) -> Any:
+    """(rows, bytes) packed bits as (words, rows): eight bytes a word when they divide."""
     import numpy as np
 
-    if len(xored) == 0:
-        return np.zeros(0, dtype=np.uint16)
-    width = xored.shape[1]
+    packed = np.ascontiguousarray(packed)
+    if packed.shape[1] % 8 == 0:
+        packed = packed.view(np.uint64)
+    return np.ascontiguousarray(packed.T)
+
+
+def _popcount(words: Any) -> Any:
+    """Set bits of each word, as uint16."""
+    import numpy as np
+
     if hasattr(np, "bitwise_count"):
-        if width % 8 == 0:  # eight bytes at a time: one count per machine word
-            xored = np.ascontiguousarray(xored).view(np.uint64)
-        return np.bitwise_count(xored).sum(axis=1, dtype=np.uint16)
+        return np.bitwise_count(words).astype(np.uint16)
     global _POPCOUNT
     if _POPCOUNT is None:
         _POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(1)
-    return _POPCOUNT[xored].sum(axis=1, dtype=np.uint16)
+    as_bytes = words.view(np.uint8).reshape(len(words), words.itemsize)
+    return _POPCOUNT[as_bytes].sum(axis=1, dtype=np.uint16)
