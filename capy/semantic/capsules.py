@@ -69,17 +69,44 @@ class CapsuleVectors:
         self._min_similarity = min_similarity
         # (exact rows, shortlist rows): past the first, only the second are scored exactly.
         self._exact_rows, self._shortlist_rows = bounds
+        self._pool: Any = None  # one worker thread, made on the first `start`
+        self._pending: tuple[str, Any] | None = None  # (query, future of its vector)
+
+    def start(self, conn: Any, query: str) -> None:
+        """Begin embedding `query` on a worker thread, when the log has vectors to compare it
+        with: the model runs while recall's other lists read the log (ONNX Runtime and SQLite
+        both release the GIL), and `nearest` for the same query waits for it."""
+        from capy.semantic.capsule_matrix import capsule_matrix
+
+        if capsule_matrix(conn, self.model_id, self._model.dimensions, self._exact_rows) is None:
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="capy-recall-embed")
+        self._pending = (query, self._pool.submit(self._embed, query))
+
+    def _embed(self, query: str) -> Any:
+        from capy.semantic.embedder import shared_embedder
+
+        return shared_embedder(self._model, self._threads).vectors([query])[0]
+
+    def _query_vector(self, query: str) -> Any:
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] == query:
+            return pending[1].result()
+        return self._embed(query)
 
     def nearest(self, conn: Any, query: str, scope: Any, limit: int) -> list[int]:
         from capy.capsules.sqlite.recall import in_scope
         from capy.semantic.capsule_matrix import capsule_matrix
-        from capy.semantic.embedder import shared_embedder
 
         dims = self._model.dimensions
         matrix = capsule_matrix(conn, self.model_id, dims, self._exact_rows)
         if matrix is None or limit < 1:
+            self._pending = None
             return []
-        query_vector = shared_embedder(self._model, self._threads).vectors([query])[0]
+        query_vector = self._query_vector(query)
         numbers, scores = matrix.best(query_vector, self._shortlist_rows)
         close = scores >= self._min_similarity
         numbers, scores = numbers[close], scores[close]
