@@ -18,7 +18,7 @@ from capy.capsules.model import Scope
 from capy.retrieval import Candidate, SearchFilters
 from capy.store.budget import CpuBudget
 from capy.store.database import read_snapshot
-from capy.store.disjunction import top_of_any
+from capy.store.disjunction import bm25_statement, ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 
 _TABLES = {"porter": "capsule_chunks", "trigram": "capsule_chunks_trigram"}
@@ -95,7 +95,7 @@ class CapsuleCorpus:
         self.weights = weights
         self.essential_rows = essential_rows
         self.window = window
-        self._condition = scope.condition(conn, f"(c.rowid >> {CHUNK_ORDINAL_BITS})")
+        self._conditions: dict[str, tuple[str, list[object]]] = {}  # by table
 
     def match(
         self,
@@ -119,20 +119,17 @@ class CapsuleCorpus:
             return self._scores(table, expression, window, most, fetch)
 
         with read_snapshot(self.conn):
-            top = None
-            if len(any_of) > 1:
-                top = top_of_any(
-                    table,
-                    any_of,
-                    limit,
-                    window=self.window,
-                    essential_rows=self.essential_rows,
-                    fetch=fetch,
-                    rank=rank,
-                    database=_database(self.conn),
-                )
-            if top is None:
-                top = rank(fts_query, self.window, limit)
+            top = ranked_top(
+                table,
+                fts_query,
+                any_of,
+                limit,
+                window=self.window,
+                essential_rows=self.essential_rows,
+                fetch=fetch,
+                rank=rank,
+                database=_database(self.conn),
+            )
             return self._read(table, top or [])
 
     def _scores(
@@ -145,19 +142,12 @@ class CapsuleCorpus:
     ) -> list[tuple[int, float]] | None:
         """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
         `window` matches only (None: all), the best `most` of them (None: all)."""
-        condition, params = self._condition
-        sql = f"""SELECT c.rowid AS rowid, bm25({table}, ?, ?) AS score
-                    FROM {table} AS c
-                   WHERE {table} MATCH ? AND {condition}"""
-        values: list[object] = [*self.weights, expression, *params]
-        if window is not None:  # FTS5 walks the match newest first and stops after the window
-            sql = f"SELECT rowid, score FROM ({sql} ORDER BY c.rowid DESC LIMIT ?) AS c"
-            values.append(window)
-        if most is not None:
-            sql += " ORDER BY score, c.rowid LIMIT ?"
-            values.append(most)
-        rows = fetch(sql, values)
-        return None if rows is None else [(int(rowid), float(score)) for rowid, score in rows]
+        condition = self._conditions.get(table)
+        if condition is None:
+            column = f"({table}.rowid >> {CHUNK_ORDINAL_BITS})"
+            condition = self._conditions[table] = self.scope.condition(self.conn, column)
+        sql, values = bm25_statement(table, self.weights, expression, condition, window, most)
+        return fetch(sql, values)
 
     def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
         """The ranked rows as candidates, in their order (large chunks are read for the few
