@@ -77,7 +77,13 @@ def answer_sections(
 
 def reports_problems(stored: str, rules: RuleSet) -> bool:
     """Whether the output holds lines of the severities the reply lists (errors, failures)."""
-    return bool(_Excerpt(stored, rules).problems)
+    return bool(problem_lines(stored, rules))
+
+
+def problem_lines(stored: str, rules: RuleSet) -> list[str]:
+    """The lines of the severities the reply lists (errors, failures), each message once."""
+    whole = _Excerpt(stored, rules)
+    return [whole.lines[line] for line in sorted(whole.problems)]
 
 
 def _ranked_hits(
