@@ -310,10 +310,29 @@ class _Excerpt:
         data = text.encode("utf-8")
         if len(data) <= cap:
             return text
+        shown = self._windows(line, text)
+        if shown is not None:
+            return shown
         first = len(text[: self.first_match.get(line, 0)].encode("utf-8"))
         start = max(0, min(first - cap // 3, len(data) - cap))
         piece = data[start : start + cap].decode("utf-8", "ignore")
         return (GAP if start else "") + piece + (GAP if start + cap < len(data) else "")
+
+    def _windows(self, line: int, text: str) -> str | None:
+        """The line as windows around its rarest matches (`capy.api.line_windows`)."""
+        from capy.api.line_windows import line_windows
+
+        begin = self.starts[line]
+        end = begin + len(text)
+        matches = [
+            (start - begin, stop - begin, self.weights[term][1])
+            for term, spans in enumerate(self.spans)
+            if term < len(self.weights)
+            for start, stop in spans
+            if begin <= start < end
+        ]
+        shape = self.budget.long_lines
+        return line_windows(text, matches, windows=shape.windows, window_bytes=shape.window_bytes)
 
     def join(self, numbers: list[int]) -> str:
         out, previous = [], None

@@ -1,0 +1,50 @@
+"""Intent replies on a real output printed as one long line that is not JSON records (issue
+#17, failure class 1): a JUnit XML report, 17 KB on one line. Its answers sit deep inside the
+line, far from the first match, so one byte window around the first match showed none of
+them. Everything runs for real: `capy_execute`'s library call on `cat` of the dev-half file of
+fixtures/niah-real, a real encrypted store, the reply as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from capy.api.execute import execute_code
+from capy.api.line_windows import line_windows
+from capy.api.workspace import Workspace
+from capy.bench.niah_real_set import load_real_set
+
+SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
+
+
+def _ask(project_dir: Path, intent_id: str):
+    for output in load_real_set(SET).outputs:
+        for intent in output.intents:
+            if intent.intent_id == intent_id:
+                assert output.half == "dev", f"{intent_id} is in the held half"
+                code = f"cat {shlex.quote(str(output.path.resolve()))}"
+                workspace = Workspace(project_dir)
+                reply = execute_code(workspace, language="shell", code=code, intent=intent.intent)
+                return reply.text, intent
+    raise AssertionError(f"no intent {intent_id} in the set")
+
+
+def test_a_one_line_junit_report_shows_the_skipped_tests_deep_inside_it(project_dir):
+    text, intent = _ask(project_dir, "junit-six-01")
+    assert all(needle in text for needle in intent.needles), text
+    assert len(text.encode("utf-8")) < 4096
+
+
+def test_windows_go_to_the_rarest_matches_in_line_order():
+    text = "a" * 50 + "common" + "b" * 500 + "rare" + "c" * 500 + "common" + "d" * 500 + "rare"
+    matches = [(50, 56, 0.1), (556, 560, 2.0), (1060, 1066, 0.1), (1566, 1570, 2.0)]
+    shown = line_windows(text, matches, windows=2, window_bytes=60)
+    assert shown is not None
+    assert shown.count("rare") == 2 and "common" not in shown
+    assert shown.startswith("…") and shown.count("…") == 2  # before, and between the windows
+
+
+def test_one_window_holding_every_match_leaves_the_cut_to_the_caller():
+    assert line_windows("x" * 100 + "rare" + "y" * 900, [(100, 104, 1.0)], windows=3,
+                        window_bytes=60) is None  # fmt: skip
