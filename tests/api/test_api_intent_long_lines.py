@@ -7,31 +7,12 @@ fixtures/niah-real, a real encrypted store, the reply as the agent reads it.
 
 from __future__ import annotations
 
-import shlex
-from pathlib import Path
-
-from capy.api.execute import execute_code
 from capy.api.line_windows import line_windows
-from capy.api.workspace import Workspace
-from capy.bench.niah_real_set import load_real_set
-
-SET = Path(__file__).parents[2] / "fixtures" / "niah-real"
-
-
-def _ask(project_dir: Path, intent_id: str):
-    for output in load_real_set(SET).outputs:
-        for intent in output.intents:
-            if intent.intent_id == intent_id:
-                assert output.half == "dev", f"{intent_id} is in the held half"
-                code = f"cat {shlex.quote(str(output.path.resolve()))}"
-                workspace = Workspace(project_dir)
-                reply = execute_code(workspace, language="shell", code=code, intent=intent.intent)
-                return reply.text, intent
-    raise AssertionError(f"no intent {intent_id} in the set")
+from tests.niah_real_helpers import ask
 
 
 def test_a_one_line_junit_report_shows_the_skipped_tests_deep_inside_it(project_dir):
-    text, intent = _ask(project_dir, "junit-six-01")
+    text, intent = ask(project_dir, "junit-six-01", "positive")
     assert all(needle in text for needle in intent.needles), text
     assert len(text.encode("utf-8")) < 4096
 
