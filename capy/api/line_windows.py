@@ -3,10 +3,11 @@
 A report printed as one line (a JUnit XML file, minified HTML, a long log or JSON-lines entry
 that is not records) holds its answers anywhere along the line: the two `<skipped>` elements
 of a 17 KB JUnit report sit deep inside, while the first match of "tests" is at its start.
-Here the line's matches are ranked by their term's rarity (the reply's line weights, and among
-equals the term the line holds fewer times), each chosen match gets a window of the executor
-pack's `long_lines.window_bytes` (a third before it, the rest after), and up to
-`long_lines.windows` windows are shown in the line's order, `…` marking what is left out.
+Here the line keeps the one window it had (around its first match), and its other matches are
+ranked by their term's rarity (the reply's line weights, and among equals the term the line
+holds fewer times): each chosen match gets a window of the executor pack's
+`long_lines.window_bytes` (a third before it, the rest after), up to `long_lines.windows`
+windows in all, shown in the line's order, `…` marking what is left out.
 """
 
 from __future__ import annotations
@@ -22,17 +23,20 @@ def line_windows(
     *,
     windows: int,
     window_bytes: int,
+    first_bytes: int,
 ) -> str | None:
     """`text` cut to windows around `matches` ((start, end, weight) in characters, weight
-    the term's), or None when one window holds every chosen match (the caller's own cut)."""
+    the term's), or None when one window holds every chosen match (the caller's own cut).
+    The first window is the caller's own cut, `first_bytes` around the first match, so the
+    windows only ever add to what one window showed."""
     if windows < 2 or not matches:
         return None
     # A term the line holds fewer times tells more about where in it the answer is.
-    held = {}
+    held: dict[float, int] = {}
     for _, _, weight in matches:
         held[weight] = held.get(weight, 0) + 1
     ordered = sorted(matches, key=lambda m: (-m[2], held[m[2]], m[0]))
-    chosen: list[tuple[int, int]] = []
+    chosen = [_window(text, min(start for start, _, _ in matches), first_bytes)]
     for start, end, _ in ordered:
         if any(a <= start and end <= b for a, b in chosen):
             continue

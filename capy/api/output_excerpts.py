@@ -332,7 +332,13 @@ class _Excerpt:
             if begin <= start < end
         ]
         shape = self.budget.long_lines
-        return line_windows(text, matches, windows=shape.windows, window_bytes=shape.window_bytes)
+        return line_windows(
+            text,
+            matches,
+            windows=shape.windows,
+            window_bytes=shape.window_bytes,
+            first_bytes=self.budget.max_line_bytes,
+        )
 
     def join(self, numbers: list[int]) -> str:
         out, previous = [], None

@@ -20,12 +20,13 @@ def test_a_one_line_junit_report_shows_the_skipped_tests_deep_inside_it(project_
 def test_windows_go_to_the_rarest_matches_in_line_order():
     text = "a" * 50 + "common" + "b" * 500 + "rare" + "c" * 500 + "common" + "d" * 500 + "rare"
     matches = [(50, 56, 0.1), (556, 560, 2.0), (1060, 1066, 0.1), (1566, 1570, 2.0)]
-    shown = line_windows(text, matches, windows=2, window_bytes=60)
+    shown = line_windows(text, matches, windows=3, window_bytes=60, first_bytes=60)
     assert shown is not None
-    assert shown.count("rare") == 2 and "common" not in shown
-    assert shown.startswith("…") and shown.count("…") == 2  # before, and between the windows
+    # The first match's window (the one window shown before), then the rarest matches'.
+    assert shown.count("rare") == 2 and shown.count("common") == 1
+    assert shown.startswith("…a") and shown.count("…") == 3  # before, and between windows
 
 
 def test_one_window_holding_every_match_leaves_the_cut_to_the_caller():
     assert line_windows("x" * 100 + "rare" + "y" * 900, [(100, 104, 1.0)], windows=3,
-                        window_bytes=60) is None  # fmt: skip
+                        window_bytes=60, first_bytes=60) is None  # fmt: skip
