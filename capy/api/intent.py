@@ -118,12 +118,10 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
     # Over an output of a chunk or two a word's rarity says little, so the relevance floor
     # (tuned on long output) would turn away a many-worded question the output answers in its
     # own words. Here only sure signs count: the run says it ran clean, a name the intent asks
-    # about is nowhere, or no word of the intent is anywhere; or the output spans enough
-    # chunks (`floor_min_chunks`) for the floor to hold. A tally-only reply would be a cut
-    # of what is shown whole anyway.
-    floor_holds = len(chunks) >= judged.budget.floor_min_chunks
+    # about is nowhere, or no word of the intent is anywhere. A tally-only reply would be a
+    # cut of what is shown whole anyway.
     sure = judged.short == _CLEAN or (
-        judged.short == _NOTHING and (judged.absent or judged.relevance == 0 or floor_holds)
+        judged.short == _NOTHING and (judged.absent or judged.relevance == 0)
     )
     return judged.render(indexed, stored, terms) if sure else None
 

@@ -91,13 +91,7 @@ def test_an_output_that_reports_failures_still_lists_them_below_the_floor(projec
 
 
 @pytest.mark.parametrize(
-    "intent_id",
-    [
-        "pylint-more-itertools-recipes-05",
-        "node-test-spec-fastify-plugin-04",
-        # 4 KB of collection errors in 20 chunks: enough chunks for the floor to hold.
-        "pytest-tabulate-durations-03",
-    ],
+    "intent_id", ["pylint-more-itertools-recipes-05", "node-test-spec-fastify-plugin-04"]
 )
 def test_a_short_output_without_the_answer_is_not_handed_back_whole(project_dir, intent_id):
     # Under the intent threshold the output used to come back whole whatever was asked: 2-3 KB

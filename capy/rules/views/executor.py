@@ -234,8 +234,6 @@ class IntentReply(Section):
     max_line_bytes: int
     max_terms: int
     relevance_floor: float
-    # Output under the intent threshold is held to the floor only over this many chunks.
-    floor_min_chunks: int = 1000
     nothing_matched_bytes: int
     line_weights: LineWeights
     records: RecordLines
