@@ -6,10 +6,11 @@ Mean pooling over the last hidden state, masked by the attention mask, then L2 n
 A session is most of what the semantic layer costs in memory. ONNX Runtime folds the int8
 model's constant weights into float32 at load; the embedding tables are kept int8 by gathering
 their rows first (`capy.semantic.graph`: same vectors, bit for bit), which leaves the layers'
-43 MB. With numpy, ONNX Runtime and a batch's buffers the loaded model still adds about 225 MB
-to the server's resident memory (175 MB without it). A long-lived process therefore drops a
-session nobody used for the pack's `release_after_seconds` (`release_unused`) and hands the
-freed memory back to the system; the next batch or query vector loads it again (about a second).
+43 MB. With numpy, ONNX Runtime and a batch's buffers the loaded model still adds about 150 MB
+to the server's resident memory at its peak (no arena, two pieces a batch, the graph loaded
+from a file). A long-lived process therefore drops a session nobody used for the pack's
+`release_after_seconds` (`release_unused`) and hands the freed memory back to the system; the
+next batch or query vector loads it again (about a second).
 """
 
 from __future__ import annotations
