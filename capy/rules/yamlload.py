@@ -102,6 +102,18 @@ def load_yaml_strict(text: str) -> Loaded:
         raise _from_marked(exc) from None
     except YAMLError as exc:
         raise YamlLoadError("yaml-syntax", _first_line(str(exc)), Position(1, 1)) from None
+    except YamlLoadError:
+        raise
+    except (NotImplementedError, TypeError, ValueError, AssertionError):
+        # ruamel's own faults on some hostile texts (a list as a `?` key, a comment it cannot
+        # place): still one sentence, never a traceback.
+        raise YamlLoadError(
+            "yaml-syntax",
+            "the YAML reader could not make sense of this file",
+            Position(1, 1),
+            "packs are plain `key: value` mappings and `- item` lists; remove `?` complex keys "
+            "and unusual comment placement",
+        ) from None
     if len(documents) != 1:
         raise YamlLoadError(
             "yaml-syntax",

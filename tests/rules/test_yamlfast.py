@@ -165,3 +165,12 @@ def test_dumped_documents_agree(document, flow):
     dumper.default_flow_style = flow and not isinstance(document, dict)
     dumper.dump({"doc": document}, buffer)
     _agrees(buffer.getvalue())
+
+
+@pytest.mark.parametrize("text", [": # !:]e\n  &#0-- ?|'_e{\n\n- '", "?\n- x: e\\-\n"])
+def test_texts_that_trip_the_strict_reader_itself_give_one_sentence(text):
+    """Found by fuzzing the two paths against each other: ruamel raised TypeError or
+    NotImplementedError here, which reached the user as a traceback."""
+    with pytest.raises(YamlLoadError) as caught:
+        load_yaml(text)
+    assert caught.value.code == "yaml-syntax" and caught.value.hint
