@@ -73,12 +73,17 @@ def _loader_class() -> Any:
 
 
 @cache
-def _resolver() -> tuple[Any, Any]:
-    """ruamel's YAML 1.2 resolver, the one the strict loader reads plain scalars with."""
+def _resolver() -> tuple[Any, Any, frozenset[str]]:
+    """ruamel's YAML 1.2 resolver, the one the strict loader reads plain scalars with, and the
+    first characters it has any rule for (a scalar starting otherwise is a string)."""
     from ruamel.yaml.nodes import ScalarNode
     from ruamel.yaml.resolver import VersionedResolver
 
-    return VersionedResolver(version=(1, 2)), ScalarNode
+    resolver = VersionedResolver(version=(1, 2))
+    table = resolver.versioned_resolver
+    if table.get(None):  # a rule for any first character: ask the resolver every time
+        return resolver, ScalarNode, frozenset()
+    return resolver, ScalarNode, frozenset(key for key in table if key)
 
 
 def fast_load(text: str, max_depth: int, max_nodes: int) -> Loaded | None:
@@ -195,7 +200,9 @@ def _position(node: Any) -> Position:
 
 def _plain_scalar(value: str) -> Any:
     """An untagged plain scalar as YAML 1.2 reads it; unsure of any spelling but the plainest."""
-    resolver, scalar_kind = _resolver()
+    resolver, scalar_kind, ruled = _resolver()
+    if ruled and value[0] not in ruled:
+        return value  # most keys and words: the resolver would try no rule and say str
     tag = str(resolver.resolve(scalar_kind, value, (True, False)))
     if not tag.startswith(_YAML12):
         raise _Unsure
