@@ -35,4 +35,5 @@ def reads_as_prose(lines: list[str], rules: Prose) -> bool:
             ended += rules.sentence_end.search(line) is not None
     if not filled or tokens / filled < rules.min_words_per_line:
         return False
-    return words >= rules.min_word_share * tokens and ended <= rules.max_sentence_end_share * runs_on
+    wordy = words >= rules.min_word_share * tokens
+    return wordy and ended <= rules.max_sentence_end_share * runs_on

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from capy.chunking.prose import reads_as_prose
 from capy.chunking.pieces import Piece, heading_paths, merge_small, nbytes, window_pieces
+from capy.chunking.prose import reads_as_prose
 from capy.rules.views.chunking import ChunkingPack
 
 _UNDERLINE = re.compile(r"[=-]{3,}[ \t]*")
@@ -40,8 +40,10 @@ def _whole_prose(text: str, lines: list[str], rules: ChunkingPack) -> bool:
     """A short text that reads as prose stays one chunk (see capy.chunking.prose)."""
     prose = rules.plaintext.prose
     limit = min(prose.whole_max_bytes, rules.max_chunk_bytes)
-    return len(lines) > rules.plaintext.window_lines and nbytes(text) <= limit and (
-        reads_as_prose(lines, prose)
+    return (
+        len(lines) > rules.plaintext.window_lines
+        and nbytes(text) <= limit
+        and (reads_as_prose(lines, prose))
     )
 
 

@@ -120,7 +120,7 @@ def test_prose_over_the_whole_limit_keeps_line_windows(rules):
 
 def test_a_line_per_utterance_is_not_wrapped_prose(rules):
     # Every line ends a sentence: a chat log, where windows keep each answer small.
-    turns = [f"Speaker {i % 2}: I went to the lake on day {i} and we talked about it." for i in range(30)]
+    turns = [f"Speaker {i % 2}: I went to the lake on day {i} and we talked." for i in range(30)]
     chunks = chunk_text("\n".join(turns), label="chat.txt", content_type="plaintext", rules=rules)
     assert len(chunks) > 1
 
