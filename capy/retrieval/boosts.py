@@ -177,8 +177,7 @@ def phrase_pair_weights(candidates: list[Matches], gap_chars: int) -> list[float
                 frequencies[index] += (
                     _adjacent_pairs(content[index], content[index + 1], gap_chars) > 0
                 )
-    ceiling = math.log(1 + total)
-    return [math.log(1 + total / df) / ceiling if df else 1.0 for df in frequencies]
+    return [min(1.0, 2.0 * (1.0 - df / total)) for df in frequencies]
 
 
 def _adjacent_pairs(first: list[Span], second: list[Span], gap_chars: int) -> int:
