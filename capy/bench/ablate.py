@@ -56,7 +56,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     Ablation("boosts.title.code", 0.0),
     Ablation("boosts.proximity", 0.0),
     Ablation("boosts.phrase.weight", 0.0),
-    Ablation("boosts.phrase.by_rarity", False),
     Ablation("boosts.entity", 0.0),
     Ablation("boosts.definition.weight", 0.0),
     Ablation("fuzzy.enabled", False),

@@ -66,14 +66,13 @@ def boost(
     weights: list[float],
     rules: Boosts,
     entities: Entities,
-    pair_weights: list[float] | None = None,
 ) -> float:
     if not patterns:
         return 0.0
     return (
         title_boost(title, matches, weights, rules, entities)
         + proximity_boost(matches, weights, rules.proximity, rules.proximity_max_terms)
-        + phrase_boost(patterns, matches, rules, pair_weights)
+        + phrase_boost(patterns, matches, rules)
         + entity_boost(title, content, patterns, rules.entity, entities)
     )
 
@@ -136,48 +135,18 @@ def smallest_window(per_term: list[list[Span]]) -> tuple[int, int]:
     return max((best_width or length) - length, 0), length
 
 
-def phrase_boost(
-    patterns: tuple[TermPattern, ...],
-    matches: Matches,
-    boosts: Boosts,
-    pair_weights: list[float] | None = None,
-) -> float:
+def phrase_boost(patterns: tuple[TermPattern, ...], matches: Matches, boosts: Boosts) -> float:
     """Query terms that follow each other in order within gap_chars, and quoted phrases found
-    as such; saturating, so a chunk repeating a phrase many times gains nothing extra. With
-    `pair_weights` (phrase_pair_weights), each pair of neighbouring query terms counts by how
-    rare it is among the candidates."""
+    as such; saturating, so a chunk repeating a phrase many times gains nothing extra."""
     rule = boosts.phrase
-    count: float = sum(
+    count = sum(
         len(spans) for p, spans in zip(patterns, matches.content, strict=True) if p.term.phrase
     )
-    pairs = zip(matches.content, matches.content[1:], strict=False)
-    for index, (first, second) in enumerate(pairs):
-        found = _adjacent_pairs(first, second, rule.gap_chars)
-        count += found * pair_weights[index] if pair_weights else found
+    for first, second in zip(matches.content, matches.content[1:], strict=False):
+        count += _adjacent_pairs(first, second, rule.gap_chars)
         if count >= rule.saturate_at:
             break
     return rule.weight * min(count, rule.saturate_at) / rule.saturate_at
-
-
-def phrase_pair_weights(candidates: list[Matches], gap_chars: int) -> list[float] | None:
-    """How much each pair of neighbouring query terms, found adjacent, says about relevance:
-    log(1 + N / df) / log(1 + N) over the N candidates, df of them holding the pair adjacent.
-
-    A phrase most candidates hold ("information retrieval" across a library-science
-    collection) tells them apart no better than chance and re-ranks bm25's order by noise; a
-    phrase one candidate holds counts in full, as before."""
-    if len(candidates) < 2:
-        return None
-    total = len(candidates)
-    frequencies = [0] * max(len(candidates[0].content) - 1, 0)
-    for matches in candidates:
-        content = matches.content
-        for index in range(len(frequencies)):
-            if content[index] and content[index + 1]:
-                frequencies[index] += (
-                    _adjacent_pairs(content[index], content[index + 1], gap_chars) > 0
-                )
-    return [min(1.0, 2.0 * (1.0 - df / total)) for df in frequencies]
 
 
 def _adjacent_pairs(first: list[Span], second: list[Span], gap_chars: int) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from capy.clip import clip_line
-from capy.retrieval.boosts import boost, find_matches, phrase_pair_weights, term_weights
+from capy.retrieval.boosts import boost, find_matches, term_weights
 from capy.retrieval.definitions import definition_boost, wanted_names
 from capy.retrieval.diversity import diversify
 from capy.retrieval.fusion import Fused, reciprocal_rank_fusion
@@ -293,8 +293,6 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
         for entry in retrieved.fused
     ]
     weights = term_weights(found)
-    phrase = rules.boosts.phrase
-    pair_weights = phrase_pair_weights(found, phrase.gap_chars) if phrase.by_rarity else None
     wanted = wanted_names(retrieved.terms, rules.entities)
     scored = []
     for entry, matches in zip(retrieved.fused, found, strict=True):
@@ -309,7 +307,6 @@ def _rank(retrieved: _Retrieved, limit: int, rules: SearchPack) -> list[SearchHi
             weights,
             boosts,
             rules.entities,
-            pair_weights,
         ) + definition_boost(candidate.content, wanted, boosts.definition)
         scored.append((entry.score * (1.0 + extra), entry, matches))
     primary = retrieved.primary if retrieved.primary is not None else len(scored)

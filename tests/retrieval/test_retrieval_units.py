@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capy.retrieval.boosts import (
-    Matches,
-    phrase_pair_weights,
-    proximity_boost,
-    smallest_window,
-    term_weights,
-)
+from capy.retrieval.boosts import Matches, proximity_boost, smallest_window, term_weights
 from capy.retrieval.diversity import diversify
 from capy.retrieval.fusion import reciprocal_rank_fusion
 from capy.retrieval.fuzzy import closest, levenshtein
@@ -136,14 +130,3 @@ def test_rare_terms_weigh_more():
     weights = term_weights([common, common, common, both])
     assert weights[1] > weights[0]
     assert sum(weights) == pytest.approx(1.0)
-
-
-def test_a_phrase_most_candidates_hold_counts_less_than_a_rare_one():
-    # Three query terms: (0, 1) adjacent in every candidate, (1, 2) adjacent in one.
-    common = Matches(title=[[], [], []], content=[[(0, 4)], [(5, 9)], [(90, 94)]])
-    rare = Matches(title=[[], [], []], content=[[(0, 4)], [(5, 9)], [(10, 14)]])
-    weights = phrase_pair_weights([common, common, common, rare], gap_chars=30)
-    assert weights is not None
-    assert weights[1] == pytest.approx(1.0)  # one candidate in four holds it: full weight
-    assert 0 < weights[0] < 0.5  # every candidate holds it: close to nothing
-    assert phrase_pair_weights([rare], gap_chars=30) is None  # nothing to compare against

@@ -69,8 +69,6 @@ class PhraseBoost(Section):
     weight: float
     gap_chars: int
     saturate_at: int
-    # Each neighbouring pair of query terms counts by its rarity among the candidates.
-    by_rarity: bool = False
 
 
 class DefinitionBoost(Section):
