@@ -10,7 +10,8 @@ both score.
 Reading as wrapped prose is measured, not guessed from a label:
 - most whitespace-separated tokens are words (the pack's `word_pattern`: letters, maybe wrapped
   in sentence punctuation), and lines hold several of them on average: listings, logs, tables
-  and stack traces fail this;
+  and stack traces fail this; and sentences hold function words ("the", "of", "to": the
+  pack's `function_words`), which a linter's or a listing's lines of words mostly lack;
 - most lines that run on into another line end mid-sentence (not on the pack's
   `sentence_end_pattern`): a line per utterance or per message (a chat log, a list of
   sentences) is a sequence of events, where windows keep each answer small.
@@ -20,9 +21,11 @@ from __future__ import annotations
 
 from capy.rules.views.chunking import Prose
 
+_PUNCTUATION = ".,;:!?()[]\"'"
+
 
 def reads_as_prose(lines: list[str], rules: Prose) -> bool:
-    tokens = words = filled = runs_on = ended = 0
+    tokens = words = function = filled = runs_on = ended = 0
     for index, line in enumerate(lines):
         parts = line.split()
         if not parts:
@@ -30,10 +33,12 @@ def reads_as_prose(lines: list[str], rules: Prose) -> bool:
         filled += 1
         tokens += len(parts)
         words += sum(1 for part in parts if rules.word.fullmatch(part))
+        function += sum(1 for part in parts if part.strip(_PUNCTUATION).lower() in rules.words)
         if index + 1 < len(lines) and lines[index + 1].strip():
             runs_on += 1  # a paragraph's last line ends a sentence in any prose; not counted
             ended += rules.sentence_end.search(line) is not None
     if not filled or tokens / filled < rules.min_words_per_line:
         return False
     wordy = words >= rules.min_word_share * tokens
+    wordy = wordy and function >= rules.min_function_word_share * tokens
     return wordy and ended <= rules.max_sentence_end_share * runs_on

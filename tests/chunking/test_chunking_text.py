@@ -130,4 +130,10 @@ def test_listings_are_not_prose(rules):
 
     listing = [f"-rw-r--r-- 1 dev dev {i * 137} Mar  3 10:{i:02d} file_{i}.py" for i in range(30)]
     assert not reads_as_prose(listing, rules.plaintext.prose)
+    # Lines of words without the function words sentences hold: a linter's findings.
+    lint = [
+        f"  {i}:9  error  Assignment to function parameter 'options'  no-param-reassign"
+        for i in range(30)
+    ]
+    assert not reads_as_prose(lint, rules.plaintext.prose)
     assert reads_as_prose(_wrapped(ABSTRACT_WORDS).split("\n"), rules.plaintext.prose)

@@ -143,6 +143,12 @@ class Prose(Section):
     word_pattern: str
     max_sentence_end_share: float
     sentence_end_pattern: str
+    min_function_word_share: float
+    function_words: tuple[str, ...]
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(self.function_words)
 
     @cached_property
     def word(self) -> re.Pattern[str]:
