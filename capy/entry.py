@@ -61,7 +61,7 @@ def run_hook(event: str, platform: str) -> int:
         payload = sys.stdin.buffer.read()
     except (OSError, ValueError):
         payload = b""
-    outcome = handle(event, payload, platform=platform)
+    outcome = handle(event, payload, platform=platform, exits_after=True)
     if outcome.stdout:
         # Bytes, as UTF-8 whatever the locale: hosts read the JSON as UTF-8, and a character
         # the locale's encoding lacks must not turn the answer into a traceback.

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 GOAL_ADDED_MS = 5.0
-DRAINER_MODULE = b"capy.capsules.drain"
+DRAINER_MODULE = b"capy.drain_start"  # in the command line of every drainer a hook starts
 DRAINER_WAIT_S = 30.0
 OFF_SUFFIX = ", capture off"
 CAPTURE_SWITCH = "CAPY_HOOKS__CAPTURE"

@@ -172,7 +172,7 @@ class TreeMemorySampler:
 
     def _sample(self) -> None:
         total = 0
-        for pid in descendants(self._root):
+        for pid in descendants(self._root, own_programs_only=True):
             rss, hwm = _memory_of(pid)
             total += rss
             if hwm:
@@ -180,8 +180,12 @@ class TreeMemorySampler:
         self._peak = max(self._peak, total)
 
 
-def descendants(root: int) -> list[int]:
-    """Every live process below `root` in the process tree, from /proc."""
+def descendants(root: int, *, own_programs_only: bool = False) -> list[int]:
+    """Every live process below `root` in the process tree, from /proc. `own_programs_only`
+    leaves out a child still running its parent's program (same command line): a child
+    between fork or vfork and its exec shares its parent's memory (vfork: the very same pages),
+    and summing both resident sets counted the server twice (666 MB for a 333 MB server, when a
+    poll fell inside a `capy_execute` spawn)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -191,12 +195,24 @@ def descendants(root: int) -> list[int]:
         except OSError:
             continue
         children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, stack = [], list(children.get(root, []))
+    found, stack = [], [(pid, root) for pid in children.get(root, [])]
     while stack:
-        pid = stack.pop()
+        pid, parent = stack.pop()
+        if own_programs_only and _same_program(pid, parent):
+            continue  # its own children, if any, have exec'd nothing of it either
         found.append(pid)
-        stack.extend(children.get(pid, []))
+        stack.extend((child, pid) for child in children.get(pid, []))
     return found
+
+
+def _same_program(pid: int, parent: int) -> bool:
+    try:
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes()
+            == Path(f"/proc/{parent}/cmdline").read_bytes()
+        )
+    except OSError:
+        return False
 
 
 def _memory_of(pid: int) -> tuple[int, int]:

@@ -5,7 +5,8 @@ its CPU priority (the capsules pack's `worker.background_niceness`, which hooks 
 Hooks start it detached (SessionEnd, PreCompact, and a spool past the pack's size), so it must
 never print to a terminal it shares, and never fail loudly: a drain that cannot run now leaves
 the spool for the next one. The detached start is `capy.hooks.capture.start_drainer`, which
-imports nothing of the capsule log (a hook pays for every import).
+imports nothing of the capsule log (a hook pays for every import), through `capy.drain_start`
+(priority first, then the hook's exit, then this).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from capy.capsules import open_capsules
     from capy.capsules.spool import drain_spool_report
+    from capy.drain_start import lower_priority
     from capy.store.errors import StoreError
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -36,17 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     if report is not None and report.refused:
         print(f"capy: {report.refused} spooled capsule(s) were refused", file=sys.stderr)
     return 0
-
-
-def lower_priority(niceness: object) -> None:
-    """`os.nice` for a process that does only background work; a value that is not a number,
-    or a system that refuses, leaves the priority as it is."""
-    import os
-
-    try:
-        os.nice(max(0, int(str(niceness))))
-    except (ValueError, OSError, AttributeError):
-        return
 
 
 def _learn(store) -> None:

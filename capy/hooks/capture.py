@@ -4,9 +4,10 @@ the agent waits for beyond that.
 What each event becomes, the bounds and the spool live in the capsules pack (`capture`), which
 reaches the hook through its compact rules cache together with the secrets detectors in force.
 Content is redacted here, before the spool sees it: the spool never holds a secret the
-redactor would catch. The drainer (`python -m capy.capsules.drain`) moves records into the log;
-hooks start it at the pack's `drain_on` events and when the spool grows past its size, never at
-Stop, which fires after every turn.
+redactor would catch. The drainer (`capy.capsules.drain`, started through `capy.drain_start`)
+moves records into the log; hooks start it at the pack's `drain_on` events and when the spool
+grows past its size, never at Stop, which fires after every turn. It begins once the hook that
+started it has exited.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class Capture:
         """A detached drainer, unless one holds the drain lock already."""
         if not _drainer_running(self.spool_path):
             niceness = self.config.get("background_niceness", 0)
-            start_drainer(self.context.rules["project_root"], niceness)
+            root = self.context.rules["project_root"]
+            start_drainer(root, niceness, after_exit=self.context.exits_after)
 
 
 _COMPILED: dict[str, PlainSecrets] = {}
@@ -140,26 +142,77 @@ def drain_if_due(context: HookContext) -> None:
 # Drainers this process started and has not reaped yet (a server answering hooks in process
 # lives on after them).
 _SPAWNED: list[int] = []
+# The write ends of the pipes on which drainers wait for this process to exit (never written,
+# closed by that exit).
+_HELD: list[int] = []
+# The drainer's start: `python -I -S -c` (as for hooks: no site scan, no working folder on the
+# path), capy's folder last on the path, then capy.drain_start, which imports only the
+# standard library before it has lowered its priority.
+DRAIN_START = "import sys;sys.path.append({folder});from capy.drain_start import run;run()"
+AFTER_EXIT = "--after-exit"  # capy.drain_start.AFTER_EXIT, not imported: the hook pays for it
 
 
-def start_drainer(project_dir: str, niceness: int = 0) -> None:
-    """`python -m capy.capsules.drain PROJECT --niceness N` in its own session, detached from
-    the hook's stdio; the hook does not wait for it. Started with `os.posix_spawn` where there
-    is one: importing `subprocess` (with `locale`) cost SessionEnd more than the rest of its
-    capture."""
+def start_drainer(project_dir: str, niceness: int = 0, *, after_exit: bool = False) -> None:
+    """`capy.capsules.drain PROJECT` in its own session, detached from the caller's stdio, at
+    `niceness` from its start; the caller does not wait for it.
+
+    With `after_exit` (a hook process, which exits once it has answered) the drainer begins
+    only when the caller has exited: its stdin is a pipe whose other end the caller holds. It
+    is forked and lowers its priority before it runs Python: `os.posix_spawn` returns only
+    once the child has run as far as its exec, which on a loaded machine waited several
+    milliseconds for a CPU, where a fork returns in a fraction of one. Otherwise (a server
+    answering hooks in process) it starts with `os.posix_spawn` where there is one, and never
+    with `subprocess`, whose import (with `locale`) cost SessionEnd more than its capture."""
     import sys
 
-    argv = [sys.executable, "-m", "capy.capsules.drain", project_dir, "--niceness", str(niceness)]
+    _reap()
+    if _HELD:
+        return  # the drainer this process started still waits for its exit
+    argv = [sys.executable, "-I", "-S", "-c", DRAIN_START.format(folder=_capy_folder())]
+    if after_exit and hasattr(os, "fork"):
+        _fork_waiting_drainer([*argv, project_dir, AFTER_EXIT], niceness)
+        return
+    argv += [project_dir, "--niceness", str(niceness)]
     spawn = getattr(os, "posix_spawn", None)
     if spawn is None:
-        _popen_drainer(argv, project_dir)
+        _popen_drainer([sys.executable, "-m", "capy.capsules.drain", *argv[-3:]], project_dir)
         return
-    _reap()
     quiet = [
         (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0)  # type: ignore[attr-defined]
         for fd in (0, 1, 2)
     ]
     _SPAWNED.append(spawn(sys.executable, argv, dict(os.environ), file_actions=quiet, setsid=True))
+
+
+def _fork_waiting_drainer(argv: list[str], niceness: int) -> None:
+    """Fork a child that execs `argv` at `niceness` with stdin the read end of a pipe whose
+    write end only this process holds (non-inheritable, so the exec closes the child's copy)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: only what the exec needs, then nothing of this process runs
+        try:
+            os.setsid()
+            try:
+                os.nice(max(0, niceness))
+            except OSError:  # refused: the drain still runs, at the caller's priority
+                niceness = 0
+            os.dup2(read_end, 0)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    os.close(read_end)
+    _HELD.append(write_end)
+    _SPAWNED.append(pid)
+
+
+def _capy_folder() -> str:
+    """The folder that holds the `capy` package, as a Python string literal."""
+    import capy
+
+    return repr(os.path.dirname(os.path.dirname(os.path.abspath(capy.__file__))))
 
 
 def _reap() -> None:

@@ -13,10 +13,14 @@ if TYPE_CHECKING:
 
 
 class HookContext:
-    __slots__ = ("_router", "adapter", "hook", "notes", "rules")
+    __slots__ = ("_router", "adapter", "exits_after", "hook", "notes", "rules")
 
-    def __init__(self, hook: HookInput, adapter: Adapter, rules: dict[str, Any]):
+    def __init__(
+        self, hook: HookInput, adapter: Adapter, rules: dict[str, Any], *, exits_after: bool = False
+    ):
         self.hook = hook
+        # A hook process that exits right after answering (capy.hooks.dispatch.handle).
+        self.exits_after = exits_after
         self.adapter = adapter
         self.rules = rules
         self.notes: list[str] = []

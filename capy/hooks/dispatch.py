@@ -18,10 +18,17 @@ if TYPE_CHECKING:
 
 
 def handle(
-    event: str, payload: bytes, *, platform: str, project_dir: Path | None = None
+    event: str,
+    payload: bytes,
+    *,
+    platform: str,
+    project_dir: Path | None = None,
+    exits_after: bool = False,
 ) -> HookOutcome:
+    """`exits_after`: the caller is a hook process that exits once it has the answer (not a
+    server answering in process), so background work it starts can wait for that exit."""
     try:
-        return _handle(event, payload, platform, project_dir)
+        return _handle(event, payload, platform, project_dir, exits_after)
     except Exception as error:  # the last line of defence: a hook must never break the agent
         from capy.config.paths import CWD_GONE, working_folder_gone
 
@@ -30,7 +37,9 @@ def handle(
         return pass_through(f"internal error ({type(error).__name__})")
 
 
-def _handle(event: str, payload: bytes, platform: str, project_dir: Path | None) -> HookOutcome:
+def _handle(
+    event: str, payload: bytes, platform: str, project_dir: Path | None, exits_after: bool
+) -> HookOutcome:
     from capy.hooks.compiled import HookRulesError, load_hook_rules
 
     data = _decode(payload)
@@ -56,14 +65,14 @@ def _handle(event: str, payload: bytes, platform: str, project_dir: Path | None)
         return pass_through(str(error))
     except OSError as error:
         return pass_through(f"capy's files cannot be read ({type(error).__name__})")
-    return _run(hook, adapter, rules)
+    return _run(hook, adapter, rules, exits_after)
 
 
-def _run(hook: Any, adapter: Any, rules: dict[str, Any]) -> HookOutcome:
+def _run(hook: Any, adapter: Any, rules: dict[str, Any], exits_after: bool) -> HookOutcome:
     from capy.hooks.context import HookContext
     from capy.hooks.handlers import run_handler
 
-    context = HookContext(hook, adapter, rules)
+    context = HookContext(hook, adapter, rules, exits_after=exits_after)
     verdict = run_handler(context)
     outcome = adapter.render(hook.event, verdict)
     if context.notes:

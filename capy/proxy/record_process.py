@@ -125,7 +125,7 @@ def main(project: str, niceness: str = "0") -> int:
     import signal
     from pathlib import Path
 
-    from capy.capsules.drain import lower_priority
+    from capy.drain_start import lower_priority
 
     lower_priority(niceness)  # background work: the server's replies come first
 

@@ -67,9 +67,9 @@ def write_shipped(key: str, loaded: dict[str, Loaded]) -> None:
     }
     try:
         text = json.dumps({"key": key, "packs": packs}, ensure_ascii=False)
-        if any(
-            json.loads(text)["packs"][file]["data"] != item.data for file, item in loaded.items()
-        ):
+        # Read back once (once per pack cost a cold start about a second under load).
+        reread = json.loads(text)["packs"]
+        if any(reread[file]["data"] != item.data for file, item in loaded.items()):
             return  # e.g. a non-string mapping key, which JSON would turn into a string
         path = _path(key)
         path.parent.mkdir(parents=True, exist_ok=True)

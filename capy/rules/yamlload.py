@@ -3,6 +3,8 @@
 Packs are policy, so a loader that guesses is a liability: duplicate keys, non-string keys,
 custom tags and timestamps that YAML would silently turn into dates are all errors here. The
 result is plain Python data (dicts, lists, scalars) plus a map from JSON path to file position.
+Most texts are read by a fast path (capy.rules.yamlfast) that gives the same result; the
+strict parser below reads what it declines, and words every error.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
 
 from capy.rules.positions import Loaded, PathKey, Position
+from capy.rules.yamlfast import fast_load
 
 # Bounds that keep one hostile file from stalling every command (the hooks included). Each sits
 # far above what a real pack needs: the largest shipped pack is under 100 KB, nests 8 deep and
@@ -85,12 +88,32 @@ def load_yaml(text: str) -> Loaded:
     """Parse one YAML document strictly; raise YamlLoadError with a position on any problem."""
     if len(text) > MAX_PACK_BYTES:  # characters, not bytes: a cheap check before any parsing
         raise too_large_error(len(text.encode("utf-8")))
+    fast = fast_load(text, MAX_PACK_DEPTH, MAX_PACK_NODES)
+    return fast if fast is not None else load_yaml_strict(text)
+
+
+def load_yaml_strict(text: str) -> Loaded:
+    """The strict parser alone, ruamel's round-trip reader: what the fast path must agree with."""
+    if len(text) > MAX_PACK_BYTES:
+        raise too_large_error(len(text.encode("utf-8")))
     try:
         documents = list(_parser().load_all(text))
     except MarkedYAMLError as exc:
         raise _from_marked(exc) from None
     except YAMLError as exc:
         raise YamlLoadError("yaml-syntax", _first_line(str(exc)), Position(1, 1)) from None
+    except YamlLoadError:
+        raise
+    except (NotImplementedError, TypeError, ValueError, AssertionError):
+        # ruamel's own faults on some hostile texts (a list as a `?` key, a comment it cannot
+        # place): still one sentence, never a traceback.
+        raise YamlLoadError(
+            "yaml-syntax",
+            "the YAML reader could not make sense of this file",
+            Position(1, 1),
+            "packs are plain `key: value` mappings and `- item` lists; remove `?` complex keys "
+            "and unusual comment placement",
+        ) from None
     if len(documents) != 1:
         raise YamlLoadError(
             "yaml-syntax",

@@ -37,6 +37,30 @@ CHECKPOINT_INTERVAL_S = 60.0
 BACKGROUND_AFTER_LIST_S = 0.5
 BACKGROUND_AT_LATEST_S = 5.0
 _LISTED_POLL_S = 0.05
+# glibc gives threads their own heaps ("arenas", up to 8 per core): the server's worker threads,
+# the stdio transport's and the embedder's each leave freed memory behind in their own. With
+# two, the server's peak resident set with the embedder working (`capy bench peer --pause 40`,
+# 8 files) was 305 MB instead of 345 MB.
+HEAP_ARENAS = 2
+_M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
+
+
+def limit_heap_arenas(count: int = HEAP_ARENAS) -> None:
+    """Ask glibc for at most `count` heaps; before the server starts its threads, since heaps
+    already made stay. Elsewhere (another C library, no ctypes) nothing changes. A user's
+    MALLOC_ARENA_MAX, read by glibc itself, is left to rule."""
+    import os
+
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return
+    try:
+        import ctypes
+
+        process = ctypes.CDLL(None)  # the C library's symbols, without ctypes.util's search
+        if hasattr(process, "mallopt"):
+            process.mallopt(_M_ARENA_MAX, count)
+    except (OSError, ImportError, AttributeError, TypeError):
+        return
 
 
 async def checkpoint_periodically(workspace: Workspace) -> None:

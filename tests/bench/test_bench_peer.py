@@ -84,3 +84,37 @@ def test_bad_corpus_is_an_error_that_says_what_to_do(tmp_path: Path, monkeypatch
     code, out, err = bench(capsys, "--corpus", str(tmp_path / "absent"), "--no-install")
     assert code == 2 and out == ""
     assert "pass --corpus DIR" in err and "Traceback" not in err
+
+
+def test_memory_counts_a_child_that_has_not_exec_d_once(tmp_path: Path) -> None:
+    """A child between fork and exec is a copy of its parent (vfork: the same pages): the
+    sampler leaves it out, and counts a child that exec'd another program."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from capy.bench.peer_session import descendants
+
+    script = (
+        "import os,subprocess,sys,time\n"
+        "copy = os.fork()\n"
+        "if copy == 0:\n"
+        "    time.sleep(60); os._exit(0)\n"
+        "other = subprocess.Popen(['sleep', '60'])\n"
+        "print(copy, other.pid, flush=True); sys.stdin.read()\n"
+        "os.kill(copy, 9); other.kill()\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        copy, other = (int(word) for word in parent.stdout.readline().split())
+        time.sleep(0.2)  # `sleep` has exec'd
+        counted = descendants(os.getpid(), own_programs_only=True)
+        every = descendants(os.getpid())
+    finally:
+        parent.communicate(b"", timeout=30)
+    assert {parent.pid, copy, other} <= set(every)
+    assert parent.pid in counted and other in counted
+    assert copy not in counted

@@ -199,6 +199,41 @@ def test_session_end_starts_the_drainer(project):
     assert not _spool(project).exists()
 
 
+def test_a_hook_s_drainer_begins_only_once_the_hook_has_exited(project):
+    """The drainer a hook process starts waits for that process's exit (a pipe only the
+    starter holds), so it never competes with the exit the agent waits for."""
+    import subprocess
+    import sys
+    import time
+
+    _hook(project, "UserPromptSubmit", prompt="kept while the starter lives")
+    starter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys;from capy.hooks.capture import start_drainer;"
+            f"start_drainer({str(project)!r}, 0, after_exit=True);"
+            "print('started', flush=True);sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=project,
+    )
+    try:
+        assert starter.stdout.readline() == b"started\n"
+        time.sleep(1.5)  # time enough for a drainer that did not wait to take the spool
+        assert _spooled(project), "the drainer began before its starter exited"
+    finally:
+        starter.communicate(b"", timeout=60)  # stdin closes, the starter exits
+    deadline = time.monotonic() + 60
+    kinds: list[str] = []
+    while not kinds and time.monotonic() < deadline:  # the drain, now that the starter is gone
+        time.sleep(0.2)
+        with open_capsules(project_dir=project) as store:
+            kinds = [row[0] for row in store.conn.execute("SELECT kind FROM capsules")]
+    assert kinds == ["prompt"]
+
+
 def _last_assistant_text_naively(transcript: Path) -> str:
     """The last assistant line with text, parsing the whole file (what the tail reader skips)."""
     last = None

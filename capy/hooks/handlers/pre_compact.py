@@ -1,6 +1,6 @@
 """PreCompact: keep a snapshot of the session (at most the pack's budget) for SessionStart to
-re-inject after the compaction, and save the session's events to the knowledge base; then start
-the capture spool's drainer."""
+re-inject after the compaction, and save the session's events to the knowledge base; the capture
+spool's drainer, started first, begins once this hook has exited."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from capy.hooks.state import StateBusy, session_state
 
 
 def handle(context: HookContext) -> Verdict:
-    verdict = _snapshot(context)
-    drain_if_due(context)  # last: the drainer then has the machine to itself
-    return verdict
+    drain_if_due(context)  # first, while the process is small: it waits for this hook's exit
+    return _snapshot(context)
 
 
 def _snapshot(context: HookContext) -> Verdict:

@@ -1,5 +1,6 @@
-"""SessionEnd: keep the session's end as a capsule and start the spool's drainer, then save the
-session's events to the knowledge base, searchable as kind `session`."""
+"""SessionEnd: keep the session's end as a capsule and start the spool's drainer (which begins
+once this hook has exited), then save the session's events to the knowledge base, searchable as
+kind `session`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ def handle(context: HookContext) -> Verdict:
     from capy.hooks.capture_events import capture_boundary
 
     capture_safely(context, capture_boundary)
+    # Now, while this process is small (a fork copies its page tables): the drainer waits for
+    # this hook to exit before it does anything.
+    drain_if_due(context)
     hook = context.hook
     state = read_state(context.data_dir, hook.session_id)
     problem = persist_session(context.project_root, hook.session_id, state)
@@ -23,5 +27,4 @@ def handle(context: HookContext) -> Verdict:
         context.note(problem)  # the state stays, so the next PreCompact or SessionEnd retries
     else:
         forget_session(context.data_dir, hook.session_id)
-    drain_if_due(context)  # last: the drainer then has the machine to itself
     return Verdict()

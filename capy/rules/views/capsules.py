@@ -202,6 +202,11 @@ class RecallDuplicates(Section):
     min_similarity: float
 
 
+class RecallVectors(Section):
+    exact_rows: int
+    shortlist_rows: int
+
+
 class Recall(Section):
     """How recall ranks, fuses, folds and fits capsules into a brief (see the pack)."""
 
@@ -219,6 +224,7 @@ class Recall(Section):
     relevance_floor: float
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
+    vectors: RecallVectors | None = None  # None: every vector is scored
     max_items: int
     item_chars: int
 
