@@ -16,6 +16,7 @@ import re
 from bisect import bisect_right
 
 from capy.chunking.pieces import Piece, heading_paths, merge_small, nbytes, window_pieces
+from capy.chunking.prose import reads_as_prose
 from capy.rules.views.chunking import ChunkingPack
 
 _UNDERLINE = re.compile(r"[=-]{3,}[ \t]*")
@@ -28,9 +29,22 @@ def chunk_plaintext(text: str, label: str, rules: ChunkingPack) -> list[Piece]:
     if _looks_sectioned(paragraphs, lines, rules):
         paragraphs = _attach_headings(paragraphs, headings, lines)
         pieces = merge_small(_paragraph_pieces(paragraphs, lines, rules), rules)
+    elif _whole_prose(text, lines, rules):
+        pieces = [Piece(None, text, (1, len(lines)))]
     else:
         pieces = _windows(lines, 0, len(lines), rules)
     return _titled(pieces, headings)
+
+
+def _whole_prose(text: str, lines: list[str], rules: ChunkingPack) -> bool:
+    """A short text that reads as prose stays one chunk (see capy.chunking.prose)."""
+    prose = rules.plaintext.prose
+    limit = min(prose.whole_max_bytes, rules.max_chunk_bytes)
+    return (
+        len(lines) > rules.plaintext.window_lines
+        and nbytes(text) <= limit
+        and (reads_as_prose(lines, prose))
+    )
 
 
 def _paragraph_pieces(

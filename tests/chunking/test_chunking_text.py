@@ -82,3 +82,58 @@ def test_csv_repeats_the_header(chunk, checks, fixture_text, rules):
     (row,) = checks.containing(chunks, "customer-kestrel")
     assert row.title == "orders.csv (lines 102-151)"
     checks.lines_kept(fixture_text("orders.csv"), chunks)
+
+
+# An abstract as the classic test collections print it: sentences wrapped at a fixed width.
+ABSTRACT_WORDS = (
+    "the measurement of heat transfer to a flat plate in supersonic flow is described for "
+    "a range of mach numbers and wall temperatures, and the results are compared with the "
+    "predictions of the reference enthalpy method. agreement is good when the boundary layer "
+    "is laminar, but transition moves upstream as the wall is cooled, and the turbulent "
+    "heating rates then exceed the estimates by as much as thirty percent. a correlation of "
+    "the transition reynolds number with the ratio of wall to recovery temperature is "
+    "proposed, and its use in the design of cooled surfaces is discussed together with the "
+    "limits of the experiments on which it rests. "
+)
+
+
+def _wrapped(text: str, width: int = 60) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def test_short_wrapped_prose_is_one_chunk(rules):
+    text = _wrapped(ABSTRACT_WORDS * 2)
+    assert text.count("\n") + 1 > rules.plaintext.window_lines  # windows would split it
+    (chunk,) = chunk_text(text, label="abstract.txt", content_type="plaintext", rules=rules)
+    assert chunk.content == text
+    assert chunk.title == f"abstract.txt (lines 1-{text.count(chr(10)) + 1})"
+
+
+def test_prose_over_the_whole_limit_keeps_line_windows(rules):
+    text = _wrapped(ABSTRACT_WORDS * 8)
+    assert len(text.encode()) > rules.plaintext.prose.whole_max_bytes
+    chunks = chunk_text(text, label="long.txt", content_type="plaintext", rules=rules)
+    assert len(chunks) > 1
+
+
+def test_a_line_per_utterance_is_not_wrapped_prose(rules):
+    # Every line ends a sentence: a chat log, where windows keep each answer small.
+    turns = [f"Speaker {i % 2}: I went to the lake on day {i} and we talked." for i in range(30)]
+    chunks = chunk_text("\n".join(turns), label="chat.txt", content_type="plaintext", rules=rules)
+    assert len(chunks) > 1
+
+
+def test_listings_are_not_prose(rules):
+    from capy.chunking.prose import reads_as_prose
+
+    listing = [f"-rw-r--r-- 1 dev dev {i * 137} Mar  3 10:{i:02d} file_{i}.py" for i in range(30)]
+    assert not reads_as_prose(listing, rules.plaintext.prose)
+    # Lines of words without the function words sentences hold: a linter's findings.
+    lint = [
+        f"  {i}:9  error  Assignment to function parameter 'options'  no-param-reassign"
+        for i in range(30)
+    ]
+    assert not reads_as_prose(lint, rules.plaintext.prose)
+    assert reads_as_prose(_wrapped(ABSTRACT_WORDS).split("\n"), rules.plaintext.prose)

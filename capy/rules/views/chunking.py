@@ -136,8 +136,32 @@ class BannerRule(HeadingRule):
     """A line that heads a section of a log report (a pytest failure, a CI step, a commit)."""
 
 
+class Prose(Section):
+    whole_max_bytes: int
+    min_word_share: float
+    min_words_per_line: float
+    word_pattern: str
+    max_sentence_end_share: float
+    sentence_end_pattern: str
+    min_function_word_share: float
+    function_words: tuple[str, ...]
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return frozenset(self.function_words)
+
+    @cached_property
+    def word(self) -> re.Pattern[str]:
+        return re.compile(self.word_pattern)
+
+    @cached_property
+    def sentence_end(self) -> re.Pattern[str]:
+        return re.compile(self.sentence_end_pattern)
+
+
 class PlainText(Section):
     paragraphs: Paragraphs
+    prose: Prose
     window_lines: int
     overlap_lines: int
     whitespace_break_ratio: float
