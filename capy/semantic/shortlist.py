@@ -1,13 +1,17 @@
-"""A bounded vector search in memory: the rows whose sign bits are nearest the query's, then
-the exact product over those rows only.
+"""Sign bits of a vector matrix: a bounded shortlist of the rows nearest a query, in memory.
 
 An exact product reads every float of every vector for each query (100,000 capsule vectors of
 384 dimensions: 154 MB, 15-60 ms on a loaded machine), while the nearest rows are few. Each row
 keeps one bit per dimension, whether it lies above the matrix's mean there (48 bytes for 384
 dimensions); the Hamming distance between bits follows the angle between the centred vectors,
-so the `count` rows nearest in bits hold the nearest rows by cosine with few exceptions, and
-their exact cosines decide the order. Nothing is written anywhere: the bits are made when the
-matrix is loaded, from the decrypted vectors, and live as long as it does.
+so the `count` rows nearest in bits hold the nearest rows by cosine with few exceptions, and a
+product over those rows decides the order. Centring matters for sentence embeddings, which all
+share a large common component: raw signs would agree on it for every row.
+
+Nothing is written anywhere: the bits are made when a matrix is loaded, from the decrypted
+vectors, and live as long as it does (the ANN libraries that answer faster write their indexes
+to disk unencrypted). Capsule recall (`capsule_matrix`) and the knowledge base's approximate
+search (`sign_prefilter`) both shortlist through here.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+_BLOCK = 65_536  # rows packed at once (bounds the temporary arrays)
 # Bits set in each byte value, for numpy releases without `bitwise_count` (before 2.0).
 _POPCOUNT: Any = None
 
@@ -28,26 +33,45 @@ class SignBits:
     # along its short axis cost six times as much.
     words: Any
 
-    def nearest_rows(self, query_vector: Any, count: int) -> Any:
-        """Indices of the `count` rows nearest `query_vector` in bits (unordered)."""
+    def __len__(self) -> int:
+        return self.words.shape[1] if self.words.ndim == 2 else 0
+
+    def nearest_rows(self, query_vector: Any, count: int, allowed: Any = None) -> Any:
+        """Indices of the `count` rows nearest `query_vector` in bits (unordered), among the
+        `allowed` rows (a boolean mask; None: every row); fewer when fewer are allowed."""
         import numpy as np
 
-        rows = self.words.shape[1] if self.words.ndim == 2 else 0
-        if count >= rows:
+        rows = len(self)
+        if allowed is None and count >= rows:
             return np.arange(rows)
         wanted = _as_words(np.packbits(query_vector - self.mean > 0)[None, :])[:, 0]
         distance = np.zeros(rows, dtype=np.uint16)
         for column, word in zip(self.words, wanted, strict=True):
             distance += _popcount(np.bitwise_xor(column, word))
-        return np.argpartition(distance, count)[:count]
+        most = len(self.mean)
+        if allowed is not None:
+            distance[~allowed] = most + 1
+        # The distance is a small integer: the count of rows at each distance gives the cut-off
+        # directly, cheaper than a partition of every row; ties at the cut-off fill what is left.
+        counts = np.cumsum(np.bincount(distance, minlength=most + 2)[: most + 1])
+        count = min(count, int(counts[-1]))
+        if count < 1:
+            return np.zeros(0, dtype=np.int64)
+        cut = int(np.searchsorted(counts, count))
+        below = np.flatnonzero(distance < cut)
+        at_cut = np.flatnonzero(distance == cut)[: count - len(below)]
+        return np.concatenate((below, at_cut))
 
 
 def sign_bits(vectors: Any) -> SignBits:
-    """The sign bits of `vectors` (float32 rows) around their mean."""
+    """The sign bits of `vectors` (float16 as stored, or float32 rows) around their mean."""
     import numpy as np
 
     mean = vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
-    packed = np.packbits(vectors > mean, axis=1)
+    packed = np.zeros((len(vectors), -(-vectors.shape[1] // 8)), dtype=np.uint8)
+    for start in range(0, len(vectors), _BLOCK):
+        block = vectors[start : start + _BLOCK].astype(np.float32)
+        packed[start : start + len(block)] = np.packbits(block > mean, axis=1)
     return SignBits(mean, _as_words(packed))
 
 

@@ -268,24 +268,24 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
 def test_the_sign_prefilter_keeps_the_rows_nearest_by_sign_within_scope() -> None:
     import numpy as np
 
-    from capy.semantic.sign_prefilter import build, nearest_rows
+    from capy.semantic.sign_prefilter import build
 
     rng = np.random.default_rng(7)
     vectors = rng.standard_normal((500, 384)).astype(np.float16)
     query = vectors[42].astype(np.float32)
     index = build(vectors)
-    bits = index.bits
-    assert bits.shape == (6, 500)  # six 64-bit words a row, word by word
-    kept = nearest_rows(bits, query, 20)
+    signs = index.signs
+    assert signs.words.shape == (6, 500)  # six 64-bit words a row, word by word
+    kept = signs.nearest_rows(query, 20)
     assert len(kept) == 20 and 42 in kept  # the row itself differs in no sign
-    signs = (vectors > 0) != (query > 0)
-    distance = signs.sum(axis=1)
+    above = vectors.astype(np.float32) > signs.mean  # the bits are taken around the mean
+    distance = (above != (query > signs.mean)).sum(axis=1)
     assert distance[kept].max() <= np.sort(distance)[19]  # none kept is farther than the 20th
     allowed = np.zeros(500, dtype=bool)
     allowed[100:200] = True
-    scoped = nearest_rows(bits, query, 20, allowed)
+    scoped = signs.nearest_rows(query, 20, allowed)
     assert len(scoped) == 20 and all(100 <= row < 200 for row in scoped)
-    assert len(nearest_rows(bits, query, 20, np.zeros(500, dtype=bool))) == 0
+    assert len(signs.nearest_rows(query, 20, np.zeros(500, dtype=bool))) == 0
     rows, scores = index.scores(query, 500)  # every row, scored on its int8 codes
     exact = vectors.astype(np.float32) @ query
     assert list(rows) == list(range(500))
