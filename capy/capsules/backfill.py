@@ -73,6 +73,7 @@ def session_drafts(session: Session, pack: CapsulesPack) -> Iterator[CapsuleDraf
         pack.archive.backfill_output_chars,
         frozenset(pack.capture.diff_tools),
         pack.capture.bounds.diff_chars,
+        tuple(pack.capture.file_fields),
     )
     scope = Scope(session.cwd) if session.cwd else None
     base: dict[str, Any] = {"session_id": session.session_id, "platform": session.platform}
@@ -105,6 +106,7 @@ class _Bounds:
     output_chars: int
     diff_tools: frozenset[str]
     diff_chars: int
+    file_fields: tuple[str, ...]  # tool input fields naming the file a call touches
 
 
 def _events(
@@ -120,6 +122,13 @@ def _events(
             command = call.input.get("command")
             if isinstance(command, str):
                 metadata["command"] = command
+            # The file a call touches, as hook capture records it: the chunk stage names it in
+            # every chunk's title, so "the edit to hooks_controller" finds the patch's middle.
+            from capy.hooks.capture_events import input_files
+
+            files = input_files(call.input, bounds.file_fields)
+            if files:
+                metadata["files"] = files
             if call.tool in bounds.diff_tools and not (result is not None and result.is_error):
                 patch = _patch(call, result)[: bounds.diff_chars]
                 yield "diff", f"{call.summary}\n\n{patch}".strip(), metadata
