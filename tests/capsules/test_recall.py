@@ -67,6 +67,16 @@ def test_each_item_in_the_brief_names_capsule_kind_time_and_session(recalled):
     assert result.tokens <= 1500
 
 
+def test_a_question_about_what_i_asked_ranks_my_prompts_on_their_own(recalled):
+    result = recall(recalled, "what did I ask about the orders import")
+    assert result.items[0].kind == "prompt"
+    assert "speaker" in result.items[0].lists
+    # A question naming no speaker, or kinds that leave out prompts, has no speaker list.
+    assert not any("speaker" in item.lists for item in recall(recalled, "orders import").items)
+    narrowed = recall(recalled, "what did I ask about the orders import", kinds=["error"])
+    assert not any("speaker" in item.lists for item in narrowed.items)
+
+
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
     result = recall(recalled, "retry_busy()")
     assert any("graph" in item.lists for item in result.items)

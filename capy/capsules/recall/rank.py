@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from capy.capsules.recall.lists import VectorSearch
     from capy.rules.views.capsules import Recall
 
-LEXICAL, GRAPH, VECTOR, CONTEXT = "lexical", "graph", "vector", "context"
+LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
 
 
 def ranked_items(
@@ -46,6 +46,7 @@ def ranked_items(
             settings.candidates,
             vectors or ranked_lists.find_vector_search(store.rules),
         ),
+        SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
     # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and
     # reading, covering and folding the long tail of the graph and context lists cost more
@@ -63,7 +64,7 @@ def ranked_items(
     relevant = [
         entry
         for entry, share in zip(fused, shares, strict=True)
-        if share >= settings.relevance_floor or LEXICAL not in entry.lists
+        if share >= settings.relevance_floor or not {LEXICAL, SPEAKER} & set(entry.lists)
     ]
     dup = settings.duplicates
     order, folded = fold_duplicates(
@@ -89,6 +90,7 @@ def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: 
         GRAPH: settings.weights.graph,
         VECTOR: settings.weights.vector,
         CONTEXT: settings.weights.context,
+        SPEAKER: settings.weights.speaker,
     }
     return fuse(lists, weights, settings.rrf_k)
 

@@ -178,6 +178,7 @@ class RecallWeights(Section):
     graph: float
     vector: float
     context: float
+    speaker: float = 0.0
 
 
 class RecallChunkWeights(Section):
@@ -202,6 +203,13 @@ class RecallDuplicates(Section):
     min_similarity: float
 
 
+class SpeakerRule(RuleView):
+    """A question that names who spoke, and the capsule kinds holding that speaker's words."""
+
+    pattern: str
+    kinds: tuple[str, ...]
+
+
 class Recall(Section):
     """How recall ranks, fuses, folds and fits capsules into a brief (see the pack)."""
 
@@ -217,6 +225,7 @@ class Recall(Section):
     graph: RecallGraph
     context: RecallContext
     relevance_floor: float
+    speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
     max_items: int
