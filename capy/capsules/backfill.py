@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
     from capy.capsules.importing import ImportReport
     from capy.rules.views.capsules import CapsulesPack
+    from capy.rules.views.transcripts import TranscriptsPack
     from capy.sessions.model import Message, Session, ToolCall, ToolResult
     from capy.vault import Vault
 
@@ -56,7 +57,7 @@ def backfill_from_vault(
             report.unreadable += 1
             continue
         report.sessions += 1
-        for draft in session_drafts(session, pack):
+        for draft in session_drafts(session, pack, store.rules.view("transcripts")):
             if len(draft.content.encode("utf-8")) > limit:
                 report.too_large += 1
                 continue
@@ -67,8 +68,13 @@ def backfill_from_vault(
     return report
 
 
-def session_drafts(session: Session, pack: CapsulesPack) -> Iterator[CapsuleDraft]:
-    """A session's (and its subagents') capsules in transcript order."""
+def session_drafts(
+    session: Session, pack: CapsulesPack, transcripts: TranscriptsPack
+) -> Iterator[CapsuleDraft]:
+    """A session's (and its subagents') capsules in transcript order. Sidecars the transcripts
+    pack does not index are left out, as the vault leaves them out: the compaction agent's
+    restates the whole session (its prompt is the harness's instructions, its reply a recap),
+    so its capsules outranked the events they retell."""
     bounds = _Bounds(
         pack.archive.backfill_output_chars,
         frozenset(pack.capture.diff_tools),
@@ -79,7 +85,10 @@ def session_drafts(session: Session, pack: CapsulesPack) -> Iterator[CapsuleDraf
     base: dict[str, Any] = {"session_id": session.session_id, "platform": session.platform}
     if session.git_branch:
         base["branch"] = session.git_branch
-    for part in session.all_sessions():
+    parts = [session] + [
+        part for part in session.sidecars if transcripts.claude.indexes_sidecar(part.path.name)
+    ]
+    for part in parts:
         extra = {"agent_id": part.agent_id} if part.agent_id else {}
         results = {m.result.call_id: m.result for m in part.messages if m.result is not None}
         last_time = part.started_at or session.started_at
