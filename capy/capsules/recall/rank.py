@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING
 
 from capy.capsules.recall import RecallItem, _item
 from capy.capsules.recall import lists as ranked_lists
-from capy.capsules.recall.ranking import coverages, fold_duplicates, fuse, with_recency
+from capy.capsules.recall.ranking import (
+    below_floor,
+    coverages,
+    fold_duplicates,
+    fuse,
+    with_recency,
+)
 from capy.capsules.sqlite import recall as sql
 from capy.retrieval.matching import compile_terms
 from capy.retrieval.query import parse_query
@@ -61,11 +67,8 @@ def ranked_items(
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
     patterns = compile_terms(parse_query(query, search_pack).terms)
     shares = coverages([capsules[entry.n].content for entry in fused], patterns)
-    relevant = [
-        entry
-        for entry, share in zip(fused, shares, strict=True)
-        if share >= settings.relevance_floor or not {LEXICAL, SPEAKER} & set(entry.lists)
-    ]
+    found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
+    relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
     dup = settings.duplicates
     order, folded = fold_duplicates(
         [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity

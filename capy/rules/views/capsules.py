@@ -225,6 +225,7 @@ class Recall(Section):
     graph: RecallGraph
     context: RecallContext
     relevance_floor: float
+    floor_power: float | None = None
     speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
