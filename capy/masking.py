@@ -9,8 +9,6 @@ hook redacts exactly as everything else does.
 
 from __future__ import annotations
 
-from math import log2
-
 from capy.packregex import pack_regex
 
 TYPE_CHECKING = False
@@ -53,6 +51,10 @@ def shannon_entropy(value: str) -> float:
     """Bits per character; random base64 scores near 6, English words near 3."""
     if not value:
         return 0.0
+    # Imported here: `math` is a shared library to load, and a hook whose text holds no
+    # candidate secret never scores one.
+    from math import log2
+
     counts: dict[str, int] = {}
     for char in value:
         counts[char] = counts.get(char, 0) + 1

@@ -72,7 +72,8 @@ def check(db_path: Path, key_hex: str, committed: list[str]) -> str | None:
             "SELECT s.label FROM sources s WHERE "
             "(SELECT count(*) FROM chunks WHERE source_id = s.id) = 0 OR "
             "(SELECT count(*) FROM chunks WHERE source_id = s.id) != "
-            "(SELECT count(*) FROM chunks_trigram WHERE source_id = s.id)"
+            "(SELECT count(*) FROM chunks_trigram "
+            "WHERE rowid BETWEEN s.id << 20 AND (s.id << 20) + 1048575)"
         ).fetchall()
         if half:
             return f"half-indexed source: {half[0][0]}"

@@ -327,6 +327,7 @@ class _Writer:
             self._error = error
 
     def _write(self, conn: Any, batch: _Batch) -> None:
+        from capy.store.chunkstore import insert_fts_rows
         from capy.store.database import transaction
         from capy.store.fts_tuning import bulk_load
         from capy.store.vocabulary import apply_term_delta
@@ -345,11 +346,7 @@ class _Writer:
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                     (batch.sources[0][6],),
                 )
-            conn.executemany(
-                f"INSERT INTO {self._table} (rowid, title, content, source_id, ordinal) "
-                "VALUES (?, ?, ?, ?, ?)",
-                batch.rows,
-            )
+            insert_fts_rows(conn, self._table, batch.rows)
 
 
 def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> None:

@@ -225,7 +225,7 @@ def perf_tables(report: dict) -> list[Table]:
         "indexing throughput (best of "
         f"{report['settings']['rounds']} rounds; floor = the same chunks into both FTS5 tables "
         "+ raw into a plain table, one transaction, SQLCipher)",
-        ("content type", "MB", "chunks", "capy MB/s", "floor MB/s", "x floor"),
+        ("content type", "MB", "chunks", "capy MB/s", "floor MB/s", "x floor", "x floor CPU"),
     )
     for row in report["indexing"]:
         if "files" in row:
@@ -241,8 +241,13 @@ def perf_tables(report: dict) -> list[Table]:
                 fmt(row["capy_mb_s"], 2),
                 fmt(row["bare_mb_s"], 2),
                 fmt(row["ratio"], 2),
+                fmt(row.get("cpu_ratio"), 2),
             )
         )
+    indexing.notes.append(
+        "x floor CPU: the same ratio in CPU seconds of this process (best round of each), "
+        "which other load on the machine moves far less than the wall time"
+    )
     latency = Table(
         "search latency (search_store, limit 10; bare = FTS5 AND query ranked by bm25; each "
         "query's median of the passes)",

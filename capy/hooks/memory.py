@@ -40,7 +40,9 @@ def prompt_text(context: HookContext) -> str:
     if not isinstance(prompt, str) or not prompt.strip():
         return ""
     try:
-        digest = _digest(context)
+        from capy.memory.digest import PROMPT
+
+        digest = _digest(context, PROMPT)
         if digest is None:
             return ""
         from capy.memory.inject import prompt_text as text_for

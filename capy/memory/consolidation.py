@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from capy.memory.learning import RULE_TEMPLATE
 from capy.memory.model import Record, record_id
 from capy.memory.words import stems
 
@@ -21,7 +22,13 @@ def consolidate(projection: Projection, pack: MemoryPack) -> None:
         for record in projection.records.values()
         if record.type != "principle" and not record.superseded_by
     ]
-    words = {record.id: stems(record.text) for record in members}
+    # Only what a learned rule says beyond its template's words ("editing ... and then running
+    # it again worked") makes it like another: four unrelated edit-and-retry rules are no cluster.
+    template = stems(RULE_TEMPLATE)
+    words = {
+        record.id: stems(record.text) - (template if record.source == "error_fix" else set())
+        for record in members
+    }
     placed: set[str] = set()
     made = 0
     for seed in sorted(members, key=lambda record: (record.created_ts, record.id)):

@@ -26,6 +26,11 @@ DIGEST_FORMAT = 2
 BLOCKING = "blocking"
 
 
+# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it): parsing the
+# full digest's thousands of small strings cost the hook more than all of its ranking.
+PROMPT = "prompt"
+
+
 def digest_path(data_dir: str, project: str, part: str = "") -> str:
     name = f"{zlib.crc32(project.encode()):08x}" + (f".{part}" if part else "")
     return os.path.join(data_dir, "memory", f"{name}.json")
@@ -49,6 +54,9 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
     """Write the digest and its blocking part (first, so a hook never blocks by a newer
     full digest's absent record); returns the full digest's path."""
     _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
+    from capy.memory.inject import prompt_part
+
+    _write(digest_path(data_dir, project, PROMPT), prompt_part(digest))
     path = digest_path(data_dir, project)
     _write(path, digest)
     return path

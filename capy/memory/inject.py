@@ -10,8 +10,6 @@ relevance floor. Every text fits its token budget (characters / chars_per_token)
 
 from __future__ import annotations
 
-import math
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -27,57 +25,100 @@ def session_start_text(digest: dict[str, Any]) -> tuple[str, list[str]]:
         for record in digest["records"]
         if record["type"] in wanted and record["confidence"] >= budget["min_confidence"]
     ]
-    chosen.sort(key=lambda record: (-record["confidence"], record["id"]))
+    chosen = _distinct(sorted(chosen, key=lambda record: (-record["confidence"], record["id"])))
     return _fit(chosen[: budget["max_records"]], budget["max_tokens"], digest)
 
 
-def prompt_text(digest: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
-    ranked = relevant(digest, prompt)
-    budget = digest["prompt"]
-    return _fit(ranked[: budget["max_records"]], budget["max_tokens"], digest)
+def prompt_text(part: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
+    """What UserPromptSubmit says for `prompt`, from the digest's prompt part (`prompt_part`)."""
+    ranked = _distinct(relevant(part, prompt))
+    budget = part["prompt"]
+    return _fit(ranked[: budget["max_records"]], budget["max_tokens"], part)
 
 
-def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
-    from capy.memory.words import stem_pairs, stems
+# A record's stem sets as the prompt part keeps them: one string each, split when ranked.
+_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only")
+_PAIR_SEPARATOR = "|"
+
+
+def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
+    """What relevance reads, computed once when the digest is written rather than in every
+    hook: the records above the prompt gate with their stem sets as single strings, each stem's
+    idf over those records, and the stems too common to tell records apart."""
+    import math
 
     budget = digest["prompt"]
     records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]
-    if not records:
-        return []
-    stopwords = set(digest.get("stopwords", ()))
-    query = stems(prompt) - stopwords
-    phrases = stem_pairs(prompt, stopwords)
-    boost = budget.get("phrase_boost", 0.0)
-    # The programs the prompt's words go with (the entity graph learned from the records) join
-    # the query at a lower weight: "run the rust tests" is about cargo.
-    graph = digest.get("graph", {})
-    linked = {program for term in query for program in graph.get(term, ())} - query
-    linked_weight = budget.get("graph_weight", 0.0)
-    other = budget.get("unanchored_weight", 1.0)
     frequency: dict[str, int] = {}
     for record in records:
         for term in record["terms"]:
             frequency[term] = frequency.get(term, 0) + 1
     total = len(records)
-
-    def idf(term: str) -> float:
-        return math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
-
-    known = [term for term in query if term in frequency]
-    possible = sum(idf(term) for term in known)
-    if not possible:
-        return []
     # Among a few records every stem is "most records'": commonness needs enough of them.
     share = budget.get("common_share", 1.0)
     enough = total >= budget.get("common_min_records", 0)
-    common = {term for term, count in frequency.items() if enough and count > total * share}
+    return {
+        "format": digest["format"],
+        "project": digest["project"],
+        "records": [
+            {
+                **{key: record[key] for key in ("id", "type", "text", "confidence")},
+                **{key: " ".join(record.get(key, ())) for key in _STEM_FIELDS},
+                "pairs": _PAIR_SEPARATOR.join(record.get("pairs", ())),
+            }
+            for record in records
+        ],
+        # A stem's idf depends on its record count alone: the few distinct values once, and each
+        # stem's count (a small int parses far faster than a float).
+        "idf_by_count": [
+            math.log(1 + (total - count + 0.5) / (count + 0.5)) for count in range(total + 1)
+        ],
+        "frequency": dict(sorted(frequency.items())),
+        "common": " ".join(
+            sorted(term for term, count in frequency.items() if enough and count > total * share)
+        ),
+        "graph": {word: " ".join(programs) for word, programs in digest["graph"].items()},
+        "stopwords": " ".join(digest["stopwords"]),
+        "chars_per_token": digest["chars_per_token"],
+        "prompt": budget,
+    }
+
+
+def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
+    """The records of the digest's prompt part (`prompt_part`) relevant to `prompt`, best first."""
+    from capy.memory.words import stem_pairs, stems
+
+    budget = part["prompt"]
+    records = part["records"]
+    if not records:
+        return []
+    stopwords = set(part["stopwords"].split())
+    query = stems(prompt) - stopwords
+    phrases = stem_pairs(prompt, stopwords)
+    boost = budget.get("phrase_boost", 0.0)
+    # The programs the prompt's words go with (the entity graph learned from the records) join
+    # the query at a lower weight: "run the rust tests" is about cargo.
+    graph = part["graph"]
+    linked = {program for term in query for program in graph.get(term, "").split()} - query
+    linked_weight = budget.get("graph_weight", 0.0)
+    other = budget.get("unanchored_weight", 1.0)
+    by_count = part["idf_by_count"]
+    idf = {term: by_count[count] for term, count in part["frequency"].items() if term in query}
+    possible = sum(idf[term] for term in query if term in idf)
+    if not possible:
+        return []
+    common = set(part["common"].split())
     need = budget["min_shared_terms"]
     mixed = budget.get("mixed_shared_terms", need)
     overlap = budget.get("task_overlap", 0.5)
     scored = []
     for record in records:
-        shared = query.intersection(record["terms"])
-        via_graph = linked.intersection(record["terms"]) if linked_weight else set()
+        terms = set(record["terms"].split())
+        shared = query & terms
+        if not shared:
+            continue
+        via_graph = linked & terms if linked_weight else set()
+        anchors = set(record["anchors"].split())
         # Relevant: the prompt shares enough stems with what the record says (its text, commands,
         # entities), or asks for the task it was learned in again, or holds more stems of both
         # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
@@ -85,23 +126,22 @@ def relevant(digest: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # from every rule's "When ... fails with") adds weight below but is not counted here: it
         # tells no record from another.
         counted = shared - common
-        said = len(counted.difference(record.get("task_only", ())))
+        said = len(counted.difference(record["task_only"].split()))
         if not (
             said >= need
             or (said and len(counted) >= mixed)
-            or _same_task(counted, record.get("task_terms", ()), need, overlap)
+            or _same_task(counted, record["task_terms"].split(), need, overlap)
         ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
         # its task), not only words of an error message.
-        if budget["anchored"] and not shared.intersection(record.get("anchors", ())):
+        if budget["anchored"] and not shared & anchors:
             continue
         # Words side by side in both ("cargo test") say more than the same words apart.
-        together = len(phrases.intersection(record.get("pairs", ())))
+        together = len(phrases.intersection(record["pairs"].split(_PAIR_SEPARATOR)))
         # A stem only the error message holds is weaker evidence than one the record is about.
-        anchors = set(record.get("anchors", ()))
-        weight = sum(idf(term) * (1.0 if term in anchors else other) for term in shared)
-        weight += linked_weight * sum(idf(term) for term in via_graph)
+        weight = sum(idf[term] * (1.0 if term in anchors else other) for term in shared)
+        weight += linked_weight * sum(by_count[part["frequency"][term]] for term in via_graph)
         weight *= 1 + boost * together
         if weight / possible < budget["relevance_floor"]:
             continue
@@ -114,6 +154,18 @@ def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:
     """The prompt asks for the task again: `need` of its stems, and `overlap` of them."""
     again = shared.intersection(task)
     return len(again) >= need and len(again) >= overlap * len(task)
+
+
+def _distinct(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first record of each text: an extractive principle says what its most central member
+    says, and the two must not take two of the few slots."""
+    seen: set[str] = set()
+    kept = []
+    for record in records:
+        if record["text"] not in seen:
+            seen.add(record["text"])
+            kept.append(record)
+    return kept
 
 
 def _fit(

@@ -139,6 +139,11 @@ def _bypass(failed: str, fixed: str, pack: MemoryPack) -> str | None:
     return None
 
 
+# Every word `_fix_lesson`'s sentence adds around the commands, error and files it quotes: two
+# rules share them by construction, so they never make two rules alike (consolidation).
+RULE_TEMPLATE = "When fails with an error, running editing nothing and then running it again worked"
+
+
 def _fix_lesson(
     session: str, error: Action, fix: Action, edits: list[str], ran: list[str], pack: MemoryPack
 ) -> Lesson:

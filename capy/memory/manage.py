@@ -99,12 +99,12 @@ def search_records(store: CapsuleStore, query: str, limit: int = 5) -> list[dict
     graph), fused by reciprocal rank with the records nearest in meaning when the semantic model
     is on the machine (a search is no hook: it may load the model)."""
     from capy.memory.digest import build_digest
-    from capy.memory.inject import relevant
+    from capy.memory.inject import prompt_part, relevant
     from capy.memory.vectors import text_similarity
 
     records = project_records(store)
     digest = build_digest(store.default_scope.project, records, store.rules)
-    lists = [[item["id"] for item in relevant(digest, query)]]
+    lists = [[item["id"] for item in relevant(prompt_part(digest), query)]]
     similar = text_similarity() if records else None
     if similar is not None:
         floor = store.rules.view("memory").injection.prompt.vector_floor

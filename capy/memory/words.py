@@ -4,8 +4,6 @@ itself would load its rule views."""
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from capy.packregex import pack_regex
 
 # Letters and digits, `_` separating: how capy.retrieval.query splits words (WORD_PART).
@@ -36,9 +34,11 @@ def stem_pairs(text: str, stopwords: set[str] | frozenset[str] = frozenset()) ->
     """Adjacent stems of `text` (neither a stopword), as "first second": a phrase in the text."""
     words = pack_regex(WORD_PART_PATTERN).findall(text)
     sequence = [_stem(word.lower()) for word in words if len(word) >= 2]
+    # By index, not itertools.pairwise: a UserPromptSubmit hook pays for loading itertools.
+    pairs = ((sequence[index - 1], sequence[index]) for index in range(1, len(sequence)))
     return {
         f"{first} {second}"
-        for first, second in pairwise(sequence)
+        for first, second in pairs
         if first not in stopwords and second not in stopwords and first != second
     }
 

@@ -76,12 +76,27 @@ def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Seque
         (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
         for ordinal, chunk in enumerate(chunks)
     ]
-    for table in ("chunks", "chunks_trigram"):
-        conn.executemany(
-            f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
-            "VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
+    for table in _FTS_INSERTS:
+        insert_fts_rows(conn, table, rows)
+
+
+# The trigram table is an index only (migration 0009): it takes the text to index and no
+# stored columns; `chunks` keeps the one copy of each chunk.
+_FTS_INSERTS = {
+    "chunks": "INSERT INTO chunks (rowid, title, content, source_id, ordinal) "
+    "VALUES (?, ?, ?, ?, ?)",
+    "chunks_trigram": "INSERT INTO chunks_trigram (rowid, title, content) VALUES (?, ?, ?)",
+}
+
+
+def insert_fts_rows(
+    conn: sqlcipher3.Connection, table: str, rows: Sequence[tuple[int, str, str, int, int]]
+) -> None:
+    """Rows of (rowid, title, content, source_id, ordinal) into one FTS table, as it takes them."""
+    if table == "chunks":
+        conn.executemany(_FTS_INSERTS[table], rows)
+    else:
+        conn.executemany(_FTS_INSERTS[table], [row[:3] for row in rows])
 
 
 def chunk_terms(chunks: Sequence[Chunk]) -> Counter[str]:

@@ -117,7 +117,7 @@ class StoreCorpus:
                 )
             if top is None:
                 top = rank(fts_query, self.window, limit)
-            return self._read(table, top or [])
+            return self._read(top or [])
 
     def _scores(
         self,
@@ -148,15 +148,17 @@ class StoreCorpus:
             values.append(most)
         return fetch(sql, values)
 
-    def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
+    def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
         """Title, content and source of the ranked rows, in their order (large chunks are
         read for the few rows kept, never sorted). A row gone since it was ranked is left out."""
         if not top:
             return []
         ids = [rowid for rowid, _ in top]
+        # From `chunks` whichever list ranked them: the trigram table is an index only, and a
+        # chunk has the same rowid in both (migration 0009).
         rows = self.store.conn.execute(
             f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content, s.content_type
-                  FROM {table} AS c
+                  FROM chunks AS c
                   JOIN sources AS s ON s.id = c.rowid >> {CHUNK_ORDINAL_BITS}
                  WHERE c.rowid IN ({_marks(ids)})""",
             ids,
@@ -226,9 +228,7 @@ class StoreCorpus:
             found = nearest_in_store(self.store, self.rules, query, limit, in_scope)
         except SemanticError:  # search goes on lexically; doctor and status say why
             return []
-        return [
-            replace(candidate, rank=-candidate.rank) for candidate in self._read("chunks", found)
-        ]
+        return [replace(candidate, rank=-candidate.rank) for candidate in self._read(found)]
 
     # --- fuzzy correction ---
 

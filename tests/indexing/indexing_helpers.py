@@ -22,6 +22,32 @@ def chunks_of(store, source_id: int, table: str = "chunks") -> list[tuple]:
     ).fetchall()
 
 
+def trigram_rowids(store, source_id: int) -> list[int]:
+    """The source's rows in the trigram table (an index only: it returns no text)."""
+    first, last = chunk_rowid_range(source_id)
+    return [
+        row[0]
+        for row in store.conn.execute(
+            "SELECT rowid FROM chunks_trigram WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+            (first, last),
+        )
+    ]
+
+
+def trigram_finds(store, source_id: int, text: str) -> list[int]:
+    """The source's rows the trigram table finds `text` (a substring) in."""
+    first, last = chunk_rowid_range(source_id)
+    phrase = '"' + text.replace('"', '""') + '"'
+    return [
+        row[0]
+        for row in store.conn.execute(
+            "SELECT rowid FROM chunks_trigram WHERE chunks_trigram MATCH ? "
+            "AND rowid BETWEEN ? AND ? ORDER BY rowid",
+            (phrase, first, last),
+        )
+    ]
+
+
 def vocabulary(store) -> Counter[str]:
     return Counter(dict(store.conn.execute("SELECT term, frequency FROM vocabulary")))
 

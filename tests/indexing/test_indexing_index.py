@@ -7,7 +7,14 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from indexing_helpers import chunks_of, expected_vocabulary, source_row, vocabulary
+from indexing_helpers import (
+    chunks_of,
+    expected_vocabulary,
+    source_row,
+    trigram_finds,
+    trigram_rowids,
+    vocabulary,
+)
 
 from capy.store.codec import decompress_text
 from capy.store.content import ContentError
@@ -39,11 +46,11 @@ def test_new_content_is_indexed(store, rules) -> None:
 
 def test_chunks_land_in_both_tables_with_the_same_rowids(store, rules) -> None:
     result = index_content(store, DOC, label="README.md", rules=rules)
-    porter, trigram = (
-        chunks_of(store, result.source_id),
-        chunks_of(store, result.source_id, "chunks_trigram"),
-    )
-    assert porter == trigram
+    porter = chunks_of(store, result.source_id)
+    assert trigram_rowids(store, result.source_id) == [row[0] for row in porter]
+    assert trigram_finds(store, result.source_id, "robnicat") == [
+        row[0] for row in porter if "robnicat" in f"{row[1]} {row[2]}".lower()
+    ]
     assert len(porter) == result.chunk_count >= 1
     assert [row[4] for row in porter] == list(range(len(porter)))
     assert all(row[3] == result.source_id for row in porter)
@@ -74,7 +81,10 @@ def test_new_content_under_the_same_label_replaces(store, rules) -> None:
     assert (second.status, second.source_id) == ("replaced", first.source_id)
     contents = " ".join(row[2] for row in chunks_of(store, first.source_id))
     assert "zyzzyva" in contents and "frobnicate" not in contents
-    assert chunks_of(store, first.source_id, "chunks_trigram") == chunks_of(store, first.source_id)
+    assert trigram_rowids(store, first.source_id) == [
+        row[0] for row in chunks_of(store, first.source_id)
+    ]
+    assert trigram_finds(store, first.source_id, "frobnicate") == []
     assert source_row(store, "notes")["access_count"] == 3  # history survives a rewrite
     assert "frobnicate" not in vocabulary(store)
     assert vocabulary(store) == expected_vocabulary(store)
@@ -107,8 +117,8 @@ def test_secrets_never_reach_the_store(store, rules) -> None:
     assert result.redactions == {"secrets.github-pat": 1}
     row = source_row(store, "env")
     assert token not in decompress_text(row["raw"])
-    for table in ("chunks", "chunks_trigram"):
-        assert token not in " ".join(row[2] for row in chunks_of(store, result.source_id, table))
+    assert token not in " ".join(row[2] for row in chunks_of(store, result.source_id))
+    assert trigram_finds(store, result.source_id, token[4:20]) == []
     assert not any(term in token.lower() for term in vocabulary(store) if len(term) > 12)
 
 

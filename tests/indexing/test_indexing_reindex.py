@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from indexing_helpers import chunks_of, expected_vocabulary, source_row, vocabulary
+from indexing_helpers import (
+    chunks_of,
+    expected_vocabulary,
+    source_row,
+    trigram_finds,
+    trigram_rowids,
+    vocabulary,
+)
 
+from capy.store import chunk_rowid_range
 from capy.store.codec import compress_text, decompress_text
 from capy.store.indexing import ensure_fresh, index_content, reindex_stale, stale_count
 
@@ -22,8 +30,10 @@ def scramble_chunks(store, source_id: int) -> None:
     store.conn.execute(
         "UPDATE chunks SET content = 'stale words' WHERE source_id = ?", (source_id,)
     )
-    store.conn.execute(
-        "UPDATE chunks_trigram SET content = 'stale words' WHERE source_id = ?", (source_id,)
+    first, last = chunk_rowid_range(source_id)
+    store.conn.execute(  # an index only: a row is replaced whole
+        "UPDATE chunks_trigram SET title = '', content = 'stale words' WHERE rowid BETWEEN ? AND ?",
+        (first, last),
     )
 
 
@@ -41,7 +51,9 @@ def test_stale_sources_are_rebuilt_from_raw(store, rules) -> None:
     assert rebuilt == 2
     assert seen[-1] == (2, 2)
     assert chunks_of(store, result.source_id) == fresh_chunks
-    assert chunks_of(store, result.source_id, "chunks_trigram") == fresh_chunks
+    assert trigram_rowids(store, result.source_id) == [row[0] for row in fresh_chunks]
+    assert trigram_finds(store, result.source_id, "stale words") == []
+    assert trigram_finds(store, result.source_id, "quokka")
     assert stale_count(store, rules) == 0
     assert source_row(store, "guide.md")["index_version"] == rules.index_version
     meta = store.conn.execute("SELECT value FROM meta WHERE key = 'index_version'").fetchone()

@@ -150,7 +150,7 @@ def test_apply_removes_sources_chunks_and_vocabulary(store, rules) -> None:
     assert source_row(store, "old-test-run", "ephemeral") is None
     for table in ("chunks", "chunks_trigram"):
         count = store.conn.execute(
-            f"SELECT count(*) FROM {table} WHERE source_id = ?", (removed_id,)
+            f"SELECT count(*) FROM {table} WHERE rowid >> 20 = ?", (removed_id,)
         ).fetchone()
         assert count == (0,)
     assert "zyzzyva" not in vocabulary(store)

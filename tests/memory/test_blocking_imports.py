@@ -23,16 +23,15 @@ AVOIDED += ("pydantic", "pydantic_core", "capy.rules.views", "capy.rules.matcher
 
 
 def _hook(project, command: str, importtime: bool = False) -> tuple[dict, set[str]]:
-    argv = [*hook_launcher(resolve_launcher()), "hook", "--platform", "claude-code", "PreToolUse"]
+    event = {"tool_name": "Bash", "tool_input": {"command": command}}
+    return _event(project, "PreToolUse", event, importtime)
+
+
+def _event(project, name: str, event: dict, importtime: bool) -> tuple[dict, set[str]]:
+    argv = [*hook_launcher(resolve_launcher()), "hook", "--platform", "claude-code", name]
     if importtime:
         argv.insert(1, "-Ximporttime")
-    payload = {
-        "session_id": "s2",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-    }
+    payload = {"session_id": "s2", "cwd": str(project), "hook_event_name": name, **event}
     done = subprocess.run(
         argv, input=json.dumps(payload).encode(), capture_output=True, cwd=project, timeout=120
     )
@@ -57,3 +56,21 @@ def test_a_denied_command_imports_nothing_the_lean_start_avoids(project, store):
     assert not imported.intersection(AVOIDED), sorted(imported.intersection(AVOIDED))
     allowed, _ = _hook(project, "git commit -m 'never git push --force'")
     assert allowed.get("hookSpecificOutput", {}).get("permissionDecision") != "deny"
+
+
+def test_a_prompt_given_memory_imports_nothing_the_lean_start_avoids(project, store):
+    """UserPromptSubmit ranks the records from the digest's prompt part with string methods:
+    no `math` (idf comes precomputed), no `itertools`, and none of the above."""
+    from datetime import UTC, datetime
+
+    said = "Always run pytest with -x so it stops at the first failure."
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    store.write([CapsuleDraft("prompt", said, "hook", {"session_id": "s1"}, created_at=now)])
+    learn(store)
+    event = {"prompt": "run pytest with the first failure stopping it"}
+    _event(project, "UserPromptSubmit", event, importtime=False)  # fills the caches
+    answer, imported = _event(project, "UserPromptSubmit", event, importtime=True)
+    assert said in answer["hookSpecificOutput"]["additionalContext"]
+    assert "capy.memory.inject" in imported
+    avoided = {*AVOIDED, "itertools"}
+    assert not imported.intersection(avoided), sorted(imported.intersection(avoided))

@@ -248,3 +248,27 @@ def test_a_search_finds_a_record_by_meaning_when_the_semantic_model_is_here(stor
     )
     [found, *_] = search_records(store, "remove all the cloud resources with terraform")
     assert found["text"] == "Never run `terraform destroy` in this workspace."
+
+
+def test_rules_alike_only_in_their_template_words_are_no_principle(store):
+    """Three unrelated "... and then running it again worked" rules share a dozen template
+    words; a principle from them would say one of them while anchored on all three."""
+    retries = [
+        ("go vet ./pool", "pool.go:88: loop variable captured", "make deps"),
+        ("actionlint release.yml", 'release.yml:31: "runs-on" is missing', "git stash"),
+        ("cargo clippy -p engine", "error: could not compile `engine`", "rustup update"),
+    ]
+    for day, (command, error, step) in enumerate(retries, start=1):
+        at = f"2026-05-{day:02d}T10:00:0"
+        store.write(
+            [
+                call(f"s{day}", command, error, at + "1Z", failed=True),
+                call(f"s{day}", step, "done", at + "2Z"),
+                call(f"s{day}", command, "ok", at + "3Z"),
+            ]
+        )
+    records = _records(store)
+    rules = [record for record in records if record["type"] == "rule"]
+    assert len(rules) == 3
+    assert all("and then running it again worked" in rule["text"] for rule in rules), rules
+    assert not [record for record in records if record["type"] == "principle"]

@@ -8,15 +8,16 @@ import os
 from memory_helpers import prompt
 
 from capy.memory import learn
-from capy.memory.digest import read_digest
-from capy.memory.inject import relevant
+from capy.memory.digest import PROMPT, read_digest
+from capy.memory.inject import prompt_part, relevant
 
 NOW = 1_777_939_200.0  # 2026-05-05
 
 
 def _digest(store, project) -> dict:
+    """The digest's prompt part, as UserPromptSubmit reads it."""
     [path] = learn(store, now=NOW).digests
-    return read_digest(os.path.dirname(os.path.dirname(path)), str(project))
+    return read_digest(os.path.dirname(os.path.dirname(path)), str(project), PROMPT)
 
 
 def _texts(digest: dict, said: str) -> list[str]:
@@ -50,3 +51,58 @@ def test_a_record_needs_its_own_stems_or_its_task_again(store, project):
     assert _texts(digest, "release the lexer crate") == [publish]
     # "make" (the record's own `make`) and "table" (its task's): one weak hint of each.
     assert _texts(digest, "make the table rows clickable") == []
+
+
+def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
+    import math
+
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1", 1))
+    store.write(
+        [
+            prompt("s2", "release the parser crate", "2026-05-02T10:00:00Z"),
+            prompt(
+                "s2",
+                "I told you to always do `cargo publish --dry-run` first, let me publish myself.",
+                "2026-05-02T10:00:01Z",
+            ),
+        ]
+    )
+    [path] = learn(store, now=NOW).digests
+    data_dir = os.path.dirname(os.path.dirname(path))
+    full = read_digest(data_dir, str(project))
+    part = read_digest(data_dir, str(project), PROMPT)
+    assert part == prompt_part(full) and "wrappers" not in part
+    gated = [
+        item for item in full["records"] if item["confidence"] >= full["prompt"]["min_confidence"]
+    ]
+    assert [item["id"] for item in part["records"]] == [item["id"] for item in gated]
+    for term, count in part["frequency"].items():
+        assert count == sum(term in item["terms"] for item in gated)
+        idf = math.log(1 + (len(gated) - count + 0.5) / (count + 0.5))
+        assert part["idf_by_count"][count] == idf
+    assert [item["text"] for item in relevant(part, "publish the parser crate")] == [
+        "I told you to always do `cargo publish --dry-run` first, let me publish myself."
+    ]
+
+
+def test_a_principle_and_its_central_member_take_one_slot(store, project):
+    from capy.memory.inject import prompt_text
+
+    said = [
+        "Always run the pytest suite with -x before you commit.",
+        "Please always run the pytest suite with -x -q when checking a pull request.",
+        "From now on, run the pytest suite with -x first.",
+    ]
+    store.write(
+        [prompt(f"s{day}", text, f"2026-05-0{day}T10:00:00Z") for day, text in enumerate(said, 1)]
+    )
+    part = _digest(store, project)
+    ranked = relevant(part, "run the pytest suite")
+    texts = [record["text"] for record in ranked]
+    assert len(texts) > len(set(texts))  # the principle repeats a member's sentence
+    _text, shown = prompt_text(part, "run the pytest suite")
+    shown_texts = [next(r["text"] for r in ranked if r["id"] == item) for item in shown]
+    assert len(shown_texts) == len(set(shown_texts)) == 3
+    assert next(r["type"] for r in ranked if r["id"] == shown[0]) == "principle"

@@ -11,6 +11,7 @@ import pytest
 
 from capy.rules import build_ruleset
 from capy.store import Store, chunk_rowid, open_store, transaction
+from capy.store.chunkstore import insert_fts_rows
 from capy.store.corpus import StoreCorpus
 from capy.store.vocabulary import term_counts
 
@@ -61,11 +62,7 @@ def put_chunks(
         for ordinal, (title, content) in enumerate(chunks):
             rowid = chunk_rowid(source_id, ordinal)
             for table in ("chunks", "chunks_trigram"):
-                conn.execute(
-                    f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (rowid, title, content, source_id, ordinal),
-                )
+                insert_fts_rows(conn, table, [(rowid, title, content, source_id, ordinal)])
             words.update(term_counts((title, content)))
         conn.executemany(
             "INSERT INTO vocabulary (term, frequency) VALUES (?, ?) "

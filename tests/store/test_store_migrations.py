@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from capy.store import MIGRATIONS, chunk_rowid, chunk_rowid_range, migrate, open_store
+from capy.store.chunkstore import insert_fts_rows
 from capy.store.database import connect, transaction
 from capy.store.keys import key_source, load_key
 from capy.store.migrations import CHUNK_ORDINAL_BITS, split_statements
@@ -61,16 +62,15 @@ def test_deleting_a_source_deletes_its_chunks_in_both_indexes(env) -> None:
                 " VALUES (?, ?, 'durable', 'h', 'plaintext', x'00', 1)",
                 (source_id, f"s{source_id}"),
             )
-            for ordinal in range(3):
-                for table in ("chunks", "chunks_trigram"):
-                    conn.execute(
-                        f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
-                        "VALUES (?, 'title', 'needle haystack', ?, ?)",
-                        (chunk_rowid(source_id, ordinal), source_id, ordinal),
-                    )
+            rows = [
+                (chunk_rowid(source_id, ordinal), "title", "needle haystack", source_id, ordinal)
+                for ordinal in range(3)
+            ]
+            for table in ("chunks", "chunks_trigram"):
+                insert_fts_rows(conn, table, rows)
         conn.execute("DELETE FROM sources WHERE id = 1")
         for table in ("chunks", "chunks_trigram"):
-            left = conn.execute(f"SELECT DISTINCT source_id FROM {table}").fetchall()
+            left = conn.execute(f"SELECT DISTINCT rowid >> 20 FROM {table}").fetchall()
             assert left == [(2,)]
         assert conn.execute("SELECT count(*) FROM chunks WHERE chunks MATCH 'haystacks'").fetchone()
         assert conn.execute(
@@ -100,3 +100,38 @@ def test_vocabulary_word_parts_migration_recounts_every_chunk(env) -> None:
         terms = dict(store.conn.execute("SELECT term, frequency FROM vocabulary").fetchall())
         assert terms["retry"] == 2 and terms["chunk"] == 1 and terms["bytes"] == 1
         assert "max_chunk_bytes" not in terms
+
+
+def test_contentless_trigram_migration_keeps_every_chunk_findable(env) -> None:
+    """0009 rebuilds the trigram table as an index only, from the chunks an 0008 store holds."""
+    key = load_key(key_source("db", None, env.key_file.parent))
+    conn = connect(env.home / "old.db", key)
+    before = [migration.name for migration in MIGRATIONS].index("0009-contentless-trigram")
+    migrate(conn, MIGRATIONS[:before])
+    with transaction(conn):
+        for source_id in (1, 2):
+            conn.execute(
+                "INSERT INTO sources (id, label, kind, content_hash, content_type, raw, raw_size)"
+                " VALUES (?, ?, 'durable', 'h', 'plaintext', x'00', 1)",
+                (source_id, f"s{source_id}"),
+            )
+            for ordinal in range(2):
+                for table in ("chunks", "chunks_trigram"):  # the 0008 shape: both store text
+                    conn.execute(
+                        f"INSERT INTO {table} (rowid, title, content, source_id, ordinal) "
+                        "VALUES (?, 'RetryConfig', 'a haystack of words', ?, ?)",
+                        (chunk_rowid(source_id, ordinal), source_id, ordinal),
+                    )
+    assert migrate(conn) == ["0009-contentless-trigram"]
+    found = conn.execute(
+        "SELECT rowid FROM chunks_trigram WHERE chunks_trigram MATCH 'ayst AND tryconf' "
+        "ORDER BY rowid"
+    ).fetchall()
+    assert found == conn.execute("SELECT rowid FROM chunks ORDER BY rowid").fetchall()
+    assert not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'chunks_trigram_content'"
+    ).fetchone()
+    with transaction(conn):
+        conn.execute("DELETE FROM sources WHERE id = 1")  # the rebuilt trigger still cascades
+    assert conn.execute("SELECT DISTINCT rowid >> 20 FROM chunks_trigram").fetchall() == [(2,)]
+    conn.close()
