@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from capy.api.intent_absent import absent_names
+from capy.api.intent_absent import absent_names, unmet_failure_kinds
 from capy.api.intent_compare import comparison_section
 from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
@@ -37,8 +37,8 @@ from capy.api.output_excerpts import (
     GAP,
     answer_sections,
     one_line,
+    problem_lines,
     reply_budget,
-    reports_problems,
     utf8_size,
 )
 from capy.api.output_terms import distinctive_terms
@@ -217,13 +217,16 @@ class _Judged:
     short: str | None
     budget: IntentReply
     relevance: float  # the best hit's (`capy.api.intent_relevance`)
+    unmet: list[str]  # kinds of failure asked about that no flagged line is about
 
     def render(self, indexed: IndexResult, stored: str, terms: Sequence[str]) -> str:
         if self.short == _CLEAN:
             return _ran_clean(indexed, self.clean, self.budget)
         if self.short == _TALLY:  # the run's totals answer it though no other line does
             return "\n".join([_header(indexed, stored), *self.tally]) + "\n"
-        return _nothing_matched(indexed, self.intent, terms, self.budget, absent=self.absent)
+        return _nothing_matched(
+            indexed, self.intent, terms, self.budget, absent=self.absent, unmet=self.unmet
+        )
 
 
 def _judge(
@@ -236,22 +239,26 @@ def _judge(
     failure = is_failure_intent(intent, rules)
     compared = comparison_section(stored, shown_intent, rules)
     compared += date_section(stored, shown_intent, rules)
-    shares = hit_term_shares(chunks, [hit.content for hit in result.hits], intent, rules)
+    problems = problem_lines(stored, rules)
+    # "Any parsing errors?" on a run whose errors are none about parsing: its error list is
+    # not the answer, and `parse.js` in a path does not make the kind asked about present.
+    unmet = unmet_failure_kinds(stored, problems, shown_intent, rules) if failure else []
+    hits = [hit.content for hit in result.hits]
+    shares = hit_term_shares(chunks, hits, intent, rules, unheld=unmet)
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     absent = absent_names(chunks, shown_intent, rules)
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
-    problems = reports_problems(stored, rules)
     clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
     tally = tally_section(stored, shown_intent, rules)
     short = None
     if clean:
         short = _CLEAN
-    elif weak and not compared and not (failure and problems):
+    elif weak and not compared and not (failure and problems and not unmet):
         short = _TALLY if tally else _NOTHING
     return _Judged(
         shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
-        short, budget, max(relevances, default=0.0),
+        short, budget, max(relevances, default=0.0), unmet,
     )  # fmt: skip
 
 
@@ -310,14 +317,18 @@ def _nothing_matched(
     budget: IntentReply,
     *,
     absent: Sequence[str] = (),
+    unmet: Sequence[str] = (),
 ) -> str:
     """The short reply for an answer that is not in the output: what was asked, that nothing
-    matched (and which names it asks about the output never holds), and as many of the
-    output's terms as fit, for a better-worded follow-up."""
+    matched (and which names it asks about the output never holds, or which kinds of failure
+    none of its errors is about), and as many of the output's terms as fit, for a
+    better-worded follow-up."""
     missing = ", ".join(f"`{name}`" for name in absent)
+    kinds = " or ".join(f"`{kind}`" for kind in unmet)
     text = (
         f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
         + (f" It never holds {missing}." if absent else "")
+        + (f" None of the errors it reports is about {kinds}." if unmet else "")
         + f" {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
     )
     shown: list[str] = []

@@ -33,3 +33,31 @@ def absent_names(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]
         if all(held):
             return []
     return [term.text for term, found in zip(terms, held, strict=True) if not found]
+
+
+def unmet_failure_kinds(
+    stored: str, problems: Sequence[str], intent: str, rules: RuleSet
+) -> list[str]:
+    """The kinds of failure the intent asks about (`failure_kinds`: "*parsing* errors") when
+    none of them is met, else []. A kind is met by a flagged line holding it as a word or as
+    the head of a failure identifier (`SyntaxError` for "syntax errors"), or by the output
+    holding it as a whole word anywhere (a name: "the test_cli errors"). A word that only
+    shares a stem with part of an identifier (`parseOptions` for "parsing") does not meet it."""
+    from capy.api.intent_shape import failure_kinds, intent_words, stems_of
+    from capy.retrieval.matching import stem, words_of
+    from capy.retrieval.query import WORD_PART
+
+    kinds = failure_kinds(intent, rules)
+    if not kinds:
+        return []
+    wanted = {stem(kind) for kind in kinds}
+    failure = stems_of(rules.view("search").intents.failure.words)
+    for line in problems:
+        for word in WORD_PART.findall(line):
+            if stem(word.lower()) in wanted:
+                return []
+            parts = [stem(part) for part in intent_words(word)]
+            if len(parts) > 1 and parts[-1] in failure and wanted & set(parts[:-1]):
+                return []
+    everywhere = set(words_of(stored))
+    return [] if any(kind in everywhere for kind in kinds) else kinds

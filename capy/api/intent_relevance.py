@@ -38,21 +38,28 @@ def hit_relevances(
 
 
 def hit_term_shares(
-    chunks: Sequence[str], hits: Sequence[str], query: str, rules: RuleSet
+    chunks: Sequence[str],
+    hits: Sequence[str],
+    query: str,
+    rules: RuleSet,
+    unheld: Sequence[str] = (),
 ) -> list[list[float]]:
     """Per hit, per query term: the share of the query's weight that term brings the hit
     (0 where the hit does not hold it). A query with no weighable term gives each hit one
-    share of 1."""
+    share of 1. A term among `unheld` (a kind of failure no flagged line is about) counts as
+    held by no chunk and no hit, whatever its stem meets."""
     from capy.api.intent_shape import stems_of
     from capy.retrieval.matching import compile_terms, stem, term_spans
     from capy.retrieval.query import parse_query
 
     terms = parse_query(query, rules.view("search")).terms
     patterns = compile_terms(terms)
+    unheld_stems = {stem(word.lower()) for word in unheld}
+    counted = [stem(term.text.lower()) not in unheld_stems for term in terms]
     holding = [0] * len(patterns)
     for chunk in chunks:
         for term, spans in enumerate(term_spans(chunk, patterns)):
-            holding[term] += bool(spans)
+            holding[term] += bool(spans) and counted[term]
     framing = stems_of(rules.view("search").intents.framing.words)
     weights = [
         0.0 if count == 0 and stem(term.text.lower()) in framing else _rarity(len(chunks), count)
@@ -63,8 +70,8 @@ def hit_term_shares(
         return [[1.0] for _ in hits]
     return [
         [
-            w / total if spans else 0.0
-            for w, spans in zip(weights, term_spans(hit, patterns), strict=True)
+            w / total if spans and held else 0.0
+            for w, spans, held in zip(weights, term_spans(hit, patterns), counted, strict=True)
         ]
         for hit in hits
     ]

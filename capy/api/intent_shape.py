@@ -36,6 +36,30 @@ def is_failure_intent(intent: str, rules: RuleSet) -> bool:
     return any(word in wanted for word in intent_stems(intent))
 
 
+def failure_kinds(intent: str, rules: RuleSet) -> list[str]:
+    """The words naming the kind of failure a failure intent asks about: those within the
+    pack's `qualifier_reach` right before a failure word ("*parsing* errors"), less the words
+    that only frame, count or ask (stopwords, framing, tally and failure words) and numbers."""
+    from capy.retrieval.matching import stem
+
+    intents = rules.view("search").intents
+    reach = intents.failure.qualifier_reach
+    failure = _stems(intents.failure.words)
+    plain = _stems(intents.framing.words) | _stems(intents.tally.words) | failure
+    stopwords = rules.view("search").stopwords.all
+    words = intent_words(intent)
+    kinds: list[str] = []
+    for at, word in enumerate(words):
+        if stem(word) not in failure:
+            continue
+        for before in words[max(0, at - reach) : at]:
+            if before.isdigit() or before in stopwords or stem(before) in plain:
+                continue
+            if before not in kinds:
+                kinds.append(before)
+    return kinds
+
+
 @lru_cache(maxsize=64)
 def _stems(words: tuple[str, ...]) -> frozenset[str]:
     from capy.retrieval.matching import stem

@@ -77,7 +77,13 @@ def answer_sections(
 
 def reports_problems(stored: str, rules: RuleSet) -> bool:
     """Whether the output holds lines of the severities the reply lists (errors, failures)."""
-    return bool(_Excerpt(stored, rules).problems)
+    return bool(problem_lines(stored, rules))
+
+
+def problem_lines(stored: str, rules: RuleSet) -> list[str]:
+    """The lines of the severities the reply lists (errors, failures), each message once."""
+    whole = _Excerpt(stored, rules)
+    return [whole.lines[line] for line in sorted(whole.problems)]
 
 
 def _ranked_hits(
@@ -304,10 +310,35 @@ class _Excerpt:
         data = text.encode("utf-8")
         if len(data) <= cap:
             return text
+        shown = self._windows(line, text)
+        if shown is not None:
+            return shown
         first = len(text[: self.first_match.get(line, 0)].encode("utf-8"))
         start = max(0, min(first - cap // 3, len(data) - cap))
         piece = data[start : start + cap].decode("utf-8", "ignore")
         return (GAP if start else "") + piece + (GAP if start + cap < len(data) else "")
+
+    def _windows(self, line: int, text: str) -> str | None:
+        """The line as windows around its rarest matches (`capy.api.line_windows`)."""
+        from capy.api.line_windows import line_windows
+
+        begin = self.starts[line]
+        end = begin + len(text)
+        matches = [
+            (start - begin, stop - begin, self.weights[term][1])
+            for term, spans in enumerate(self.spans)
+            if term < len(self.weights)
+            for start, stop in spans
+            if begin <= start < end
+        ]
+        shape = self.budget.long_lines
+        return line_windows(
+            text,
+            matches,
+            windows=shape.windows,
+            window_bytes=shape.window_bytes,
+            first_bytes=self.budget.max_line_bytes,
+        )
 
     def join(self, numbers: list[int]) -> str:
         out, previous = [], None

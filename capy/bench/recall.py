@@ -300,4 +300,4 @@ def tables(report: dict[str, Any]) -> list:
             )
         )
     goals.notes.append("a goal is met when R@5 reaches it and no category is below the floor's R@5")
-    return [*out, goals]
+    return [*out, goals] if report["sets"] else out  # no sets with --scale-only

@@ -3,25 +3,18 @@
 - rebuild: one conversation's capsules, briefs for a fixed query set (its first questions),
   every derived table dropped and rebuilt by the pipeline, the briefs again: how many are
   byte-identical.
-- scale: LoCoMo turns repeated as further sessions up to N capsules in one scope, drained by
-  the pipeline, then recall timed per question (p50, p95), without a reranker.
+- scale (`capy.bench.recall_scale`): LoCoMo turns repeated as further sessions up to N
+  capsules, drained by the pipeline, then recall timed per question (p50, p95), no reranker.
 """
 
 from __future__ import annotations
 
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from capy.bench.metrics import percentile
-
 REBUILD_CONVERSATION = "conv-26"
 REBUILD_QUERIES = 40
-SCALE_QUERIES = 200
-SCALE_GOAL_MS = 50.0
-EMBED = "embed"
 
 
 def rebuild_check(locomo: Path | None, *, budget: int) -> dict[str, Any]:
@@ -50,113 +43,22 @@ def rebuild_check(locomo: Path | None, *, budget: int) -> dict[str, Any]:
     return {"queries": len(asked), "identical": same, "jobs_rebuilt": enqueued}
 
 
-def scale_check(
-    capsules: int,
-    locomo: Path | None,
-    *,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
-    from capy.bench.recall_locomo import load_locomo
-
-    if locomo is None:
-        return {"skipped": "no LoCoMo file"}
-    _, questions = load_locomo(locomo)
-    asked = [q.question for q in questions if q.half == "dev"][:SCALE_QUERIES]
-    with tempfile.TemporaryDirectory(prefix="capy-bench-scale-") as folder:
-        store, built = scale_store(Path(folder), capsules, locomo)
-        with store:
-            timed = time_recall(store, asked, progress=progress)
-    return {"capsules": capsules, **built, "queries": len(asked), **timed}
-
-
-def scale_store(folder: Path, capsules: int, locomo: Path, secret: bytes | None = None):  # type: ignore[no-untyped-def]
-    """A log of `capsules` LoCoMo turns (repeated as further sessions), drained by the pipeline
-    as a user's drain runs it (every stage, in batches); the open store and the seconds of
-    each step. The embed stage runs only when recall has a vector list to read its rows
-    (without one, its vectors would serve nothing); the scale set repeats the same turns, so
-    their vectors come from the benchmarks' vector cache after the first of each."""
-    from capy.bench.capsules_import import jsonl_lines, load_turns
-    from capy.bench.recall import fresh_store
-    from capy.capsules.importing import import_path
-    from capy.capsules.pipeline.worker import Worker
-    from capy.rules import load_rules
-
-    turns = load_turns(locomo)
-    source = folder / "capsules.jsonl"
-    lines = (line.replace('"locomo/', '"scale/') for line in jsonl_lines(turns, capsules))
-    source.write_text("".join(line + "\n" for line in lines), "utf-8")
-    store = fresh_store(folder / "scale.db", load_rules(), secret)
-    # A throw-away log: waiting for the disk at each commit measures nothing recall does.
-    store.conn.execute("PRAGMA synchronous = OFF")
-    models = _scale_models(store)
-    live = [stage.name for stage in store.rules.view("capsules").live_stages]
-    stages = live if models.embedder is not None else [s for s in live if s != EMBED]
-    started = time.perf_counter()
-    import_path(store, source)
-    imported = time.perf_counter()
-    report = Worker(store, models=models).drain(stages)
-    drained = time.perf_counter()
-    scopes = {scope.project for scope in store.backend.scopes()}
-    return store, {
-        "scopes": len(scopes),
-        "stages": stages,
-        "jobs": report.total_done,
-        "import_seconds": round(imported - started, 1),
-        "drain_seconds": round(drained - imported, 1),
-    }
-
-
-def _scale_models(store):  # type: ignore[no-untyped-def]
-    """The run's models, the embedder behind the benchmarks' vector cache; none when recall
-    has no vector list to read what it embeds."""
-    from capy.bench.vector_cache import CachedEmbedder
-    from capy.capsules.pipeline.versions import RunModels, find_models
-    from capy.capsules.recall.lists import find_vector_search
-
-    found = find_models(store)
-    if found.embedder is None or find_vector_search() is None:
-        return RunModels(llm=found.llm)
-    return RunModels(llm=found.llm, embedder=CachedEmbedder(found.embedder))
-
-
-def time_recall(
-    store, asked: list[str], *, progress: Callable[[str, int, int], None] | None = None
-) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """Recall each question over every scope; p50 and p95 in milliseconds."""
-    from capy.capsules.recall import recall
-
-    seconds = []
-    for number, question in enumerate(asked, 1):
-        began = time.perf_counter()
-        recall(store, question, scope="all")
-        seconds.append((time.perf_counter() - began) * 1000)
-        if progress is not None and number % 20 == 0:
-            progress("recall at scale", number, len(asked))
-    return {
-        # The first recall of a process also loads the log's vectors (capy.semantic).
-        "first_ms": round(seconds[0], 1) if seconds else None,
-        "p50_ms": round(percentile(seconds, 0.5), 1),
-        "p95_ms": round(percentile(seconds, 0.95), 1),
-        "goal_ms": SCALE_GOAL_MS,
-        "met": percentile(seconds, 0.95) < SCALE_GOAL_MS,
-    }
-
-
 def check_tables(report: dict[str, Any]) -> list:
     from capy.bench.report import Table
 
     out = []
-    rebuilt = report.get("rebuild", {})
-    table = Table(
-        "rebuild: derived tables dropped and rebuilt", ("queries", "identical briefs", "jobs")
-    )
-    if "skipped" in rebuilt:
-        table.notes.append(f"skipped: {rebuilt['skipped']}")
-    else:
-        table.rows.append(
-            (str(rebuilt["queries"]), str(rebuilt["identical"]), str(rebuilt["jobs_rebuilt"]))
+    rebuilt = report.get("rebuild")
+    if rebuilt is not None:  # absent with --scale-only
+        table = Table(
+            "rebuild: derived tables dropped and rebuilt", ("queries", "identical briefs", "jobs")
         )
-    out.append(table)
+        if "skipped" in rebuilt:
+            table.notes.append(f"skipped: {rebuilt['skipped']}")
+        else:
+            table.rows.append(
+                (str(rebuilt["queries"]), str(rebuilt["identical"]), str(rebuilt["jobs_rebuilt"]))
+            )
+        out.append(table)
     scale = report.get("scale")
     if scale and "skipped" not in scale:
         size = Table(
@@ -168,6 +70,8 @@ def check_tables(report: dict[str, Any]) -> list:
                 "first ms",
                 "p50 ms",
                 "p95 ms",
+                "CPU p50 ms",
+                "CPU p95 ms",
                 "goal p95 ms",
                 "met",
             ),
@@ -180,6 +84,8 @@ def check_tables(report: dict[str, Any]) -> list:
                 str(scale.get("first_ms")),
                 str(scale["p50_ms"]),
                 str(scale["p95_ms"]),
+                str(scale.get("cpu_p50_ms")),
+                str(scale.get("cpu_p95_ms")),
                 str(scale["goal_ms"]),
                 "yes" if scale["met"] else "no",
             )
@@ -187,7 +93,13 @@ def check_tables(report: dict[str, Any]) -> list:
         size.notes.append(
             f"{scale['scopes']} scopes; {scale.get('jobs', 0):,} pipeline jobs drained by one "
             f"drain of every stage ({', '.join(scale['stages'])}); the repeated turns' vectors "
-            "come from the benchmarks' vector cache"
+            "come from the benchmarks' vector cache; CPU ms is the process's CPU time per "
+            "recall after the first (every thread), which a busy machine does not inflate"
         )
+        if scale.get("reused"):
+            size.notes.append(
+                "the log was reused from the cache (--reuse-scale): import and drain seconds "
+                "are those of the run that built it"
+            )
         out.append(size)
     return out

@@ -19,6 +19,8 @@ def recall(
     locomo: Path | None = None,
     transcripts: Path | None = None,
     scale: int | None = None,
+    reuse_scale: Flag = False,
+    scale_only: Flag = False,
     hybrid: Flag = False,
     json_output: JsonFlag = False,
     markdown: Path | None = None,
@@ -41,6 +43,11 @@ def recall(
         The Claude transcripts folder (default: the shared test data's claude-transcripts).
     scale
         Also time recall over this many capsules (e.g. 100000): p50/p95 per query.
+    reuse_scale
+        Keep the `--scale` log in the cache folder and reuse it while nothing that shapes its
+        rows changed (building 100,000 capsules takes minutes; recall is what is timed).
+    scale_only
+        Only the `--scale` timing: skip the two sets and the rebuild check.
     hybrid
         Also recall LoCoMo lexical-only and hybrid (the semantic layer's vector list) side by
         side, in the same run, by half.
@@ -48,7 +55,8 @@ def recall(
         Also write the tables as markdown to this file.
     """
     from capy.bench.recall import run, tables
-    from capy.bench.recall_checks import check_tables, rebuild_check, scale_check
+    from capy.bench.recall_checks import check_tables, rebuild_check
+    from capy.bench.recall_scale import scale_check
     from capy.cli.output import error_line
 
     if half not in (None, "dev", "held"):
@@ -62,13 +70,24 @@ def recall(
             "pass --locomo FILE or --transcripts DIR"
         )
         return 2
+    if scale_only and not scale:
+        error_line("--scale-only needs --scale N")
+        return 2
     halves = (half,) if half else ("dev", "held")
     with _progress(not json_output) as progress:
-        report = run(source, folder, budget=budget, halves=halves, limit=limit, progress=progress)
-        report["rebuild"] = rebuild_check(source if source.is_file() else None, budget=budget)
+        if scale_only:
+            report = {"benchmark": "recall", "budget_tokens": budget, "sets": {}, "goals": []}
+        else:
+            report = run(
+                source, folder, budget=budget, halves=halves, limit=limit, progress=progress
+            )
+            report["rebuild"] = rebuild_check(source if source.is_file() else None, budget=budget)
         if scale:
             report["scale"] = scale_check(
-                scale, source if source.is_file() else None, progress=progress
+                scale,
+                source if source.is_file() else None,
+                progress=progress,
+                reuse=reuse_scale,
             )
         extra = []
         if hybrid and source.is_file():

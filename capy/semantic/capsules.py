@@ -51,42 +51,89 @@ def capsule_embedder() -> LazyEmbedder | None:
 
 class CapsuleVectors:
     """Recall's vector list (see capy.capsules.recall.lists.VectorSearch): the capsules whose
-    chunks are nearest the query, by exact search over the current model's vectors in the
-    encrypted capsule log (float16 there, float32 in memory for one query only)."""
+    chunks are nearest the query, over the current model's vectors in the encrypted capsule
+    log (float16 there, float32 in memory, `capy.semantic.capsule_matrix`): every vector
+    scored, or past the pack's `exact_rows` a sign-bit shortlist of them."""
 
-    def __init__(self, model: Any, threads: int, version: str, min_similarity: float) -> None:
+    def __init__(
+        self,
+        model: Any,
+        threads: int,
+        version: str,
+        min_similarity: float,
+        bounds: tuple[int, int] = (0, 0),
+    ) -> None:
         self._model = model
         self._threads = threads
         self.model_id = version
         self._min_similarity = min_similarity
+        # (exact rows, shortlist rows): past the first, only the second are scored exactly.
+        self._exact_rows, self._shortlist_rows = bounds
+        self._pool: Any = None  # one worker thread, made on the first `start`
+        self._pending: tuple[str, Any] | None = None  # (query, future of its vector)
 
-    def nearest(self, conn: Any, query: str, scope: Any, limit: int) -> list[int]:
-        import numpy as np
-
-        from capy.capsules.sqlite.recall import in_scope
+    def start(self, conn: Any, query: str) -> None:
+        """Begin embedding `query` on a worker thread, when the log has vectors to compare it
+        with: the model runs while recall's other lists read the log (ONNX Runtime and SQLite
+        both release the GIL), and `nearest` for the same query waits for it."""
         from capy.semantic.capsule_matrix import capsule_matrix
+
+        if capsule_matrix(conn, self.model_id, self._model.dimensions, self._exact_rows) is None:
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="capy-recall-embed")
+        self._pending = (query, self._pool.submit(self._embed, query))
+
+    def _embed(self, query: str) -> Any:
         from capy.semantic.embedder import shared_embedder
 
-        matrix = capsule_matrix(conn, self.model_id, self._model.dimensions)
+        return shared_embedder(self._model, self._threads).vectors([query])[0]
+
+    def _query_vector(self, query: str) -> Any:
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] == query:
+            return pending[1].result()
+        return self._embed(query)
+
+    def nearest(self, conn: Any, query: str, scope: Any, limit: int) -> list[int]:
+        from capy.capsules.sqlite.recall import in_scope
+        from capy.semantic.capsule_matrix import capsule_matrix
+
+        dims = self._model.dimensions
+        matrix = capsule_matrix(conn, self.model_id, dims, self._exact_rows)
         if matrix is None or limit < 1:
+            self._pending = None
             return []
-        query_vector = shared_embedder(self._model, self._threads).vectors([query])[0]
-        scores = matrix.best(query_vector)
-        close = np.flatnonzero(scores >= self._min_similarity)
-        # Best first; equal scores by capsule number, as the rows come.
-        order = close[np.lexsort((matrix.numbers[close], -scores[close]))]
-        ranked = [int(n) for n in matrix.numbers[order]]
+        query_vector = self._query_vector(query)
+        numbers, scores = matrix.best(query_vector, self._shortlist_rows)
+        close = scores >= self._min_similarity
+        numbers, scores = numbers[close], scores[close]
         if scope.condition(conn, "c.n")[0] == "1":
-            return ranked[:limit]
-        found: list[int] = []
+            return _best_first(numbers, scores, limit)
+        # Each pass reads four times as many as the last until enough are in scope.
         step = max(limit * 4, 64)
-        for start in range(0, len(ranked), step):
-            part = ranked[start : start + step]
-            allowed = in_scope(conn, scope, part)
-            found += [n for n in part if n in allowed]
-            if len(found) >= limit:
-                break
-        return found[:limit]
+        while True:
+            ranked = _best_first(numbers, scores, step)
+            allowed = in_scope(conn, scope, ranked)
+            found = [n for n in ranked if n in allowed]
+            if len(found) >= limit or len(ranked) >= len(numbers):
+                return found[:limit]
+            step *= 4
+
+
+def _best_first(numbers: Any, scores: Any, count: int) -> list[int]:
+    """The `count` best capsule numbers, best first; equal scores by capsule number, as the
+    rows come. Only the best are sorted: most capsules are far from any one query."""
+    import numpy as np
+
+    if count < len(scores):
+        kth = np.partition(scores, len(scores) - count)[len(scores) - count]
+        keep = np.flatnonzero(scores >= kth)
+        numbers, scores = numbers[keep], scores[keep]
+    order = np.lexsort((numbers, -scores))[:count]
+    return [int(n) for n in numbers[order]]
 
 
 class NoVectors:
@@ -112,4 +159,12 @@ def capsule_vector_search(rules: Any = None) -> CapsuleVectors | None:
         # must be as close as a lone vector hit in search: a question about something absent
         # still comes back empty.
         rules.view("search").vectors.min_similarity_alone,
+        _bounds(rules),
     )
+
+
+def _bounds(rules: Any) -> tuple[int, int]:
+    """The capsules pack's (exact rows, shortlist rows); (0, 0), every row scored, without."""
+    recall = rules.view("capsules").recall
+    vectors = recall.vectors if recall is not None else None
+    return (0, 0) if vectors is None else (vectors.exact_rows, vectors.shortlist_rows)

@@ -20,7 +20,7 @@ from capy.rules.views.search import Bm25
 from capy.store import Store
 from capy.store.budget import CpuBudget
 from capy.store.database import read_snapshot
-from capy.store.disjunction import top_of_any
+from capy.store.disjunction import bm25_statement, ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
@@ -103,20 +103,17 @@ class StoreCorpus:
             return self._scores(table, expression, scope, window, most, fetch)
 
         with read_snapshot(conn):
-            top = None
-            if len(any_of) > 1:
-                top = top_of_any(
-                    table,
-                    any_of,
-                    limit,
-                    window=self.window,
-                    essential_rows=self.essential_rows,
-                    fetch=fetch,
-                    rank=rank,
-                    database=str(self.store.path),
-                )
-            if top is None:
-                top = rank(fts_query, self.window, limit)
+            top = ranked_top(
+                table,
+                fts_query,
+                any_of,
+                limit,
+                window=self.window,
+                essential_rows=self.essential_rows,
+                fetch=fetch,
+                rank=rank,
+                database=str(self.store.path),
+            )
             return self._read(top or [])
 
     def _scores(
@@ -130,22 +127,9 @@ class StoreCorpus:
     ) -> list[tuple[int, float]] | None:
         """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
         `window` matches only, the best `most` of them (None: no bound)."""
-        in_scope, scope_params = scope.condition()
-        sql = f"""SELECT rowid, bm25({table}, ?, ?) AS score
-                    FROM {table}
-                   WHERE {table} MATCH ? AND {in_scope}"""
-        values: list[object] = [*self.weights, expression, *scope_params]
-        # bm25 costs per matching row; a word in most chunks would be scored tens of thousands
-        # of times. Only the newest `rank_window` matches are ranked: FTS5 walks the match
-        # newest first, scoring as it goes, and stops after the window. One pass: a cut-off
-        # rowid found first would walk the match twice, which doubles the cost of a phrase of
-        # common words ("the with" checks positions in nearly every chunk).
-        if window is not None:
-            sql = f"SELECT rowid, score FROM ({sql} ORDER BY rowid DESC LIMIT ?)"
-            values.append(window)
-        if most is not None:
-            sql += " ORDER BY score, rowid LIMIT ?"
-            values.append(most)
+        sql, values = bm25_statement(
+            table, self.weights, expression, scope.condition(), window, most
+        )
         return fetch(sql, values)
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:

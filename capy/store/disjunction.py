@@ -108,6 +108,66 @@ def top_of_any(
     return sorted(best[:limit] + rest, key=_rank_order)[:limit]
 
 
+def bm25_statement(
+    table: str,
+    weights: Sequence[float],
+    expression: str,
+    condition: tuple[str, Sequence[object]],
+    window: int | None,
+    most: int | None,
+) -> tuple[str, list[object]]:
+    """The statement (and its parameters) of a `Ranker`: (rowid, bm25) of the rows matching
+    `expression` under `condition` (SQL on the table's columns, qualified by its name), best
+    first; the newest `window` matches only (None: all), the best `most` (None: all).
+
+    bm25 costs per matching row; a word in most chunks would be scored tens of thousands of
+    times. With a window FTS5 walks the match newest first, scoring as it goes, and stops after
+    the window. One pass: a cut-off rowid found first would walk the match twice, which doubles
+    the cost of a phrase of common words ("the with" checks positions in nearly every chunk)."""
+    where, params = condition
+    sql = f"""SELECT rowid, bm25({table}, {", ".join("?" * len(weights))}) AS score
+                FROM {table}
+               WHERE {table} MATCH ? AND {where}"""
+    values: list[object] = [*weights, expression, *params]
+    if window is not None:
+        sql = f"SELECT rowid, score FROM ({sql} ORDER BY rowid DESC LIMIT ?)"
+        values.append(window)
+    if most is not None:
+        sql += " ORDER BY score, rowid LIMIT ?"
+        values.append(most)
+    return sql, values
+
+
+def ranked_top(
+    table: str,
+    fts_query: str,
+    any_of: Sequence[str],
+    limit: int,
+    *,
+    window: int | None,
+    essential_rows: int,
+    fetch: Fetch,
+    rank: Ranker,
+    database: str,
+) -> list[tuple[int, float]] | None:
+    """The best `limit` (rowid, bm25) of `fts_query`: an OR query (`any_of` its phrases) from
+    its rare phrases when that ranks it better, else the plain windowed statement."""
+    if len(any_of) > 1:
+        top = top_of_any(
+            table,
+            any_of,
+            limit,
+            window=window,
+            essential_rows=essential_rows,
+            fetch=fetch,
+            rank=rank,
+            database=database,
+        )
+        if top is not None:
+            return top
+    return rank(fts_query, window, limit)
+
+
 def _scored_exactly(
     essential: list[str], common: list[str], rank: Ranker
 ) -> dict[int, float] | None:

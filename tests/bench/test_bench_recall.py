@@ -62,7 +62,7 @@ def test_evidence_recall_counts_the_share_found_within_k():
 
 
 def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path):
-    from capy.bench.recall_checks import scale_check
+    from capy.bench.recall_scale import scale_check
 
     path = _locomo(tmp_path, "conv-26")
     scale = scale_check(40, path)
@@ -71,3 +71,24 @@ def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path
     assert 0 < scale["p50_ms"] <= scale["p95_ms"]
     table = check_tables({"rebuild": {"skipped": "not asked"}, "scale": scale})[-1]
     assert table.title.startswith("recall at scale (40 capsules")
+
+
+def test_the_scale_log_is_reused_from_the_cache_while_nothing_that_shapes_it_changed(
+    tmp_path, monkeypatch
+):
+    from capy.bench.recall_scale import scale_check
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = _locomo(tmp_path, "conv-26")
+    built = scale_check(40, path, reuse=True)
+    again = scale_check(40, path, reuse=True)
+    assert built["reused"] is False and again["reused"] is True
+    assert again["jobs"] == built["jobs"] and again["queries"] == built["queries"]
+    assert again["cpu_p95_ms"] is not None
+    folders = list((tmp_path / "cache" / "capy-bench" / "recall-scale").iterdir())
+    assert len(folders) == 1 and (folders[0] / "done.json").is_file()
+    assert (folders[0] / "key").stat().st_mode & 0o777 == 0o600
+    bigger = scale_check(41, path, reuse=True)  # another size is another log
+    assert bigger["reused"] is False
+    table = check_tables({"scale": again})[-1]
+    assert any("reused from the cache" in note for note in table.notes)

@@ -179,3 +179,41 @@ def test_below_the_floor_a_found_capsule_sinks_instead_of_going_once_the_query_m
     assert soft[2].score == pytest.approx(1.0 * (0.15 / 0.2) ** 2)
     # When no hit reaches the floor the query matched nothing: the hard rule applies.
     assert [e.n for e in below_floor(ranked(), [0.1, 0.1, 0.0, 0.0], found, 0.2, 2.0)] == [4]
+
+
+def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(capsules):
+    """The capsule corpus ranks an OR pass from its rare phrases (MaxScore) and common-only
+    matches within a window: on a log whose common word is in every capsule, the top it
+    returns is the top of scoring every match."""
+    from capy.capsules.sqlite.recall import CapsuleCorpus, RecallScope
+    from capy.retrieval import SearchFilters
+
+    words = ["alpha", "beta", "gamma", "delta"]
+    drafts = [
+        CapsuleDraft(
+            kind="note",
+            content=f"common {words[i % 4]} " + ("rare " if i % 9 == 0 else "") + f"n{i}",
+            source="cli",
+        )
+        for i in range(120)
+    ]
+    capsules.write(drafts)
+    drain(capsules)
+    phrases = ('"rare"', '"common"', '"alpha"')
+    query = " OR ".join(phrases)
+
+    def top(essential_rows: int, window: int | None) -> list[tuple[int, float]]:
+        corpus = CapsuleCorpus(
+            capsules.conn,
+            RecallScope(),
+            weights=(1.0, 1.0),
+            essential_rows=essential_rows,
+            window=window,
+        )
+        found = corpus.match("porter", query, 20, SearchFilters(), any_of=phrases)
+        return [(hit.chunk_id, round(hit.rank, 9)) for hit in found]
+
+    every = top(0, None)
+    assert len(every) == 20
+    assert top(40, None) == every  # exact: rare and alpha chunks hold the top
+    assert top(40, 200) == every

@@ -39,7 +39,8 @@ def test_the_matrix_is_held_until_the_vectors_change(project_dir) -> None:
         matrix = capsule_matrix(store.conn, MODEL, DIMS)
         assert matrix is not None and list(matrix.numbers) == [first, second]
         # A capsule scores as its best chunk.
-        assert list(matrix.best(np.array([0, 1, 0, 0], dtype=np.float32))) == [1.0, 0.0]
+        numbers, scores = matrix.best(np.array([0, 1, 0, 0], dtype=np.float32))
+        assert list(numbers) == [first, second] and list(scores) == [1.0, 0.0]
         assert capsule_matrix(store.conn, MODEL, DIMS) is matrix  # nothing changed: held
 
         _write(store.conn, third, _vector(0, 0, 0, 1))
@@ -51,3 +52,44 @@ def test_the_matrix_is_held_until_the_vectors_change(project_dir) -> None:
         shrunk = capsule_matrix(store.conn, MODEL, DIMS)
         assert list(shrunk.numbers) == [second, third]
         assert capsule_matrix(store.conn, "another-model", DIMS) is None
+
+
+def test_past_exact_rows_a_query_scores_only_its_sign_bit_shortlist(project_dir) -> None:
+    """Past `exact_rows`, the matrix keeps sign bits and a query scores only the rows nearest in
+    bits: the nearest capsules by cosine are among them, and each still scores as its best chunk
+    of those rows."""
+    from capy.semantic.capsule_matrix import capsule_matrix
+
+    rng = np.random.default_rng(7)
+    dims = 32
+    rows = rng.standard_normal((300, dims)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    with open_capsules(project_dir=project_dir) as store:
+        written = store.write(
+            [CapsuleDraft(kind="note", content=f"note {i}", source="cli") for i in range(150)]
+        )
+        with transaction(store.conn):
+            for index, item in enumerate(written):  # two chunks per capsule
+                pair = [
+                    rows[2 * index].astype("<f2").tobytes(),
+                    rows[2 * index + 1].astype("<f2").tobytes(),
+                ]
+                write_vectors(store.conn, item.n, list(enumerate(pair)), MODEL, dims, "v1")
+        exact = capsule_matrix(store.conn, MODEL, dims)
+        assert exact is not None and exact.signs is None
+        bounded = capsule_matrix(store.conn, MODEL, dims, exact_rows=100)
+        assert bounded is not None and bounded.signs is not None and bounded is not exact
+        assert capsule_matrix(store.conn, MODEL, dims, exact_rows=100) is bounded  # held
+        query = rows[10] + 0.1 * rows[200]
+        all_numbers, all_scores = exact.best(query)
+        numbers, scores = bounded.best(query, shortlist_rows=60)
+        assert 0 < len(numbers) <= 60
+        best = {int(n): float(s) for n, s in zip(all_numbers, all_scores, strict=True)}
+        mine = {int(n): float(s) for n, s in zip(numbers, scores, strict=True)}
+        top = sorted(best, key=lambda n: -best[n])[:3]
+        assert all(n in mine for n in top)
+        for n in top:  # a shortlisted capsule's best chunk is its best chunk overall here
+            assert mine[n] == pytest.approx(best[n], abs=1e-6)
+        assert set(mine) <= set(best)
+        numbers, _ = bounded.best(query, shortlist_rows=1000)  # more than there are: every one
+        assert list(numbers) == list(all_numbers)

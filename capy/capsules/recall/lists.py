@@ -47,7 +47,13 @@ def lexical_list(
 ) -> LexicalList:
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
     chunk = settings.chunk_weights
-    corpus = sql.CapsuleCorpus(conn, scope, weights=(chunk.title, chunk.content))
+    corpus = sql.CapsuleCorpus(
+        conn,
+        scope,
+        weights=(chunk.title, chunk.content),
+        essential_rows=search_pack.bm25.essential_rows,
+        window=search_pack.bm25.rank_window,
+    )
     rules = _widened(search_pack, settings.candidates)
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}
@@ -155,7 +161,9 @@ def context_list(
 
 
 class VectorSearch(Protocol):
-    """What the semantic layer provides for recall: capsule numbers nearest the query."""
+    """What the semantic layer provides for recall: capsule numbers nearest the query. It may
+    also have `start(conn, query)`, called before the other lists, to begin the work that does
+    not read the log (embedding the query) alongside them."""
 
     def nearest(
         self, conn: sqlcipher3.Connection, query: str, scope: sql.RecallScope, limit: int
@@ -183,6 +191,14 @@ def find_vector_search(rules: RuleSet | None = None) -> VectorSearch | None:
     searcher = factory(rules)
     _found[:] = [(rules, searcher)]
     return searcher
+
+
+def start_vector_list(
+    conn: sqlcipher3.Connection, query: str, searcher: VectorSearch | None
+) -> None:
+    start = getattr(searcher, "start", None)
+    if start is not None:
+        start(conn, query)
 
 
 def vector_list(

@@ -39,19 +39,15 @@ def ranked_items(
     conn = store.conn
     pack = store.rules.view("capsules")
     search_pack = store.rules.view("search")
+    searcher = vectors or ranked_lists.find_vector_search(store.rules)
+    ranked_lists.start_vector_list(conn, query, searcher)  # the model runs beside the SQL
     lexical = ranked_lists.lexical_list(conn, query, where, search_pack, settings)
     entity_ids = ranked_lists.query_entities(conn, query, pack, search_pack)
     lists = {
         LEXICAL: lexical.order,
         GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
         CONTEXT: ranked_lists.context_list(conn, lexical.order, where, settings),
-        VECTOR: ranked_lists.vector_list(
-            conn,
-            query,
-            where,
-            settings.candidates,
-            vectors or ranked_lists.find_vector_search(store.rules),
-        ),
+        VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
         SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
     # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and

@@ -9,14 +9,16 @@ exclude anything, because testing each matching chunk costs as much as ranking i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlcipher3
 
 from capy.capsules.model import Scope
 from capy.retrieval import Candidate, SearchFilters
-from capy.store.budget import fetch_within
+from capy.store.budget import CpuBudget
+from capy.store.database import read_snapshot
+from capy.store.disjunction import bm25_statement, ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 
 _TABLES = {"porter": "capsule_chunks", "trigram": "capsule_chunks_trigram"}
@@ -71,15 +73,29 @@ def _only_scope(conn: sqlcipher3.Connection) -> Scope | None:
 
 
 class CapsuleCorpus:
-    """Implements `capy.retrieval.Corpus` over the capsule chunk tables."""
+    """Implements `capy.retrieval.Corpus` over the capsule chunk tables.
+
+    An OR pass starts from its rare phrases (`capy.store.disjunction.top_of_any`, with the
+    search pack's `bm25.essential_rows`): on a large log the common words of a question ("go",
+    a speaker's name) match tens of thousands of chunks, and scoring each cost most of a recall
+    (100,000 capsules: 25 of 48 ms of CPU). The top it returns is the exact bm25 top; no
+    window is applied, so recall ranks every match as before."""
 
     def __init__(
-        self, conn: sqlcipher3.Connection, scope: RecallScope, *, weights: tuple[float, float]
+        self,
+        conn: sqlcipher3.Connection,
+        scope: RecallScope,
+        *,
+        weights: tuple[float, float],
+        essential_rows: int = 0,
+        window: int | None = None,
     ) -> None:
         self.conn = conn
         self.scope = scope
         self.weights = weights
-        self._condition = scope.condition(conn, f"(c.rowid >> {CHUNK_ORDINAL_BITS})")
+        self.essential_rows = essential_rows
+        self.window = window
+        self._conditions: dict[str, tuple[str, list[object]]] = {}  # by table
 
     def match(
         self,
@@ -89,29 +105,67 @@ class CapsuleCorpus:
         filters: SearchFilters,
         *,
         budget_ms: float | None = None,
-        any_of: tuple[str, ...] = (),  # every match is ranked here: nothing to skip
+        any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
         if table is None or limit < 1 or not fts_query:
             return []
-        condition, params = self._condition
-        # Ranked in the inner query, read in the outer one: large chunks are never sorted.
-        sql = f"""
-            WITH ranked AS (
-                SELECT c.rowid AS row_id, bm25({table}, ?, ?) AS score
-                  FROM {table} AS c
-                 WHERE {table} MATCH ? AND {condition}
-                 ORDER BY score
-                 LIMIT ?
+        budget = CpuBudget(budget_ms)
+
+        def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
+            return budget.fetch(self.conn, sql, values)
+
+        def rank(expression: str, window: int | None, most: int | None):  # type: ignore[no-untyped-def]
+            return self._scores(table, expression, window, most, fetch)
+
+        with read_snapshot(self.conn):
+            top = ranked_top(
+                table,
+                fts_query,
+                any_of,
+                limit,
+                window=self.window,
+                essential_rows=self.essential_rows,
+                fetch=fetch,
+                rank=rank,
+                database=_database(self.conn),
             )
-            SELECT ranked.row_id, ranked.row_id >> {CHUNK_ORDINAL_BITS}, '', ?,
-                   c.title, c.content, ranked.score
-              FROM ranked JOIN {table} AS c ON c.rowid = ranked.row_id
-             ORDER BY ranked.score, ranked.row_id
-        """
-        values = (*self.weights, fts_query, *params, limit, CAPSULE_KIND)
-        rows = fetch_within(self.conn, sql, values, budget_ms) or []
-        return [Candidate.from_row(row) for row in rows]
+            return self._read(table, top or [])
+
+    def _scores(
+        self,
+        table: str,
+        expression: str,
+        window: int | None,
+        most: int | None,
+        fetch: Callable[[str, Sequence[object]], list[tuple] | None],
+    ) -> list[tuple[int, float]] | None:
+        """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
+        `window` matches only (None: all), the best `most` of them (None: all)."""
+        condition = self._conditions.get(table)
+        if condition is None:
+            column = f"({table}.rowid >> {CHUNK_ORDINAL_BITS})"
+            condition = self._conditions[table] = self.scope.condition(self.conn, column)
+        sql, values = bm25_statement(table, self.weights, expression, condition, window, most)
+        return fetch(sql, values)
+
+    def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
+        """The ranked rows as candidates, in their order (large chunks are read for the few
+        rows kept, never sorted)."""
+        if not top:
+            return []
+        ids = [rowid for rowid, _ in top]
+        rows = self.conn.execute(
+            f"SELECT rowid, title, content FROM {table} WHERE rowid IN ({_marks(ids)})", ids
+        ).fetchall()
+        by_id = {int(row[0]): row for row in rows}
+        return [
+            Candidate.from_row(
+                (rowid, rowid >> CHUNK_ORDINAL_BITS, "", CAPSULE_KIND, *by_id[rowid][1:], score)
+            )
+            for rowid, score in top
+            if rowid in by_id
+        ]
 
     def vocabulary_candidates(
         self, min_length: int, max_length: int, limit: int | None = None
@@ -207,6 +261,12 @@ def session_summary(
         (scope.tenant, scope.project, session_id, seq, seq, seq, seq),
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def _database(conn: sqlcipher3.Connection) -> str:
+    """The log's file, which keys the cache of phrase counts."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return str(row[2]) if row is not None else ""
 
 
 def _marks(values: Sequence[object]) -> str:

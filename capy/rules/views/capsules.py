@@ -210,6 +210,11 @@ class SpeakerRule(RuleView):
     kinds: tuple[str, ...]
 
 
+class RecallVectors(Section):
+    exact_rows: int
+    shortlist_rows: int
+
+
 class Recall(Section):
     """How recall ranks, fuses, folds and fits capsules into a brief (see the pack)."""
 
@@ -229,6 +234,7 @@ class Recall(Section):
     speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
+    vectors: RecallVectors | None = None  # None: every vector is scored
     max_items: int
     item_chars: int
 

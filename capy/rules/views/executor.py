@@ -215,6 +215,11 @@ class RecordLines(Section):
     max_short_field_bytes: int
 
 
+class LongLines(Section):
+    windows: int = 1
+    window_bytes: int = 400
+
+
 class IntentReply(Section):
     max_reply_bytes: int
     max_sections: int
@@ -232,6 +237,7 @@ class IntentReply(Section):
     nothing_matched_bytes: int
     line_weights: LineWeights
     records: RecordLines
+    long_lines: LongLines = LongLines()
     section_share_of_best: float = 0.0
     full_room_relevance: float = 0.0
     least_room_share: float = 1.0

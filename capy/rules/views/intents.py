@@ -25,6 +25,8 @@ class Operator(StrEnum):
 
 class FailureIntent(Section):
     words: tuple[str, ...] = ()
+    # Words right before a failure word that name its kind ("*parsing* errors"); 0: none.
+    qualifier_reach: int = 0
 
 
 class DateIntent(Section):
