@@ -26,8 +26,9 @@ def transcript_drafts(root: Path, rules) -> list[Any]:  # type: ignore[no-untype
     drafts: list[Any] = []
     for path in sorted(root.rglob("*.jsonl")):
         if "subagents" not in path.parts:
-            session = parse_claude(path, rules.view("transcripts"))
-            drafts += list(session_drafts(session, pack))
+            transcripts = rules.view("transcripts")
+            session = parse_claude(path, transcripts)
+            drafts += list(session_drafts(session, pack, transcripts))
     return drafts
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
     from capy.capsules.importing import ImportReport
     from capy.rules.views.capsules import CapsulesPack
+    from capy.rules.views.transcripts import TranscriptsPack
     from capy.sessions.model import Message, Session, ToolCall, ToolResult
     from capy.vault import Vault
 
@@ -56,7 +57,7 @@ def backfill_from_vault(
             report.unreadable += 1
             continue
         report.sessions += 1
-        for draft in session_drafts(session, pack):
+        for draft in session_drafts(session, pack, store.rules.view("transcripts")):
             if len(draft.content.encode("utf-8")) > limit:
                 report.too_large += 1
                 continue
@@ -67,18 +68,27 @@ def backfill_from_vault(
     return report
 
 
-def session_drafts(session: Session, pack: CapsulesPack) -> Iterator[CapsuleDraft]:
-    """A session's (and its subagents') capsules in transcript order."""
+def session_drafts(
+    session: Session, pack: CapsulesPack, transcripts: TranscriptsPack
+) -> Iterator[CapsuleDraft]:
+    """A session's (and its subagents') capsules in transcript order. Sidecars the transcripts
+    pack does not index are left out, as the vault leaves them out: the compaction agent's
+    restates the whole session (its prompt is the harness's instructions, its reply a recap),
+    so its capsules outranked the events they retell."""
     bounds = _Bounds(
         pack.archive.backfill_output_chars,
         frozenset(pack.capture.diff_tools),
         pack.capture.bounds.diff_chars,
+        tuple(pack.capture.file_fields),
     )
     scope = Scope(session.cwd) if session.cwd else None
     base: dict[str, Any] = {"session_id": session.session_id, "platform": session.platform}
     if session.git_branch:
         base["branch"] = session.git_branch
-    for part in session.all_sessions():
+    parts = [session] + [
+        part for part in session.sidecars if transcripts.claude.indexes_sidecar(part.path.name)
+    ]
+    for part in parts:
         extra = {"agent_id": part.agent_id} if part.agent_id else {}
         results = {m.result.call_id: m.result for m in part.messages if m.result is not None}
         last_time = part.started_at or session.started_at
@@ -105,6 +115,7 @@ class _Bounds:
     output_chars: int
     diff_tools: frozenset[str]
     diff_chars: int
+    file_fields: tuple[str, ...]  # tool input fields naming the file a call touches
 
 
 def _events(
@@ -120,6 +131,13 @@ def _events(
             command = call.input.get("command")
             if isinstance(command, str):
                 metadata["command"] = command
+            # The file a call touches, as hook capture records it: the chunk stage names it in
+            # every chunk's title, so "the edit to hooks_controller" finds the patch's middle.
+            from capy.hooks.capture_events import input_files
+
+            files = input_files(call.input, bounds.file_fields)
+            if files:
+                metadata["files"] = files
             if call.tool in bounds.diff_tools and not (result is not None and result.is_error):
                 patch = _patch(call, result)[: bounds.diff_chars]
                 yield "diff", f"{call.summary}\n\n{patch}".strip(), metadata

@@ -37,7 +37,7 @@ def capture_tool_call(capture: Capture) -> None:
         "tool": hook.native_tool or hook.tool,
         "tool_use_id": hook.tool_use_id,
         "command": command if isinstance(command, str) else None,
-        "files": _files(tool_input, config["file_fields"]),
+        "files": input_files(tool_input, config["file_fields"]),
         "exit_status": exit_status,
         "source_label": _source_label(hook.tool, response, config["source_label"]),
     }
@@ -153,7 +153,8 @@ def _hunks(patch: list[Any]) -> list[str]:
     return lines
 
 
-def _files(tool_input: dict[str, Any], fields: list[str]) -> list[str]:
+def input_files(tool_input: dict[str, Any], fields: list[str] | tuple[str, ...]) -> list[str]:
+    """The files a tool call's input names, by the capsules pack's `capture.file_fields`."""
     return [str(tool_input[key]) for key in fields if isinstance(tool_input.get(key), str)]
 
 

@@ -141,6 +141,17 @@ def test_the_vault_backfill_keeps_times_and_sessions_and_runs_once(
     assert mine[0].scope == Scope(session.cwd)
     calls = [c for c in mine if c.kind == "tool_call"]
     assert any(c.metadata.get("tool") == "Bash" and "command" in c.metadata for c in calls)
+    # A subagent's sidecar is kept, the compaction agent's recap of the session is not.
+    agents = {c.metadata.get("agent_id") for c in stored} - {None}
+    assert agents and not any(agent.startswith("acompact") for agent in agents)
+    # An edit or a read names its file as hook capture does, so every chunk's title carries it.
+    touched = [
+        c
+        for c in stored
+        if c.kind in ("tool_call", "diff") and c.metadata.get("tool") in ("Edit", "Write", "Read")
+    ]
+    assert touched and all(c.metadata.get("files") for c in touched)
+    assert all(c.metadata["files"][0] in c.content for c in touched if c.kind == "diff")
     again = backfill_from_vault(capsules, vault_with_a_real_session)
     assert (again.imported.new, again.imported.known) == (0, report.imported.read)
     assert all(chain.ok for chain in capsules.verify())

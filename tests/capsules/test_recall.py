@@ -10,6 +10,7 @@ from capy.capsules import CapsuleDraft, CapsuleError, Scope
 from capy.capsules.pipeline import drain
 from capy.capsules.recall import RecallItem, recall, recall_brief
 from capy.capsules.recall.brief import estimate_tokens, render_brief
+from capy.capsules.recall.ranking import Ranked, below_floor
 from capy.rules import load_rules
 
 SESSION = "sess-recall-1"
@@ -65,6 +66,16 @@ def test_each_item_in_the_brief_names_capsule_kind_time_and_session(recalled):
     assert f"`{first.capsule_id[:12]}` · {first.kind} · {first.created_at[:10]}" in result.brief
     assert f"session `{SESSION}`" in result.brief
     assert result.tokens <= 1500
+
+
+def test_a_question_about_what_i_asked_ranks_my_prompts_on_their_own(recalled):
+    result = recall(recalled, "what did I ask about the orders import")
+    assert result.items[0].kind == "prompt"
+    assert "speaker" in result.items[0].lists
+    # A question naming no speaker, or kinds that leave out prompts, has no speaker list.
+    assert not any("speaker" in item.lists for item in recall(recalled, "orders import").items)
+    narrowed = recall(recalled, "what did I ask about the orders import", kinds=["error"])
+    assert not any("speaker" in item.lists for item in narrowed.items)
 
 
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
@@ -153,6 +164,21 @@ def test_render_brief_fits_any_items_in_any_budget(query, items, budget, summary
 
 def test_scope_defaults_to_the_stores_project(recalled):
     assert recalled.default_scope == Scope(str(recalled.location.project_root))
+
+
+def test_below_the_floor_a_found_capsule_sinks_instead_of_going_once_the_query_matched():
+    def ranked():
+        return [Ranked(1, 1.0), Ranked(2, 0.9), Ranked(3, 0.8), Ranked(4, 0.7)]
+
+    shares, found = [0.15, 0.5, 0.0, 0.0], [True, True, True, False]
+    # A hard floor drops every word-search hit below it; other lists' capsules stay.
+    assert [e.n for e in below_floor(ranked(), shares, found, 0.2, None)] == [2, 4]
+    # With a power, a hit just under the floor keeps most of its score, one far under sinks.
+    soft = below_floor(ranked(), shares, found, 0.2, 2.0)
+    assert [e.n for e in soft] == [2, 4, 1, 3]
+    assert soft[2].score == pytest.approx(1.0 * (0.15 / 0.2) ** 2)
+    # When no hit reaches the floor the query matched nothing: the hard rule applies.
+    assert [e.n for e in below_floor(ranked(), [0.1, 0.1, 0.0, 0.0], found, 0.2, 2.0)] == [4]
 
 
 def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(capsules):

@@ -3,14 +3,18 @@
 - lexical: the retrieval core (`capy.retrieval.search`) over the capsule chunks, with the search
   pack's query handling (stopwords, synonyms, word forms, AND then OR, porter and trigram);
 - graph: capsules that mention the entities the query names, then one hop out;
-- vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without).
+- vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without);
+- speaker: the lexical list within the kinds of the speaker a question names (the pack's
+  `recall.speakers`), empty for other questions.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 from capy.capsules.extraction import find_mentions
@@ -56,6 +60,39 @@ def lexical_list(
     for hit in result.hits:
         hits.setdefault(hit.source_id, hit)
     return LexicalList(list(hits), hits)
+
+
+def speaker_kinds(query: str, settings: Recall, where: sql.RecallScope) -> tuple[str, ...]:
+    """The capsule kinds holding the words of the speaker the query names ("what did I ask":
+    prompts), within the kinds recall may return; none when it names no speaker."""
+    named = [
+        kind
+        for rule in settings.speakers
+        if rule.active and _compiled(rule.pattern).search(query)
+        for kind in rule.kinds
+    ]
+    allowed = where.kinds
+    return tuple(dict.fromkeys(k for k in named if allowed is None or k in allowed))
+
+
+def speaker_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    scope: sql.RecallScope,
+    search_pack: SearchPack,
+    settings: Recall,
+) -> list[int]:
+    """The lexical list within the kinds of the speaker the query names (empty when it names
+    none): a user's short prompt ranks far below tool output sharing its words otherwise."""
+    kinds = speaker_kinds(query, settings, scope)
+    if not kinds or settings.weights.speaker <= 0:
+        return []
+    return lexical_list(conn, query, replace(scope, kinds=kinds), search_pack, settings).order
+
+
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _widened(pack: SearchPack, candidates: int) -> SearchPack:

@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING
 
 from capy.capsules.recall import RecallItem, _item
 from capy.capsules.recall import lists as ranked_lists
-from capy.capsules.recall.ranking import coverages, fold_duplicates, fuse, with_recency
+from capy.capsules.recall.ranking import (
+    below_floor,
+    coverages,
+    fold_duplicates,
+    fuse,
+    with_recency,
+)
 from capy.capsules.sqlite import recall as sql
 from capy.retrieval.matching import compile_terms
 from capy.retrieval.query import parse_query
@@ -16,7 +22,7 @@ if TYPE_CHECKING:
     from capy.capsules.recall.lists import VectorSearch
     from capy.rules.views.capsules import Recall
 
-LEXICAL, GRAPH, VECTOR, CONTEXT = "lexical", "graph", "vector", "context"
+LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
 
 
 def ranked_items(
@@ -42,6 +48,7 @@ def ranked_items(
         GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
         CONTEXT: ranked_lists.context_list(conn, lexical.order, where, settings),
         VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
+        SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
     # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and
     # reading, covering and folding the long tail of the graph and context lists cost more
@@ -56,11 +63,8 @@ def ranked_items(
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
     patterns = compile_terms(parse_query(query, search_pack).terms)
     shares = coverages([capsules[entry.n].content for entry in fused], patterns)
-    relevant = [
-        entry
-        for entry, share in zip(fused, shares, strict=True)
-        if share >= settings.relevance_floor or LEXICAL not in entry.lists
-    ]
+    found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
+    relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
     dup = settings.duplicates
     order, folded = fold_duplicates(
         [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity
@@ -85,6 +89,7 @@ def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: 
         GRAPH: settings.weights.graph,
         VECTOR: settings.weights.vector,
         CONTEXT: settings.weights.context,
+        SPEAKER: settings.weights.speaker,
     }
     return fuse(lists, weights, settings.rrf_k)
 

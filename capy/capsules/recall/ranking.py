@@ -74,6 +74,30 @@ def coverages(texts: Sequence[str], patterns: tuple[TermPattern, ...]) -> list[f
     return [sum(w for w, hit in zip(idf, row, strict=True) if hit) / norm for row in present]
 
 
+def below_floor(
+    ranked: list[Ranked],
+    shares: Sequence[float],
+    found: Sequence[bool],
+    floor: float,
+    power: float | None,
+) -> list[Ranked]:
+    """The relevant entries, best first. `found`: the entry came from a word search, so its
+    coverage `share` judges it (other lists find what shares no words, by design).
+
+    With no `power`, a found entry below `floor` is dropped. With one, the floor decides only
+    whether the query matched anything (some found entry reaches it); if so, the entries
+    below it stay, their scores scaled by (share / floor) ** power. A wordy question spends
+    much of its weight on words no capsule says, and a hard cut dropped its best lexical hits.
+    """
+    judged = list(zip(ranked, shares, found, strict=True))
+    if power is None or not any(hit and share >= floor for _, share, hit in judged):
+        return [entry for entry, share, hit in judged if share >= floor or not hit]
+    for entry, share, hit in judged:
+        if hit and share < floor:
+            entry.score *= (share / floor) ** power
+    return sorted(ranked, key=lambda entry: -entry.score)
+
+
 def shingles(text: str, size: int) -> frozenset[tuple[str, ...]]:
     words = [word.lower() for word in _WORD.findall(text)]
     if len(words) <= size:

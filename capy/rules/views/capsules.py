@@ -178,6 +178,7 @@ class RecallWeights(Section):
     graph: float
     vector: float
     context: float
+    speaker: float = 0.0
 
 
 class RecallChunkWeights(Section):
@@ -202,6 +203,13 @@ class RecallDuplicates(Section):
     min_similarity: float
 
 
+class SpeakerRule(RuleView):
+    """A question that names who spoke, and the capsule kinds holding that speaker's words."""
+
+    pattern: str
+    kinds: tuple[str, ...]
+
+
 class RecallVectors(Section):
     exact_rows: int
     shortlist_rows: int
@@ -222,6 +230,8 @@ class Recall(Section):
     graph: RecallGraph
     context: RecallContext
     relevance_floor: float
+    floor_power: float | None = None
+    speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
     vectors: RecallVectors | None = None  # None: every vector is scored
