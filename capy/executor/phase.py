@@ -62,7 +62,11 @@ def spawn(
     if ready is not None:
         proc, group = ready
     else:
-        proc, group = _spawn_joining(argv, env, cwd, marker, key)
+        try:
+            proc, group = _spawn_joining(argv, env, cwd, marker, key)
+        except BaseException:
+            prejoin.release()
+            raise
     call = processes.CallProcesses(proc.pid, marker, started, group)
     pump = Pump(
         proc,
@@ -123,7 +127,8 @@ def cleanup(phase: Phase) -> None:
         processes.forget_leader(phase.pid)
     phase.procs.sweep()
     phase.procs.release()
-    if prejoin.enabled():  # the next call's spawner joins its groups while nothing waits
+    # The next call's spawner joins its groups while nothing waits, once no call runs.
+    if prejoin.release() and prejoin.enabled():
         limits = phase.limits
         key = (limits.processes.max_new_processes, limits.memory.max_bytes)
         run_later(functools.partial(prejoin.refill, key))

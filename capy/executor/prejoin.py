@@ -18,6 +18,12 @@ carry exactly (a relative program, which Popen would look up itself, a NUL byte)
 usual. An idle helper belongs to no call: it carries no marker, is registered as a Popen
 leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
 end-of-file and exits if capy is killed outright.
+
+No helper is ever idle while a call runs. A helper reads its line from a pipe, and any process
+of the same user may open `/proc/<pid>/fd/0` and write to it: code in one call could slip a
+line into the helper that the next call takes, and so outlive its call into the next one (and
+read that call's environment). So a helper is started only while no call is between its spawn
+and its cleanup, and the first call to begin takes the idle one, or ends it if it cannot use it.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class _Helper:
 
 _lock = threading.Lock()
 _ready: _Helper | None = None
+_calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
 _env_binary: str | None = None
 
@@ -79,20 +86,19 @@ def stop() -> None:
 def claim(
     argv: list[str], env: dict[str, str], cwd: str, key: tuple[int, int | None]
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup] | None:
-    """The ready helper running `argv` in `env` and `cwd`, with its groups; None when there is
-    none for these limits, or the call cannot be handed over exactly (then spawn as usual)."""
-    global _ready
-    line = _line(argv, env, cwd)
-    if line is None:
-        return None
+    """A call begins (it must `release()` at its cleanup, or if it fails to start): the ready
+    helper running `argv` in `env` and `cwd`, with its groups; None when there is none for these
+    limits, or the call cannot be handed over exactly (then spawn as usual, and the idle helper
+    is ended: it must not wait within reach of this call's code)."""
+    global _ready, _calls
     with _lock:
-        helper = _ready if _ready is not None and _ready.key == key else None
-        if helper is not None:
-            _ready = None
+        _calls += 1
+        helper, _ready = _ready, None
     if helper is None:
         return None
-    if helper.proc.poll() is not None:  # it could not join its groups: spawn as usual
-        _discard(helper)
+    line = _line(argv, env, cwd)
+    if line is None or helper.key != key or helper.proc.poll() is not None:
+        _discard(helper)  # not usable here, or it could not join its groups: spawn as usual
         return None
     try:
         helper.proc.stdin.write(line)  # type: ignore[union-attr]
@@ -103,11 +109,20 @@ def claim(
     return helper.proc, helper.group
 
 
+def release() -> bool:
+    """A call's cleanup is done: whether no call runs now (the time to start a helper)."""
+    global _calls
+    with _lock:
+        _calls = max(0, _calls - 1)
+        return _calls == 0
+
+
 def refill(key: tuple[int, int | None]) -> None:
-    """Start the next helper for these limits, unless one is ready or helpers are off."""
+    """Start the next helper for these limits, unless one is ready, helpers are off, or a call
+    runs (checked again once the helper started: a call may have begun meanwhile)."""
     global _ready
     with _lock:
-        if not _enabled or (_ready is not None and _ready.key == key):
+        if not _enabled or _calls or (_ready is not None and _ready.key == key):
             return
         stale, _ready = _ready, None
     if stale is not None:
@@ -116,7 +131,7 @@ def refill(key: tuple[int, int | None]) -> None:
     if helper is None:
         return
     with _lock:
-        if _enabled and _ready is None:
+        if _enabled and not _calls and _ready is None:
             _ready, helper = helper, None
     if helper is not None:
         _discard(helper)

@@ -99,3 +99,56 @@ def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> N
     assert idle.proc.pid not in processes._live_leaders
     for group in idle.group.groups.values():
         assert not group.exists()
+
+
+# Code in a call looks for an idle spawner of this capy process (by its command line and
+# parent) and writes a line of its own into the spawner's stdin through /proc, as any process
+# of the same user may. (Other test workers' spawners are another process's: left alone.)
+INJECTOR = r"""
+import os, time
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b". /dev/stdin; exit 126" not in cmdline.read():
+                    continue
+            with open(f"/proc/{pid}/status") as status:
+                if "PPid:\tOWNER\n" not in status.read():
+                    continue
+            with open(f"/proc/{pid}/fd/0", "wb") as stdin:
+                stdin.write(b"touch MARKER\n")
+            print("injected", flush=True)
+        except OSError:
+            pass
+    time.sleep(0.02)
+"""
+
+
+def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
+    import os
+    import threading
+
+    marker = tmp_path / "outlived-its-call"
+    _warm_up(view)
+    slow = tuned(view, timeout=20, grace=0.2)
+    found: list = []
+    injector = threading.Thread(
+        target=lambda: found.append(
+            execute(
+                "python",
+                INJECTOR.replace("MARKER", str(marker)).replace("OWNER", str(os.getpid())),
+                rules=slow,
+            )
+        )
+    )
+    injector.start()
+    # Another call ends while the injector runs: its cleanup is when a spawner used to start.
+    assert execute("shell", "true", rules=view).ok
+    janitor.wait_for_cleanup()
+    injector.join()
+    janitor.wait_for_cleanup()
+    assert found and found[0].ok, found
+    assert "injected" not in found[0].output
+    assert execute("shell", "echo next", rules=view).output == "next\n"
+    assert not marker.exists()
