@@ -118,9 +118,13 @@ def test_the_groups_of_a_capy_killed_outright_are_emptied_by_the_next(tmp_path) 
             start_new_session=True,
         )
         try:
-            for _ in range(200):  # until the orphan has joined the stale group
-                if (stale / "cgroup.procs").read_text().strip():
-                    break
+            # Until the orphan has joined the stale group: on a loaded machine its shell can
+            # take seconds to start, and a capy that looked earlier would find the group empty,
+            # remove it, and leave the orphan's join to fail (exit 1, not killed).
+            joined_by = time.monotonic() + 60
+            while not (stale / "cgroup.procs").read_text().strip():
+                assert orphan.poll() is None, "the orphan could not join the stale group"
+                assert time.monotonic() < joined_by, "the orphan never joined the stale group"
                 time.sleep(0.01)
             code = "from capy.executor import cgroups; cgroups.hierarchies()"
             subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
