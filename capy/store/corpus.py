@@ -18,9 +18,8 @@ from capy.retrieval import Candidate, SearchFilters, SearchResult, search
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
-from capy.store.budget import CpuBudget
 from capy.store.database import read_snapshot
-from capy.store.disjunction import bm25_statement, ranked_top
+from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
@@ -93,46 +92,21 @@ class StoreCorpus:
         scope = self._scope(filters)
         if table is None or scope is None or limit < 1 or not fts_query:
             return []
-        budget = CpuBudget(budget_ms)
-        conn = self.store.conn
-
-        def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
-            return budget.fetch(conn, sql, values)
-
-        def rank(
-            expression: str, window: int | None, most: int | None
-        ) -> list[tuple[int, float]] | None:
-            return self._scores(table, expression, scope, window, most, fetch)
-
-        with read_snapshot(conn):
+        with read_snapshot(self.store.conn):
             top = ranked_top(
+                self.store.conn,
                 table,
+                self.weights,
+                scope.condition(),
                 fts_query,
                 any_of,
                 limit,
                 window=self.window,
                 essential_rows=self.essential_rows,
-                fetch=fetch,
-                rank=rank,
+                budget_ms=budget_ms,
                 database=str(self.store.path),
             )
             return self._read(top or [])
-
-    def _scores(
-        self,
-        table: str,
-        expression: str,
-        scope: _Scope,
-        window: int | None,
-        most: int | None,
-        fetch: Callable[[str, Sequence[object]], list[tuple] | None],
-    ) -> list[tuple[int, float]] | None:
-        """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
-        `window` matches only, the best `most` of them (None: no bound)."""
-        sql, values = bm25_statement(
-            table, self.weights, expression, scope.condition(), window, most
-        )
-        return fetch(sql, values)
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
         """Title, content and source of the ranked rows, in their order (large chunks are

@@ -29,6 +29,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from capy.store.budget import CpuBudget
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlcipher3
+
 # FTS5's bm25 constant: a phrase's share is idf * f * (k1 + 1) / (f + k1 * norm) < idf * (k1 + 1).
 _K1 = 1.2
 # The data rows FTS5 keeps its row count and segment structure in (fts5Int.h).
@@ -139,19 +145,33 @@ def bm25_statement(
 
 
 def ranked_top(
+    conn: sqlcipher3.Connection,
     table: str,
+    weights: Sequence[float],
+    condition: tuple[str, list[object]],
     fts_query: str,
     any_of: Sequence[str],
     limit: int,
     *,
     window: int | None,
     essential_rows: int,
-    fetch: Fetch,
-    rank: Ranker,
+    budget_ms: float | None,
     database: str,
 ) -> list[tuple[int, float]] | None:
-    """The best `limit` (rowid, bm25) of `fts_query`: an OR query (`any_of` its phrases) from
-    its rare phrases when that ranks it better, else the plain windowed statement."""
+    """The best `limit` (rowid, bm25) of `fts_query` among the rows under `condition` (see
+    `bm25_statement`): an OR query (`any_of` its phrases) from its rare phrases when that ranks
+    it better, else the plain windowed statement; every statement within one CPU budget (None:
+    a statement ran out of time)."""
+    budget = CpuBudget(budget_ms)
+
+    def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
+        return budget.fetch(conn, sql, values)
+
+    def rank(
+        expression: str, window: int | None, most: int | None
+    ) -> list[tuple[int, float]] | None:
+        return fetch(*bm25_statement(table, weights, expression, condition, window, most))
+
     if len(any_of) > 1:
         top = top_of_any(
             table,

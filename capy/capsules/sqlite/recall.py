@@ -9,16 +9,15 @@ exclude anything, because testing each matching chunk costs as much as ranking i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlcipher3
 
 from capy.capsules.model import Scope
 from capy.retrieval import Candidate, SearchFilters
-from capy.store.budget import CpuBudget
 from capy.store.database import read_snapshot
-from capy.store.disjunction import bm25_statement, ranked_top
+from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 
 _TABLES = {"porter": "capsule_chunks", "trigram": "capsule_chunks_trigram"}
@@ -110,44 +109,29 @@ class CapsuleCorpus:
         table = _TABLES.get(layer)
         if table is None or limit < 1 or not fts_query:
             return []
-        budget = CpuBudget(budget_ms)
-
-        def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
-            return budget.fetch(self.conn, sql, values)
-
-        def rank(expression: str, window: int | None, most: int | None):  # type: ignore[no-untyped-def]
-            return self._scores(table, expression, window, most, fetch)
-
         with read_snapshot(self.conn):
             top = ranked_top(
+                self.conn,
                 table,
+                self.weights,
+                self._condition(table),
                 fts_query,
                 any_of,
                 limit,
                 window=self.window,
                 essential_rows=self.essential_rows,
-                fetch=fetch,
-                rank=rank,
+                budget_ms=budget_ms,
                 database=_database(self.conn),
             )
             return self._read(table, top or [])
 
-    def _scores(
-        self,
-        table: str,
-        expression: str,
-        window: int | None,
-        most: int | None,
-        fetch: Callable[[str, Sequence[object]], list[tuple] | None],
-    ) -> list[tuple[int, float]] | None:
-        """(rowid, bm25) of the chunks in scope matching `expression`, best first; the newest
-        `window` matches only (None: all), the best `most` of them (None: all)."""
+    def _condition(self, table: str) -> tuple[str, list[object]]:
+        """The scope as SQL on `table`'s rows, made once per table."""
         condition = self._conditions.get(table)
         if condition is None:
             column = f"({table}.rowid >> {CHUNK_ORDINAL_BITS})"
             condition = self._conditions[table] = self.scope.condition(self.conn, column)
-        sql, values = bm25_statement(table, self.weights, expression, condition, window, most)
-        return fetch(sql, values)
+        return condition
 
     def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
         """The ranked rows as candidates, in their order (large chunks are read for the few
