@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from capy.api.excerpt_selection import GAP, Selection, one_line, utf8_size
 from capy.chunking.pieces import text_line_starts
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from capy.retrieval.matching import TermPattern
     from capy.rules import RuleSet
     from capy.rules.views.executor import IntentReply
-
-GAP = "…"
 
 
 def reply_budget(rules: RuleSet) -> IntentReply:
@@ -51,7 +50,7 @@ def answer_sections(
     counts when the query's words are weighed."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
-    whole = _Excerpt(stored, rules)
+    whole = Excerpt(stored, rules)
     ranked = [
         (query, result, _ranked_hits(result, whole, rules, list_problems))
         for query, result in results
@@ -61,7 +60,7 @@ def answer_sections(
     room = int(budget.max_reply_bytes * len(results) * room_share)
     if problems:
         room_for_problems = budget.max_problem_bytes
-        selection = _Selection([whole], room_for_problems, seen, budget, cap=room_for_problems)
+        selection = Selection([whole], room_for_problems, seen, budget, cap=room_for_problems)
         body = selection.bodies(problems)[0]
         lines += ["", "### Errors and failures in the output", body]
         room -= utf8_size(body)
@@ -82,13 +81,13 @@ def reports_problems(stored: str, rules: RuleSet) -> bool:
 
 def problem_lines(stored: str, rules: RuleSet) -> list[str]:
     """The lines of the severities the reply lists (errors, failures), each message once."""
-    whole = _Excerpt(stored, rules)
+    whole = Excerpt(stored, rules)
     return [whole.lines[line] for line in sorted(whole.problems)]
 
 
 def _ranked_hits(
-    result: SearchResult, whole: _Excerpt, rules: RuleSet, flagged: bool = True
-) -> tuple[list[_Excerpt], list[tuple[TermPattern, float]]]:
+    result: SearchResult, whole: Excerpt, rules: RuleSet, flagged: bool = True
+) -> tuple[list[Excerpt], list[tuple[TermPattern, float]]]:
     from capy.api.excerpt_context import surrounded
 
     budget = reply_budget(rules)
@@ -102,14 +101,14 @@ def _ranked_hits(
     reach = (before, max(after, budget.block_lines_after) if after else 0)
     for hit in result.hits:
         around = surrounded(hit.content, whole.text, whole.starts, reach, continuation)
-        excerpt = _Excerpt(around.text, rules, flagged=flagged, core=around.core)
+        excerpt = Excerpt(around.text, rules, flagged=flagged, core=around.core)
         excerpt.block = continuation if after else None
         excerpts.append(excerpt)
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
 
 
 def _relevance_by_text(
-    ranked: list[tuple[str, SearchResult, tuple[list[_Excerpt], list[tuple[TermPattern, float]]]]],
+    ranked: list[tuple[str, SearchResult, tuple[list[Excerpt], list[tuple[TermPattern, float]]]]],
 ) -> dict[str, float]:
     """Line text -> the best query-term score it has in any hit of any query. Read off the
     hits (a few chunks) rather than by matching every flagged line of the output, which can
@@ -124,7 +123,7 @@ def _relevance_by_text(
 
 
 def _problem_anchors(
-    whole: _Excerpt, relevance: dict[str, float], budget: IntentReply
+    whole: Excerpt, relevance: dict[str, float], budget: IntentReply
 ) -> list[tuple[float, int, int]]:
     """The flagged lines worth listing: those the search hits show holding the queries'
     rarer words first, then errors before failures, then in order; at most
@@ -140,7 +139,7 @@ def _problem_anchors(
 def _sections(
     query: str,
     result: SearchResult,
-    excerpts: list[_Excerpt],
+    excerpts: list[Excerpt],
     weights: list[tuple[TermPattern, float]],
     seen: set[str],
     room: int,
@@ -167,7 +166,7 @@ def _sections(
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
         anchors = _top_hit_first(excerpts, anchors)
-    selection = _Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
+    selection = Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
     lines: list[str] = []
     for hit, body in zip(result.hits, selection.bodies(anchors), strict=True):
         if body:
@@ -178,7 +177,7 @@ def _sections(
 
 
 def _top_hit_first(
-    excerpts: list[_Excerpt], anchors: list[tuple[float, int, int]]
+    excerpts: list[Excerpt], anchors: list[tuple[float, int, int]]
 ) -> list[tuple[float, int, int]]:
     """`anchors` with the first-ranked hit's best line ahead of all others (its first line
     with text when no line of it matched): search ranked that section first, so the reply
@@ -198,7 +197,7 @@ def _top_hit_first(
 
 
 def _term_weights(
-    excerpts: list[_Excerpt], whole: _Excerpt, query: str, rules: RuleSet
+    excerpts: list[Excerpt], whole: Excerpt, query: str, rules: RuleSet
 ) -> list[tuple[TermPattern, float]]:
     """Each query term with its weight (`capy.api.line_weights`): rare among the hits and
     over the output's lines says most, common to both says little, and none says nothing."""
@@ -217,7 +216,7 @@ def _term_weights(
     return weights
 
 
-class _Excerpt:
+class Excerpt:
     """A text by lines, with where the query's words and the errors sit in it."""
 
     def __init__(
@@ -350,99 +349,9 @@ class _Excerpt:
         return "\n".join(out)
 
 
-class _Selection:
-    """Lines chosen from several excerpts within one byte budget: the best anchors first
-    (wherever they sit), then the lines around them, nearest first, while room is left; each
-    excerpt within `cap` (`max_section_bytes` by default); lines the reply already holds are
-    skipped."""
-
-    def __init__(
-        self,
-        excerpts: list[_Excerpt],
-        room: int,
-        seen: set[str],
-        budget: IntentReply,
-        *,
-        titles: Sequence[str] | None = None,
-        cap: int | None = None,
-    ) -> None:
-        self.excerpts = excerpts
-        self.room = room
-        self.seen = seen
-        self.budget = budget
-        self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
-        self.taken: list[set[int]] = [set() for _ in excerpts]
-        self.used = [0] * len(excerpts)
-        # A section costs its heading once it shows anything.
-        self.heading = (
-            [utf8_size(one_line(t)) + 6 for t in titles] if titles else [0] * len(excerpts)
-        )
-
-    def bodies(self, anchors: list[tuple[float, int, int]]) -> list[str]:
-        chosen = []
-        for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
-            if self._take(index, line):
-                chosen.append((index, line))
-        for index, anchor in chosen:
-            self._block(index, anchor)
-        for distance in range(
-            1, max(self.budget.context_lines_before, self.budget.context_lines_after) + 1
-        ):
-            for index, anchor in chosen:
-                for line in self._around(index, anchor, distance):
-                    self._take(index, line)
-        for excerpt, taken in zip(self.excerpts, self.taken, strict=True):
-            self.seen.update(excerpt.lines[n].strip() for n in taken)
-        return [
-            excerpt.join(sorted(taken))
-            for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
-        ]
-
-    def _block(self, index: int, anchor: int) -> None:
-        """An anchor that opens a block (a tree node, a heading over indented lines) shows
-        the block under it, up to the pack's `block_lines_after` lines, before any other
-        context: a node's children are what a question about it asks for."""
-        excerpt = self.excerpts[index]
-        block, lines = excerpt.block, excerpt.lines
-        if block is None or block.match(lines[anchor]):
-            return
-        for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
-            if not block.match(lines[line]) or (
-                not self._take(index, line) and line not in self.taken[index]
-            ):
-                return
-
-    def _around(self, index: int, anchor: int, distance: int) -> list[int]:
-        """The lines `distance` away from `anchor`, after it first (an error's detail, assert
-        values and stack frames, follow it), within the pack's context limits."""
-        after = [anchor + distance] if distance <= self.budget.context_lines_after else []
-        before = [anchor - distance] if distance <= self.budget.context_lines_before else []
-        return [n for n in after + before if 0 <= n < len(self.excerpts[index].lines)]
-
-    def _take(self, index: int, line: int) -> bool:
-        """Add `line` of excerpt `index` if it is new, not blank and fits."""
-        excerpt, taken = self.excerpts[index], self.taken[index]
-        text = excerpt.lines[line].strip()
-        if line in taken or not text or (len(text) > _SHORT_LINE and text in self.seen):
-            return False
-        cost = utf8_size(excerpt.clip(line)) + 1 + len(GAP) + (0 if taken else self.heading[index])
-        if cost > self.room or self.used[index] + cost > self.cap:
-            return False
-        taken.add(line)
-        # Overlapping chunks hold the same lines: one shown line is not shown again.
-        self.seen.add(text)
-        self.used[index] += cost
-        self.room -= cost
-        return True
-
-
 def _flag_bonus(severity: int) -> float:
     """What a flagged line adds to its score: about one query word, errors a little more."""
     return 1.1 - 0.1 * severity
-
-
-# Lines this short ("}", "],", "---") are structure, not content: they may repeat.
-_SHORT_LINE = 8
 
 
 def _gap(lines: list[str], previous: int, number: int) -> bool:
@@ -466,14 +375,6 @@ def _flagged(text: str, lines: list[str], rules: RuleSet) -> dict[int, int]:
             seen.add(message)
             chosen[line] = rank[line]
     return chosen
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def utf8_size(text: str) -> int:
-    return len(text.encode("utf-8"))
 
 
 def head_and_tail(text: str, head_bytes: int, tail_bytes: int) -> tuple[str, str, str]:

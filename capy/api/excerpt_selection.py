@@ -1,0 +1,112 @@
+"""Lines chosen from several excerpts of a long output within one byte budget (the selection
+step of `capy.api.output_excerpts`): the best anchors first, wherever they sit, then a block
+under an anchor that opens one, then the lines around the anchors, nearest first, while room is
+left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from capy.api.output_excerpts import Excerpt
+    from capy.rules.views.executor import IntentReply
+
+GAP = "…"
+# Lines this short ("}", "],", "---") are structure, not content: they may repeat.
+_SHORT_LINE = 8
+
+
+class Selection:
+    """Lines chosen from several excerpts within one byte budget: the best anchors first
+    (wherever they sit), then the lines around them, nearest first, while room is left; each
+    excerpt within `cap` (`max_section_bytes` by default); lines the reply already holds are
+    skipped."""
+
+    def __init__(
+        self,
+        excerpts: list[Excerpt],
+        room: int,
+        seen: set[str],
+        budget: IntentReply,
+        *,
+        titles: Sequence[str] | None = None,
+        cap: int | None = None,
+    ) -> None:
+        self.excerpts = excerpts
+        self.room = room
+        self.seen = seen
+        self.budget = budget
+        self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
+        self.taken: list[set[int]] = [set() for _ in excerpts]
+        self.used = [0] * len(excerpts)
+        # A section costs its heading once it shows anything.
+        self.heading = (
+            [utf8_size(one_line(t)) + 6 for t in titles] if titles else [0] * len(excerpts)
+        )
+
+    def bodies(self, anchors: list[tuple[float, int, int]]) -> list[str]:
+        chosen = []
+        for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
+            if self._take(index, line):
+                chosen.append((index, line))
+        for index, anchor in chosen:
+            self._block(index, anchor)
+        for distance in range(
+            1, max(self.budget.context_lines_before, self.budget.context_lines_after) + 1
+        ):
+            for index, anchor in chosen:
+                for line in self._around(index, anchor, distance):
+                    self._take(index, line)
+        for excerpt, taken in zip(self.excerpts, self.taken, strict=True):
+            self.seen.update(excerpt.lines[n].strip() for n in taken)
+        return [
+            excerpt.join(sorted(taken))
+            for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
+        ]
+
+    def _block(self, index: int, anchor: int) -> None:
+        """An anchor that opens a block (a tree node, a heading over indented lines) shows
+        the block under it, up to the pack's `block_lines_after` lines, before any other
+        context: a node's children are what a question about it asks for."""
+        excerpt = self.excerpts[index]
+        block, lines = excerpt.block, excerpt.lines
+        if block is None or block.match(lines[anchor]):
+            return
+        for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
+            if not block.match(lines[line]) or (
+                not self._take(index, line) and line not in self.taken[index]
+            ):
+                return
+
+    def _around(self, index: int, anchor: int, distance: int) -> list[int]:
+        """The lines `distance` away from `anchor`, after it first (an error's detail, assert
+        values and stack frames, follow it), within the pack's context limits."""
+        after = [anchor + distance] if distance <= self.budget.context_lines_after else []
+        before = [anchor - distance] if distance <= self.budget.context_lines_before else []
+        return [n for n in after + before if 0 <= n < len(self.excerpts[index].lines)]
+
+    def _take(self, index: int, line: int) -> bool:
+        """Add `line` of excerpt `index` if it is new, not blank and fits."""
+        excerpt, taken = self.excerpts[index], self.taken[index]
+        text = excerpt.lines[line].strip()
+        if line in taken or not text or (len(text) > _SHORT_LINE and text in self.seen):
+            return False
+        cost = utf8_size(excerpt.clip(line)) + 1 + len(GAP) + (0 if taken else self.heading[index])
+        if cost > self.room or self.used[index] + cost > self.cap:
+            return False
+        taken.add(line)
+        # Overlapping chunks hold the same lines: one shown line is not shown again.
+        self.seen.add(text)
+        self.used[index] += cost
+        self.room -= cost
+        return True
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8"))
