@@ -41,6 +41,11 @@ def _reply(project_dir: Path, file: str, intent: str) -> str:
         ("pydoc-boltons-iterutils.html", "how do I sort case-sensitive", ["case-insensitive"]),
         # "used" was a stopword, and it meets `unused` only through its negated form.
         ("gcc-warnings-markupsafe.txt", "what is never used", ["unused parameter"]),
+        # The set's own pip-show-files-cryptography-02: the verb the agent uses ("depend")
+        # and the one the tool prints (`Requires:`, `Required-by:`) share no stem; the search
+        # pack's synonym group links them.
+        ("pip-show-files-cryptography.txt", "what does it depend on and what depends on it",
+         ["Requires: cffi", "Required-by: capy-mcp"]),
     ],
 )  # fmt: skip
 def test_a_word_form_porter_misses_still_finds_its_line(project_dir, file, intent, needles):
