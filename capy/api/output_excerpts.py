@@ -42,12 +42,14 @@ def answer_sections(
     list_problems: bool = True,
     shown_hits: Sequence[Sequence[bool]] | None = None,
     room_share: float = 1.0,
+    label: str = "",
 ) -> list[str]:
     """Errors first (the ones the queries name first), then each query's sections; `results`
     pairs each query as shown (redacted) with what the search found for it. Without
     `list_problems` (an intent not about failures) errors are neither listed nor favoured.
     `shown_hits`, per query, says which hits may show lines (all when None); every hit still
-    counts when the query's words are weighed."""
+    counts when the query's words are weighed. `label` is the source's, which the reply's
+    header names: a section titled by it alone shows only its line range."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
     whole = Excerpt(stored, rules)
@@ -68,8 +70,9 @@ def answer_sections(
         if grouped:
             lines += ["", f"## {query}"]
         shown = shown_hits[number] if shown_hits is not None else None
+        titles = [_section_title(hit.title, label) for hit in result.hits]
         lines += _sections(
-            query, result, excerpts, weights, seen, room // len(results), budget, shown
+            query, result, excerpts, weights, seen, room // len(results), budget, shown, titles
         )
     return lines
 
@@ -145,6 +148,7 @@ def _sections(
     room: int,
     budget: IntentReply,
     shown: Sequence[bool] | None = None,
+    titles: Sequence[str] = (),
 ) -> list[str]:
     """The hits' best lines, chosen across all of them at once (the right line may sit in the
     third hit), shown under each hit's title in rank order. `query` is the query as shown
@@ -166,14 +170,24 @@ def _sections(
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
         anchors = _top_hit_first(excerpts, anchors)
-    selection = Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
+    titles = list(titles) or [hit.title for hit in result.hits]
+    selection = Selection(excerpts, room, seen, budget, titles=titles)
     lines: list[str] = []
-    for hit, body in zip(result.hits, selection.bodies(anchors), strict=True):
+    for title, body in zip(titles, selection.bodies(anchors), strict=True):
         if body:
-            lines += ["", f"### {one_line(hit.title)}", body]
+            lines += ["", f"### {one_line(title)}", body]
     if not lines:
         lines = ["", "The matching sections hold nothing beyond what is shown above."]
     return lines
+
+
+def _section_title(title: str, label: str) -> str:
+    """A chunk of a command's output is titled `<label> (lines 41-60)`; the reply's header
+    names the label once, so each section shows `lines 41-60` (every section repeated the
+    label, about 30 bytes each, in every reply)."""
+    if label and title.startswith(f"{label} (") and title.endswith(")"):
+        return title[len(label) + 2 : -1]
+    return title
 
 
 def _top_hit_first(
