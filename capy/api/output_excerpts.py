@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from capy.api.excerpt_selection import GAP, Selection, one_line, utf8_size
+from capy.api.excerpt_selection import GAP, Selection, one_line, section_title, utf8_size
 from capy.chunking.pieces import text_line_starts
 
 if TYPE_CHECKING:
@@ -48,8 +48,7 @@ def answer_sections(
     pairs each query as shown (redacted) with what the search found for it. Without
     `list_problems` (an intent not about failures) errors are neither listed nor favoured.
     `shown_hits`, per query, says which hits may show lines (all when None); every hit still
-    counts when the query's words are weighed. `label` is the source's, which the reply's
-    header names: a section titled by it alone shows only its line range."""
+    counts when the query's words are weighed. `label`: the source's (`section_title`)."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
     whole = Excerpt(stored, rules)
@@ -70,9 +69,8 @@ def answer_sections(
         if grouped:
             lines += ["", f"## {query}"]
         shown = shown_hits[number] if shown_hits is not None else None
-        titles = [_section_title(hit.title, label) for hit in result.hits]
         lines += _sections(
-            query, result, excerpts, weights, seen, room // len(results), budget, shown, titles
+            query, result, excerpts, weights, seen, room // len(results), budget, shown, label
         )
     return lines
 
@@ -148,7 +146,7 @@ def _sections(
     room: int,
     budget: IntentReply,
     shown: Sequence[bool] | None = None,
-    titles: Sequence[str] = (),
+    label: str = "",
 ) -> list[str]:
     """The hits' best lines, chosen across all of them at once (the right line may sit in the
     third hit), shown under each hit's title in rank order. `query` is the query as shown
@@ -170,7 +168,7 @@ def _sections(
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
         anchors = _top_hit_first(excerpts, anchors)
-    titles = list(titles) or [hit.title for hit in result.hits]
+    titles = [section_title(hit.title, label) for hit in result.hits]
     selection = Selection(excerpts, room, seen, budget, titles=titles)
     lines: list[str] = []
     for title, body in zip(titles, selection.bodies(anchors), strict=True):
@@ -179,15 +177,6 @@ def _sections(
     if not lines:
         lines = ["", "The matching sections hold nothing beyond what is shown above."]
     return lines
-
-
-def _section_title(title: str, label: str) -> str:
-    """A chunk of a command's output is titled `<label> (lines 41-60)`; the reply's header
-    names the label once, so each section shows `lines 41-60` (every section repeated the
-    label, about 30 bytes each, in every reply)."""
-    if label and title.startswith(f"{label} (") and title.endswith(")"):
-        return title[len(label) + 2 : -1]
-    return title
 
 
 def _top_hit_first(
@@ -280,7 +269,7 @@ class Excerpt:
     def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
         """Line -> the weights of the distinct query terms it holds (lines holding any), each
         term counted once per line at its best match (a whole word over a substring)."""
-        from capy.api.line_weights import match_weight
+        from capy.api.line_weights import match_weight, phrase_bonus
 
         shape = self.budget.line_weights
         by_line: dict[int, dict[int, float]] = {}
@@ -296,7 +285,9 @@ class Excerpt:
                 held[term] = max(held.get(term, 0.0), weight)
                 offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)
-        return {line: sum(held.values()) for line, held in by_line.items()}
+        # Words side by side as the query puts them (`phrase_bonus`) add to the line's score.
+        bonus = phrase_bonus(self.starts, self.spans, by_line, shape.phrase_factor)
+        return {line: sum(held.values()) + bonus.get(line, 0.0) for line, held in by_line.items()}
 
     def scored(self, weights: list[tuple[TermPattern, float]]) -> list[tuple[float, int]]:
         """(score, line): the term score, plus about one for an error or failure."""

@@ -80,3 +80,13 @@ def test_a_file_named_by_convention_is_found_by_what_people_call_it(
 ):
     text = _reply(project_dir, file, intent)
     assert all(needle in text for needle in needles), text
+
+
+def test_words_the_question_joins_find_the_key_and_its_nested_values(project_dir):
+    # The set's own openapi-stripe-head-02: "business types" meets `business_type:` as one
+    # thing (the words side by side), and that indented key shows the lines nested under it,
+    # its `enum:` values, before weaker lines about "account" fill the section.
+    text = _reply(
+        project_dir, "openapi-stripe-head.yaml", "which business types can an account have"
+    )
+    assert "- government_entity" in text and "- non_profit" in text, text
