@@ -109,14 +109,14 @@ while time.monotonic() < end:
         stdin = link(f"/proc/{pid}/fd/0")
         if not stdin.startswith(("pipe:", "socket:")):
             continue  # a call's process (stdin /dev/null), not a waiting spawner
-        whose = "own" if owner in ancestors else "given" if owner in EXTRA else "other"
+        whose = "given" if owner in EXTRA else "own" if owner in ancestors else "other"
         line = f"touch {OUT}/command-{whose}\n".encode()
         attempt("command", whose, to_path(f"/proc/{pid}/fd/0", line))
         attempt("command", whose, to_socket(f"/proc/{pid}/fd/0", line))
         for fd in (1, 2):
             attempt("output", whose, to_path(f"/proc/{pid}/fd/{fd}", f"{INJECTED}\n".encode()))
     for server in found:
-        whose = "own" if server in ancestors else "given" if server in EXTRA else "other"
+        whose = "given" if server in EXTRA else "own" if server in ancestors else "other"
         try:
             descriptors = os.listdir(f"/proc/{server}/fd")
         except OSError:
