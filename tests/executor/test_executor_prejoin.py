@@ -194,11 +194,16 @@ def _hold_then_open(stdin_kind: str, uid: int | None) -> str:
     ends: list[int] = []
     if stdin_kind == "pipe":  # made by that user (a pipe's inode belongs to who made it)
         holder = subprocess.Popen(
-            ["/bin/sh", "-c", "sleep 30 | sleep 30"], stdin=subprocess.DEVNULL, preexec_fn=become
+            ["/bin/sh", "-c", "sleep 30 | sleep 30"],
+            stdin=subprocess.DEVNULL,
+            preexec_fn=become,
+            start_new_session=True,
         )
     else:  # a socket's inode is open to all: what refuses the open is its kind
         ends = [sock.detach() for sock in socket.socketpair()]
-        holder = subprocess.Popen(["sleep", "30"], stdin=ends[0], preexec_fn=become)
+        holder = subprocess.Popen(
+            ["sleep", "30"], stdin=ends[0], preexec_fn=become, start_new_session=True
+        )
     try:
         target = holder.pid
         deadline = time.monotonic() + 10
@@ -221,11 +226,12 @@ def _hold_then_open(stdin_kind: str, uid: int | None) -> str:
         )
         return opener.stdout.strip()
     finally:
-        for pid in processes.children_of(holder.pid):
-            with contextlib.suppress(OSError):
-                os.kill(pid, 9)
-        holder.kill()
+        sleepers = processes.children_of(holder.pid)
+        os.killpg(holder.pid, 9)
         holder.wait()
+        for pid in sleepers:  # orphans come to this process (a subreaper): reap them
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
         for end in ends:
             os.close(end)
 
