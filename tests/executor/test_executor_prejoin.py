@@ -2,7 +2,8 @@
 
 Same environment, working directory, closed stdin, cgroups and caps; the idle spawner is no
 call's process and is gone once helpers stop. Each test compares a call made through the ready
-spawner with the same call made the ordinary way.
+spawner with the same call made the ordinary way. Nothing but capy gets a line or output into
+an idle spawner: not code in a call, not another process of the same user (root included).
 """
 
 from __future__ import annotations
