@@ -167,7 +167,7 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    code = _attacker_code(out, scratch.project, control.pid)
+    code = attacker_code(out, ATTACK_SECONDS, project=scratch.project, parents=(control.pid,))
     outputs: dict[str, list[str]] = {"own": [], "other": []}
     opened: dict = {}
     errors: list[str] = []
@@ -209,9 +209,11 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
     return _report(out, outputs, opened, control_seen, errors)
 
 
-def _attacker_code(out: Path, project: Path, control: int) -> str:
-    """Python for `capy_execute` that runs the attacker with its arguments."""
-    argv = attacker_argv(out, ATTACK_SECONDS, project=project, parents=(control,))[2:]
+def attacker_code(
+    out: Path, seconds: float, *, project: Path | None = None, parents: tuple[int, ...] = ()
+) -> str:
+    """Python for `capy_execute` that runs the attacker (see `attacker_argv`)."""
+    argv = attacker_argv(out, seconds, project=project, parents=parents)[2:]
     return f"import sys\nsys.argv = {argv!r}\nexec(sys.argv[0])\n"
 
 

@@ -104,47 +104,21 @@ def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> N
         assert not group.exists()
 
 
-# Code in a call looks for an idle spawner of this capy process (by its command line and
-# parent) and writes a line of its own into the spawner's stdin through /proc, as any process
-# of the same user may. (Other test workers' spawners are another process's: left alone.)
-INJECTOR = r"""
-import os, time
-end = time.monotonic() + 3
-while time.monotonic() < end:
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if b". /dev/stdin; exit 126" not in cmdline.read():
-                    continue
-            with open(f"/proc/{pid}/status") as status:
-                if "PPid:\tOWNER\n" not in status.read():
-                    continue
-            with open(f"/proc/{pid}/fd/0", "wb") as stdin:
-                stdin.write(b"touch MARKER\n")
-            print("injected", flush=True)
-        except OSError:
-            pass
-    time.sleep(0.02)
-"""
-
-
 def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
+    """Code in a call hunts this capy's waiting spawners (any child whose stdin is a pipe or a
+    socket) for 3 s while another call ends, which is when a spawner used to start: none is
+    found, so there is nothing to write a line into. (Other test workers' spawners are another
+    process's: left alone.)"""
     import os
     import threading
 
-    marker = tmp_path / "outlived-its-call"
+    from capy.bench import hostile_spawner
+
     _warm_up(view)
     slow = tuned(view, timeout=20, grace=0.2)
+    code = hostile_spawner.attacker_code(tmp_path, 3.0, parents=(os.getpid(),))
     found: list = []
-    injector = threading.Thread(
-        target=lambda: found.append(
-            execute(
-                "python",
-                INJECTOR.replace("MARKER", str(marker)).replace("OWNER", str(os.getpid())),
-                rules=slow,
-            )
-        )
-    )
+    injector = threading.Thread(target=lambda: found.append(execute("python", code, rules=slow)))
     injector.start()
     # Another call ends while the injector runs: its cleanup is when a spawner used to start.
     assert execute("shell", "true", rules=view).ok
@@ -152,9 +126,11 @@ def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
     injector.join()
     janitor.wait_for_cleanup()
     assert found and found[0].ok, found
-    assert "injected" not in found[0].output
+    report = json.loads(found[0].output.strip().splitlines()[-1])
+    assert report["tried"].get("command-given", 0) == 0, report  # no spawner waited
+    assert report["opened"] == {}, report
     assert execute("shell", "echo next", rules=view).output == "next\n"
-    assert not marker.exists()
+    assert not (tmp_path / "command-given").exists()
 
 
 def test_another_process_cannot_get_a_line_or_output_into_the_idle_spawner(
