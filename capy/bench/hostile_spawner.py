@@ -7,7 +7,9 @@ process waiting on a pipe or socket under any capy server (its own server's, and
 server's of the same user) and tries three channels: a command line written (or sent, by
 connecting) to its stdin, bytes written to its output pipes (they would come back as the next
 call's output), and a rewrite of a call's command in flight (memfds among the server's own
-descriptors). Meanwhile a second server, the victim, runs calls. A scenario (channel x whose
+descriptors; output only in the attack's second half, since a spawner whose pipes hold
+anything is ended rather than taken, and the first half must let calls take one). Meanwhile a
+second server, the victim, runs calls. A scenario (channel x whose
 spawner) is bad when the victim's or the attacker's own next call ran the injected line or
 returned the injected bytes.
 
@@ -99,6 +101,7 @@ def to_socket(path, data):
     return write
 
 end = time.monotonic() + SECONDS
+halfway = end - SECONDS / 2
 while time.monotonic() < end:
     found = servers()
     for entry in filter(str.isdigit, os.listdir("/proc")):
@@ -113,6 +116,8 @@ while time.monotonic() < end:
         line = f"touch {OUT}/command-{whose}\n".encode()
         attempt("command", whose, to_path(f"/proc/{pid}/fd/0", line))
         attempt("command", whose, to_socket(f"/proc/{pid}/fd/0", line))
+        if time.monotonic() < halfway:
+            continue  # output only in the second half: a spawner it fed is ended, not taken
         for fd in (1, 2):
             attempt("output", whose, to_path(f"/proc/{pid}/fd/{fd}", f"{INJECTED}\n".encode()))
     for server in found:
