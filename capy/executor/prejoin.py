@@ -20,23 +20,27 @@ usual. An idle helper belongs to no call: it carries no marker, is registered as
 leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
 end-of-file and exits if capy is killed outright.
 
-Nothing but capy can put a line into a helper, not even root. Any process of the same user may
-open `/proc/<pid>/fd/N` of another's files: through a pipe on its stdin, code in one call (or
-in ANOTHER capy server of the same user) could slip a line into an idle helper that the next
-call took, and so run in that call's groups and environment. So the helper's stdin is one end
-of a socketpair, which no process can open through /proc (ENXIO) nor connect to (it is bound
-to no address), and the other end lives only in capy, close-on-exec. The line it carries is
-short (a path), so the shell's byte-at-a-time `read` costs nothing; the command itself sits in
-a memfd that is sealed before its path is sent and read back once sealed, so nothing can have
-changed it. Reaching the helper now takes ptrace rights over it (or pidfd_getfd), which are
-the same as ptrace rights over the server itself: out of a sandbox's reach.
+No other process can put a line into a helper through a descriptor, root included. Any
+process of the same user may open `/proc/<pid>/fd/N` of another's files: through a pipe on its
+stdin, code in one call (or in ANOTHER capy server of the same user) could slip a line into an
+idle helper that the next call took, and so run in that call's groups and environment. So the
+helper's stdin is one end of a socketpair, which no process can open through /proc (ENXIO)
+nor connect to (it is bound to no address); the other end lives only in capy, close-on-exec.
+The line it carries is short (a path), so the shell's byte-at-a-time `read` costs nothing;
+the command itself sits in a memfd that is sealed before its path is sent and read back once
+sealed, so nothing can have changed it. What is left is ptrace (or pidfd_getfd) over the
+helper, which is the same right as ptrace over the server itself: the spawner adds none.
 
 Bytes written into an idle helper's output pipes (also openable through /proc) would come back
 as the next call's output: a helper whose pipes hold anything when a call takes it is ended.
+A process that opened them and writes only after the handover is any process of the user
+writing into a running call's pipes, which capy cannot refuse (a pipe opened by path is a
+pipe; a socket instead would break programs that open /dev/stdout).
 
-Helpers are still started only while no call is between its spawn and its cleanup (the first
-call to begin takes the idle one, or ends it if it cannot use it): a second line of defence,
-kept because it costs only overlapping calls their pre-joined start.
+Helpers are started only while no call is between its spawn and its cleanup (the first call
+to begin takes the idle one, or ends it if it cannot use it), so no code of this server's calls
+is alive to open an idle helper's pipes or its group's limit files: that costs only
+overlapping calls their pre-joined start.
 """
 
 from __future__ import annotations
