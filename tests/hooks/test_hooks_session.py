@@ -107,16 +107,22 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
 
 
 def test_session_end_saves_the_events(project):
-    work_a_little(project)
-    assert send("SessionEnd", project, reason="exit") == {}
+    """Saved by the drainer the hook starts (capy.hooks.ended_sessions), after its answer."""
+    import time
+
+    from capy.config.paths import data_dir
     from capy.store import open_store
 
+    work_a_little(project)
+    assert send("SessionEnd", project, reason="exit") == {}
+    sessions = data_dir() / "hooks" / "sessions"
+    deadline = time.monotonic() + 60
+    while any(sessions.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(sessions.iterdir()) == []  # finished: state and record removed
     with open_store(project) as store:
         labels = [row[0] for row in store.conn.execute("SELECT label FROM sources")]
     assert labels == [f"session {SESSION} events"]
-    from capy.config.paths import data_dir
-
-    assert list((data_dir() / "hooks" / "sessions").iterdir()) == []  # finished: state removed
 
 
 def test_session_start_cap_from_config(project):
