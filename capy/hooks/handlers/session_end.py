@@ -18,7 +18,7 @@ def handle(context: HookContext) -> Verdict:
     hook = context.hook
     state = read_state(context.data_dir, hook.session_id)
     try:
-        handed = hand_over(context.data_dir, str(context.project_root), hook.session_id, state)
+        handed = hand_over(context.data_dir, context.rules["project_root"], hook.session_id, state)
     except OSError:
         _save_here(context, state)  # no record: save it as the hook always did
         handed = False
