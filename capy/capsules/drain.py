@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _save_ended_sessions(project) -> None:
     """First, as SessionEnd left them to this drainer; a failure leaves the records for the
-    next drainer and is one line on stderr."""
+    next drainer, is one line on stderr, and never stops the spool's drain that follows."""
     from capy.config import ConfigError, load_settings
     from capy.hooks.ended_sessions import save_ended_sessions
 
@@ -60,6 +60,8 @@ def _save_ended_sessions(project) -> None:
         save_ended_sessions(str(load_settings(project).settings.data_dir))
     except ConfigError as error:
         print(f"capy: the ended sessions were not saved: {error.message}", file=sys.stderr)
+    except Exception as error:  # the records stay; the capsules still get drained
+        print(f"capy: the ended sessions were not saved ({type(error).__name__})", file=sys.stderr)
 
 
 def _learn(store) -> None:
