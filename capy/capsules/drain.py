@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     sessions_only = SESSIONS_ONLY in args
     args = [arg for arg in args if arg != SESSIONS_ONLY]
     project = Path(args[0]) if args else Path.cwd()
-    _save_ended_sessions(project)
+    _save_session_records(project)
     if sessions_only:
         return 0
     from capy.capsules import open_capsules
@@ -50,14 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _save_ended_sessions(project) -> None:
+def _save_session_records(project) -> None:
     """First, as SessionEnd left them to this drainer; a failure leaves the records for the
     next drainer, is one line on stderr, and never stops the spool's drain that follows."""
     from capy.config import ConfigError, load_settings
-    from capy.hooks.ended_sessions import save_ended_sessions
+    from capy.hooks.ended_sessions import save_session_records
 
     try:
-        save_ended_sessions(str(load_settings(project).settings.data_dir))
+        save_session_records(str(load_settings(project).settings.data_dir))
     except ConfigError as error:
         print(f"capy: the ended sessions were not saved: {error.message}", file=sys.stderr)
     except Exception as error:  # the records stay; the capsules still get drained

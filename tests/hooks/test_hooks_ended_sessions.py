@@ -16,7 +16,7 @@ from hooks_helpers import run_hook_process
 
 from capy.config.paths import data_dir
 from capy.hooks import handle
-from capy.hooks.ended_sessions import ENDED, hand_over, save_ended_sessions
+from capy.hooks.ended_sessions import COMPACTED, RECORDS, hand_over, save_session_records
 from capy.hooks.state import read_state
 from capy.store import open_store
 
@@ -41,7 +41,7 @@ def _sessions():
 
 
 def _records() -> list:
-    return sorted(path for path in _sessions().iterdir() if path.name.endswith(ENDED))
+    return sorted(path for path in _sessions().iterdir() if path.name.endswith(RECORDS))
 
 
 def _labels(project) -> list[str]:
@@ -93,7 +93,7 @@ def test_a_locked_database_leaves_the_record_for_a_later_drainer(project):
         store.conn.execute("ROLLBACK")
     assert process.returncode == 0, process.stderr
     assert len(_records()) == 1, "a record that could not be saved stays"
-    assert save_ended_sessions(str(data_dir())) == 1
+    assert save_session_records(str(data_dir())) == 1
     assert _records() == [] and _labels(project) == [f"session {SESSION} events"]
 
 
@@ -104,12 +104,12 @@ def test_a_record_another_drainer_holds_is_left_to_it(project):
     held = os.open(record, os.O_RDONLY)
     try:
         fcntl.flock(held, fcntl.LOCK_EX)
-        assert save_ended_sessions(str(data_dir())) == 0
+        assert save_session_records(str(data_dir())) == 0
         assert _records() == [record]
     finally:
         os.close(held)
-    assert save_ended_sessions(str(data_dir())) == 1
-    assert save_ended_sessions(str(data_dir())) == 0
+    assert save_session_records(str(data_dir())) == 1
+    assert save_session_records(str(data_dir())) == 0
 
 
 def test_a_resumed_session_s_two_ends_are_both_saved_in_order(project):
@@ -119,7 +119,7 @@ def test_a_resumed_session_s_two_ends_are_both_saved_in_order(project):
     assert "first.py" not in json.dumps(read_state(str(data_dir()), SESSION))
     hand_over(str(data_dir()), str(project), SESSION, read_state(str(data_dir()), SESSION))
     assert len(_records()) == 2
-    assert save_ended_sessions(str(data_dir())) == 2
+    assert save_session_records(str(data_dir())) == 2
     with open_store(project) as store:
         [text] = [row[0] for row in store.conn.execute("SELECT content FROM chunks")]
     assert "second.py" in text, "the later end is what the label holds"
@@ -129,3 +129,13 @@ def test_a_session_without_events_leaves_no_record(project):
     body = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "SessionEnd"}
     assert handle("SessionEnd", json.dumps(body).encode(), platform="claude-code").exit_code == 0
     assert not _sessions().exists() or _records() == []
+
+
+def test_a_compaction_s_record_keeps_the_state_and_saves_the_snapshot(project):
+    _edit(project)
+    state = read_state(str(data_dir()), SESSION)
+    hand_over(str(data_dir()), str(project), SESSION, state, "the snapshot of parser.py")
+    assert [path.suffix for path in _records()] == [COMPACTED]
+    assert read_state(str(data_dir()), SESSION)["events"], "the session goes on with its state"
+    assert save_session_records(str(data_dir())) == 1
+    assert _labels(project) == [f"session {SESSION} events", f"session {SESSION} snapshot"]

@@ -93,9 +93,17 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
         project,
     )
     assert process.returncode == 0 and process.stderr == b""
+    import time
+
+    from capy.config.paths import data_dir
     from capy.store import open_store
     from capy.store.corpus import search_store
 
+    sessions = data_dir() / "hooks" / "sessions"
+    deadline = time.monotonic() + 60  # saved by the drainer the hook started, after its exit
+    while any(sessions.glob("*.compacted")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(sessions.glob("*.compacted"))
     with open_store(project) as store:
         rows = store.conn.execute("SELECT label, kind FROM sources ORDER BY label").fetchall()
         [found] = search_store(store, ["lexer"], kinds=["session"])
