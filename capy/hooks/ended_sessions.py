@@ -59,7 +59,7 @@ def hand_over(
     record = {"session_id": session_id, "project_root": project_root, "state": state}
     if snapshot:
         record["snapshot"] = snapshot
-    _write_durably(path, dumps(record, ensure_ascii=False).encode())
+    _write_durably(path, dumps(record).encode())  # ASCII: a lone surrogate cannot break it
     if ended:
         forget_session(data_dir, session_id)
     return True
@@ -147,7 +147,7 @@ def save_in_background(
     root, session = context.rules["project_root"], context.hook.session_id
     try:
         handed = hand_over(context.data_dir, root, session, state, snapshot)
-    except OSError:
+    except (OSError, ValueError):
         _save_here(context, state, snapshot)  # no record: saved here, as hooks always did
         handed = False
     drain_if_due(context)

@@ -10,9 +10,8 @@ import os
 import stat
 import subprocess
 import sys
-import time
 
-from hooks_helpers import run_hook_process
+from hooks_helpers import run_hook_process, wait_for_saved_sessions
 
 from capy.config.paths import data_dir
 from capy.hooks import handle
@@ -49,13 +48,6 @@ def _labels(project) -> list[str]:
         return [row[0] for row in store.conn.execute("SELECT label FROM sources ORDER BY label")]
 
 
-def _wait_until_saved(project, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while _records() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert _records() == [], "no drainer saved the ended session"
-
-
 def test_the_record_outlives_a_stop_and_the_next_drainer_saves_it(project):
     """The hook's part alone (as if the machine stopped before any drainer ran): the record is
     private, the state is gone, and a later drainer saves it and removes it."""
@@ -79,7 +71,7 @@ def test_session_end_with_capture_off_is_saved_by_its_drainer(project):
     body = {"session_id": SESSION, "cwd": str(project), "hook_event_name": "SessionEnd"}
     process = run_hook_process("SessionEnd", json.dumps(body).encode(), "claude-code", project)
     assert (process.returncode, process.stdout, process.stderr) == (0, b"", b"")
-    _wait_until_saved(project)
+    wait_for_saved_sessions()
     assert _labels(project) == [f"session {SESSION} events"]
 
 

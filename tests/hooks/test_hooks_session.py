@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hooks_helpers import run_hook_process
+from hooks_helpers import run_hook_process, wait_for_saved_sessions
 
 from capy.hooks import handle
 
@@ -93,17 +93,10 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
         project,
     )
     assert process.returncode == 0 and process.stderr == b""
-    import time
-
-    from capy.config.paths import data_dir
     from capy.store import open_store
     from capy.store.corpus import search_store
 
-    sessions = data_dir() / "hooks" / "sessions"
-    deadline = time.monotonic() + 60  # saved by the drainer the hook started, after its exit
-    while any(sessions.glob("*.compacted")) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not any(sessions.glob("*.compacted"))
+    wait_for_saved_sessions()  # by the drainer the hook started, after its exit
     with open_store(project) as store:
         rows = store.conn.execute("SELECT label, kind FROM sources ORDER BY label").fetchall()
         [found] = search_store(store, ["lexer"], kinds=["session"])
@@ -116,18 +109,13 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
 
 def test_session_end_saves_the_events(project):
     """Saved by the drainer the hook starts (capy.hooks.ended_sessions), after its answer."""
-    import time
-
     from capy.config.paths import data_dir
     from capy.store import open_store
 
     work_a_little(project)
     assert send("SessionEnd", project, reason="exit") == {}
-    sessions = data_dir() / "hooks" / "sessions"
-    deadline = time.monotonic() + 60
-    while any(sessions.iterdir()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert list(sessions.iterdir()) == []  # finished: state and record removed
+    wait_for_saved_sessions()
+    assert list((data_dir() / "hooks" / "sessions").iterdir()) == []  # state and record gone
     with open_store(project) as store:
         labels = [row[0] for row in store.conn.execute("SELECT label FROM sources")]
     assert labels == [f"session {SESSION} events"]
