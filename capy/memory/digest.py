@@ -102,6 +102,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     # "please" say as little about which record it wants as about which document.
     stopwords = sorted(stems(" ".join(rules.view("search").stopwords.all)))
     codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
+    known = _known_programs(records)
     kept = []
     for record in records:
         if record["status"] in ("deprecated", "superseded"):
@@ -128,6 +129,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
                 "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
                 "task_only": sorted(_task_only(record)),
+                "programs": sorted(_programs(record, known)),
                 "block": (
                     {
                         "id": block.id,
@@ -141,7 +143,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
             }
         )
     data = rules.pack("memory").data
-    graph = _graph(records, set(stopwords), pack.injection.prompt.graph_links)
+    graph = _graph(records, known, set(stopwords), pack.injection.prompt.graph_links)
     return {
         "format": DIGEST_FORMAT,
         "project": project,
@@ -159,19 +161,26 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     }
 
 
-def _graph(records: list[dict[str, Any]], stopwords: set[str], links: int) -> dict[str, list[str]]:
-    """Words to the programs they go with in what was learned: the task a record was learned in
-    ("lint the rust workspace") and a user's own sentence link their words to the record's
-    programs (cargo). A word linked to more than `links` programs says nothing specific."""
-    from capy.memory.words import stems
-
-    known = {
+def _known_programs(records: list[dict[str, Any]]) -> set[str]:
+    """The programs learned rules ran: a word of a preference's text is a program when a rule
+    ran it."""
+    return {
         entity.lower()
         for record in records
         if record["type"] == "rule"
         for entity in record.get("entities", ())
         if entity.replace("-", "").isalnum()
     }
+
+
+def _graph(
+    records: list[dict[str, Any]], known: set[str], stopwords: set[str], links: int
+) -> dict[str, list[str]]:
+    """Words to the programs they go with in what was learned: the task a record was learned in
+    ("lint the rust workspace") and a user's own sentence link their words to the record's
+    programs (cargo). A word linked to more than `links` programs says nothing specific."""
+    from capy.memory.words import stems
+
     edges: dict[str, set[str]] = {}
     for record in records:
         if record["status"] in ("deprecated", "superseded"):

@@ -37,7 +37,7 @@ def prompt_text(part: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
 
 
 # A record's stem sets as the prompt part keeps them: one string each, split when ranked.
-_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only")
+_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only", "programs")
 _PAIR_SEPARATOR = "|"
 
 
@@ -107,7 +107,13 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     possible = sum(idf[term] for term in query if term in idf)
     if not possible:
         return []
+    # The prompt's stems no record holds dilute what it shares: "rename the master branch to
+    # main in the README badges" is about badges, not about the records holding branch and main.
+    unknown = len(query) - len(idf)
+    possible += budget.get("unknown_weight", 0.0) * by_count[0] * unknown
     common = set(part["common"].split())
+    standing_types = budget.get("standing_types", ())
+    standing_need = budget.get("standing_shared_terms", 1)
     need = budget["min_shared_terms"]
     mixed = budget.get("mixed_shared_terms", need)
     overlap = budget.get("task_overlap", 0.5)
@@ -126,9 +132,14 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # from every rule's "When ... fails with") adds weight below but is not counted here: it
         # tells no record from another.
         counted = shared - common
-        said = len(counted.difference(record["task_only"].split()))
+        task_only = record["task_only"].split()
+        said = len(counted.difference(task_only))
+        standing = record["type"] in standing_types and _standing(
+            record, query, counted & anchors, task_only, standing_need
+        )
         if not (
-            said >= need
+            standing
+            or said >= need
             or (said and len(counted) >= mixed)
             or _same_task(counted, record["task_terms"].split(), need, overlap)
         ):
@@ -143,11 +154,21 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         weight = sum(idf[term] * (1.0 if term in anchors else other) for term in shared)
         weight += linked_weight * sum(by_count[part["frequency"][term]] for term in via_graph)
         weight *= 1 + boost * together
-        if weight / possible < budget["relevance_floor"]:
+        if weight / possible < budget["relevance_floor"] and not standing:
             continue
         scored.append((weight * (0.5 + record["confidence"]), record))
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
     return [record for _, record in scored]
+
+
+def _standing(
+    record: dict[str, Any], query: set[str], said: set[str], task_only: list[str], need: int
+) -> bool:
+    """A standing instruction applies: the prompt names its program ("rerun pytest on the
+    integration folder" for "always run pytest with -x") and `need` more stems of what it says,
+    not only of the task it was learned in."""
+    programs = set(record.get("programs", "").split())
+    return bool(programs & query) and len(said.difference(programs, task_only)) >= need
 
 
 def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:

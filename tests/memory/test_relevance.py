@@ -106,3 +106,43 @@ def test_a_principle_and_its_central_member_take_one_slot(store, project):
     shown_texts = [next(r["text"] for r in ranked if r["id"] == item) for item in shown]
     assert len(shown_texts) == len(set(shown_texts)) == 3
     assert next(r["type"] for r in ranked if r["id"] == shown[0]) == "principle"
+
+
+def _standing_digest(store, project) -> dict:
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1", 1))
+    store.write(
+        [
+            prompt("s2", "tidy up the history", "2026-05-02T10:00:00Z"),
+            prompt(
+                "s2",
+                "From now on, sign every git commit with -S, release checks reject unsigned ones.",
+                "2026-05-02T10:00:01Z",
+            ),
+        ]
+    )
+    return _digest(store, project)
+
+
+def test_a_standing_instruction_applies_where_the_prompt_names_its_program(store, project):
+    digest = _standing_digest(store, project)
+    signed = [record for record in digest["records"] if record["type"] == "preference"]
+    assert [record["programs"] for record in signed] == ["git"]
+    # git (a program a learned rule ran) and "commit" from what the preference says: relevant,
+    # however much else the prompt asks.
+    wanted = "amend the last git commit: its message must name the ticket, reviewer and customer"
+    assert signed[0]["text"] in _texts(digest, wanted)
+    # The program alone is not enough.
+    assert signed[0]["text"] not in _texts(digest, "show the git log of the parser")
+
+
+def test_words_no_record_holds_dilute_what_a_prompt_shares(store, project):
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1", 1))
+    digest = _digest(store, project)
+    assert _texts(digest, "push the login-form branch")
+    # Two known words in a prompt mostly about other things: its README, badges, guide, site.
+    said = "rename the branch we push to in the README badges, the contributing guide and the site"
+    assert _texts(digest, said) == []
