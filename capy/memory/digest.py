@@ -26,28 +26,42 @@ DIGEST_FORMAT = 2
 BLOCKING = "blocking"
 
 
-# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it): parsing the
-# full digest's thousands of small strings cost the hook more than all of its ranking.
+# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it), marshalled
+# with its stem sets as sets: parsing the same data as JSON, then splitting it into sets, cost
+# the hook about 4M instructions of the 1.6M it may spend on memory. Like the hooks' compiled
+# patterns (capy.packregex), it is read only when this user owns it and nobody else may write it.
 PROMPT = "prompt"
 
 
 def digest_path(data_dir: str, project: str, part: str = "") -> str:
     name = f"{zlib.crc32(project.encode()):08x}" + (f".{part}" if part else "")
-    return os.path.join(data_dir, "memory", f"{name}.json")
+    suffix = "marshal" if part == PROMPT else "json"
+    return os.path.join(data_dir, "memory", f"{name}.{suffix}")
 
 
 def read_digest(data_dir: str, project: str, part: str = "") -> dict[str, Any] | None:
-    """The project's digest (`part` BLOCKING: only what PreToolUse needs), or None."""
-    from capy.leanjson import loads
+    """The project's digest (`part` BLOCKING: only what PreToolUse needs; PROMPT: what
+    UserPromptSubmit ranks), or None."""
+    path = digest_path(data_dir, project, part)
+    if part == PROMPT:
+        from capy.watched import read_own_marshal_dict
 
-    try:
-        with open(digest_path(data_dir, project, part), encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        return None
+        data = read_own_marshal_dict(path)
+    else:
+        data = _read_json(path)
     if not isinstance(data, dict) or data.get("format") != DIGEST_FORMAT:
         return None
     return data if data.get("project") == project else None
+
+
+def _read_json(path: str) -> Any:
+    from capy.leanjson import loads
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return loads(handle.read())
+    except (OSError, ValueError):
+        return None
 
 
 def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
@@ -56,10 +70,25 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
     _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
     from capy.memory.inject import prompt_part
 
-    _write(digest_path(data_dir, project, PROMPT), prompt_part(digest))
+    _write(digest_path(data_dir, project, PROMPT), prompt_part(digest), marshalled=True)
     path = digest_path(data_dir, project)
     _write(path, digest)
     return path
+
+
+def _exact(value: Any) -> Any:
+    """`value` in the exact built-in types marshal writes: a pack's numbers and lists may be
+    subclasses (a YAML loader's), which marshal refuses."""
+    for plain in (bool, int, float, str):
+        if isinstance(value, plain):
+            return plain(value)
+    if isinstance(value, dict):
+        return {_exact(key): _exact(item) for key, item in value.items()}
+    if isinstance(value, frozenset | set):
+        return frozenset(_exact(item) for item in value)
+    if isinstance(value, list | tuple):
+        return [_exact(item) for item in value]
+    return value
 
 
 def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
@@ -77,14 +106,18 @@ def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write(path: str, data: dict[str, Any]) -> None:
+def _write(path: str, data: dict[str, Any], *, marshalled: bool = False) -> None:
     import json
+    import marshal
 
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+    with os.fdopen(fd, "wb") as handle:
+        if marshalled:
+            handle.write(marshal.dumps(_exact(data)))
+        else:
+            handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
     os.replace(temporary, path)
 
 

@@ -9,7 +9,7 @@ from memory_helpers import prompt
 
 from capy.memory import learn
 from capy.memory.digest import PROMPT, read_digest
-from capy.memory.inject import prompt_part, relevant
+from capy.memory.inject import part_records, prompt_part, relevant
 
 NOW = 1_777_939_200.0  # 2026-05-05
 
@@ -73,13 +73,18 @@ def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
     data_dir = os.path.dirname(os.path.dirname(path))
     full = read_digest(data_dir, str(project))
     part = read_digest(data_dir, str(project), PROMPT)
-    assert part == prompt_part(full) and "wrappers" not in part
+    made = prompt_part(full)
+    assert part_records(part) == part_records(made) and "wrappers" not in part
+    assert {**part, "records": None} == {**made, "records": None}
     gated = [
         item for item in full["records"] if item["confidence"] >= full["prompt"]["min_confidence"]
     ]
-    assert [item["id"] for item in part["records"]] == [item["id"] for item in gated]
-    for term, count in part["frequency"].items():
-        assert count == sum(term in item["terms"] for item in gated)
+    assert [item["id"] for item in part_records(part)] == [item["id"] for item in gated]
+    for line in part["postings"].strip("\n").split("\n"):
+        term, *ids = line.split()
+        holders = [str(i) for i, item in enumerate(gated) if term in item["terms"]]
+        assert ids == holders
+        count = len(ids)
         idf = math.log(1 + (len(gated) - count + 0.5) / (count + 0.5))
         assert part["idf_by_count"][count] == idf
     assert [item["text"] for item in relevant(part, "publish the parser crate")] == [
@@ -127,8 +132,8 @@ def _standing_digest(store, project) -> dict:
 
 def test_a_standing_instruction_applies_where_the_prompt_names_its_program(store, project):
     digest = _standing_digest(store, project)
-    signed = [record for record in digest["records"] if record["type"] == "preference"]
-    assert [record["programs"] for record in signed] == ["git"]
+    signed = [record for record in part_records(digest) if record["type"] == "preference"]
+    assert [record["programs"] for record in signed] == [frozenset({"git"})]
     # git (a program a learned rule ran) and "commit" from what the preference says: relevant,
     # however much else the prompt asks.
     wanted = "amend the last git commit: its message must name the ticket, reviewer and customer"
