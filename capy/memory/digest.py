@@ -26,7 +26,7 @@ DIGEST_FORMAT = 2
 BLOCKING = "blocking"
 
 
-# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it), marshalled
+# UserPromptSubmit reads its own file too (capy.memory.prompt_index makes it), marshalled
 # with its stem sets as sets: parsing the same data as JSON, then splitting it into sets, cost
 # the hook about 4M instructions of the 1.6M it may spend on memory. Like the hooks' compiled
 # patterns (capy.packregex), it is read only when this user owns it and nobody else may write it.
@@ -68,7 +68,7 @@ def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
     """Write the digest and its blocking part (first, so a hook never blocks by a newer
     full digest's absent record); returns the full digest's path."""
     _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
-    from capy.memory.inject import prompt_part
+    from capy.memory.prompt_index import prompt_part
 
     _write(digest_path(data_dir, project, PROMPT), prompt_part(digest), marshalled=True)
     path = digest_path(data_dir, project)

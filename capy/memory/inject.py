@@ -36,64 +36,8 @@ def prompt_text(part: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
     return _fit(ranked[: budget["max_records"]], budget["max_tokens"], part)
 
 
-# A record's stem sets, kept as sets in the prompt part.
-_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only", "programs", "pairs")
-
-
-def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
-    """What relevance reads, computed once when the digest is written rather than in every
-    hook, and laid out so that a hook loads little of it: loading the whole of it (thousands of
-    small strings and sets) cost a hook more than the ranking. The stems that index records
-    are one text of lines `stem id id ...`, searched with `str.find` (`_line`); the entity graph
-    (`word program ...`), the stopwords and the common stems are texts too; each record above the
-    prompt gate is marshalled on its own and loaded only when it shares a stem with the prompt.
-    The part itself is written with marshal (capy.memory.digest)."""
-    import marshal
-    import math
-
-    budget = digest["prompt"]
-    records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]
-    postings: dict[str, list[int]] = {}
-    for index, record in enumerate(records):
-        for term in record["terms"]:
-            postings.setdefault(term, []).append(index)
-    total = len(records)
-    # Among a few records every stem is "most records'": commonness needs enough of them.
-    share = budget.get("common_share", 1.0)
-    enough = total >= budget.get("common_min_records", 0)
-    common = [term for term, ids in postings.items() if enough and len(ids) > total * share]
-    return {
-        "format": digest["format"],
-        "project": digest["project"],
-        "records": [
-            marshal.dumps(
-                {
-                    **{key: record[key] for key in ("id", "type", "text", "confidence")},
-                    **{key: frozenset(record.get(key, ())) for key in _STEM_FIELDS},
-                }
-            )
-            for record in records
-        ],
-        # A stem's idf depends on its record count alone: the few distinct values once.
-        "idf_by_count": [
-            math.log(1 + (total - count + 0.5) / (count + 0.5)) for count in range(total + 1)
-        ],
-        "postings": _lines({term: [str(i) for i in ids] for term, ids in postings.items()}),
-        "common": _words(common),
-        "graph": _lines(digest["graph"]),
-        "stopwords": _words(digest["stopwords"]),
-        "chars_per_token": digest["chars_per_token"],
-        "prompt": budget,
-    }
-
-
-def _lines(table: dict[str, Any]) -> str:
-    """`{key: [value, ...]}` as the text `_line` searches: "\nkey value value\n..."."""
-    return "".join(f"\n{key} {' '.join(values)}" for key, values in sorted(table.items())) + "\n"
-
-
 def _line(text: str, key: str) -> list[str]:
-    """The values of `key`'s line in a `_lines` text, or [] without one."""
+    """The values of `key`'s line in a text of lines (capy.memory.prompt_index), or []."""
     start = text.find(f"\n{key} ")
     if start < 0:
         return []
@@ -101,12 +45,8 @@ def _line(text: str, key: str) -> list[str]:
     return text[start : text.index("\n", start)].split()
 
 
-def _words(words: Any) -> str:
-    return " " + " ".join(sorted(words)) + " "
-
-
 def _stems_in(words: str, stems: set[str]) -> set[str]:
-    """The stems a `_words` text holds."""
+    """The stems a text of words (" stem stem ... ", capy.memory.prompt_index) holds."""
     return {stem for stem in stems if f" {stem} " in words}
 
 
@@ -120,15 +60,16 @@ def part_records(part: dict[str, Any], ids: Any = None) -> list[dict[str, Any]]:
 
 def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     """The records of the digest's prompt part (`prompt_part`) relevant to `prompt`, best first."""
-    from capy.memory.words import stem_pairs, stems
+    from capy.memory.words import pairs_of, stem_sequence
 
     budget = part["prompt"]
     if not part["records"]:
         return []
-    words = stems(prompt)
+    sequence = stem_sequence(prompt)
+    words = set(sequence)
     stopwords = _stems_in(part["stopwords"], words)
     query = words - stopwords
-    phrases = stem_pairs(prompt, stopwords)
+    phrases = pairs_of(sequence, stopwords)
     boost = budget.get("phrase_boost", 0.0)
     postings = {term: _line(part["postings"], term) for term in query}
     # The programs the prompt's words go with (the entity graph learned from the records) join

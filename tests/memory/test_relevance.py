@@ -9,7 +9,8 @@ from memory_helpers import prompt
 
 from capy.memory import learn
 from capy.memory.digest import PROMPT, read_digest
-from capy.memory.inject import part_records, prompt_part, relevant
+from capy.memory.inject import part_records, relevant
+from capy.memory.prompt_index import prompt_part
 
 NOW = 1_777_939_200.0  # 2026-05-05
 
