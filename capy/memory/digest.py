@@ -163,6 +163,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
                 "task_only": sorted(_task_only(record)),
                 "programs": sorted(_programs(record, known)),
+                "corrected": sorted(_corrected(record)),
                 "block": (
                     {
                         "id": block.id,
@@ -239,6 +240,15 @@ def _programs(record: dict[str, Any], known: set[str]) -> set[str]:
         names += (record.get("context") or "").split()[:1]
         names += [word for word in record["text"].lower().split() if word.strip("`") in known]
     return stems(" ".join(names).replace("`", " "))
+
+
+def _corrected(record: dict[str, Any]) -> set[str]:
+    """The program of the command the user corrected when the record was said ("no, use pnpm
+    here" after `npm install zod`: npm)."""
+    from capy.memory.learning import command_program
+    from capy.memory.words import stems
+
+    return stems(" ".join(command_program(record.get("context") or "")))
 
 
 def _task_only(record: dict[str, Any]) -> set[str]:

@@ -114,8 +114,9 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         counted = shared - common
         task_only = record["task_only"]
         said = len(counted.difference(task_only))
-        standing = record["type"] in standing_types and _standing(
-            record, query, counted & anchors, task_only, standing_need
+        standing = record["type"] in standing_types and (
+            bool(query & record.get("corrected", frozenset()))
+            or _standing(record, query, counted & anchors, task_only, standing_need)
         )
         if not (
             standing
@@ -139,6 +140,11 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         scored.append((weight * (0.5 + record["confidence"]), record))
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
     return [record for _, record in scored]
+
+
+# A standing record the user said against a command ("no, use pnpm here" after `npm install
+# zod`) applies wherever the prompt names that command's program ("add lodash-es with npm"),
+# with no other shared stem: the correction is about that program.
 
 
 def _standing(

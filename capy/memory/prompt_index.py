@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # A record's stem sets, kept as sets in the prompt part.
-_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only", "programs", "pairs")
+_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only", "programs", "corrected", "pairs")
 
 
 def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:

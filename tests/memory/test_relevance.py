@@ -152,3 +152,21 @@ def test_words_no_record_holds_dilute_what_a_prompt_shares(store, project):
     # Two known words in a prompt mostly about other things: its README, badges, guide, site.
     said = "rename the branch we push to in the README badges, the contributing guide and the site"
     assert _texts(digest, said) == []
+
+
+def test_a_correction_applies_wherever_the_prompt_names_the_program_it_corrected(store, project):
+    from memory_helpers import call
+
+    said = "No, use pnpm here, this repo has a pnpm-lock.yaml and npm breaks it."
+    store.write(
+        [
+            prompt("s1", "install zod for the form validation", "2026-05-01T10:00:00Z"),
+            call("s1", "npm install zod", "added 1 package in 2s", "2026-05-01T10:00:01Z"),
+            prompt("s1", said, "2026-05-01T10:00:02Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    [correction] = [item for item in part_records(digest) if item["text"] == said]
+    assert correction["corrected"] == frozenset({"npm"})
+    assert said in _texts(digest, "add lodash-es as a dependency with npm")
+    assert said not in _texts(digest, "add lodash-es as a dependency")
