@@ -21,6 +21,14 @@ def _digest(store, project) -> dict:
     return read_digest(os.path.dirname(os.path.dirname(path)), str(project), PROMPT)
 
 
+def _asked_then_said(session: str, task: str, sentence: str) -> list:
+    """A task asked for on May 2nd, then the user's sentence about how to do it."""
+    return [
+        prompt(session, task, "2026-05-02T10:00:00Z"),
+        prompt(session, sentence, "2026-05-02T10:00:01Z"),
+    ]
+
+
 def _texts(digest: dict, said: str) -> list[str]:
     return [record["text"] for record in relevant(digest, said)]
 
@@ -60,16 +68,8 @@ def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
     from memory_helpers import push_episode
 
     store.write(push_episode("s1", 1))
-    store.write(
-        [
-            prompt("s2", "release the parser crate", "2026-05-02T10:00:00Z"),
-            prompt(
-                "s2",
-                "I told you to always do `cargo publish --dry-run` first, let me publish myself.",
-                "2026-05-02T10:00:01Z",
-            ),
-        ]
-    )
+    publish = "I told you to always do `cargo publish --dry-run` first, let me publish myself."
+    store.write(_asked_then_said("s2", "release the parser crate", publish))
     [path] = learn(store, now=NOW).digests
     data_dir = os.path.dirname(os.path.dirname(path))
     full = read_digest(data_dir, str(project))
@@ -118,16 +118,8 @@ def _standing_digest(store, project) -> dict:
     from memory_helpers import push_episode
 
     store.write(push_episode("s1", 1))
-    store.write(
-        [
-            prompt("s2", "tidy up the history", "2026-05-02T10:00:00Z"),
-            prompt(
-                "s2",
-                "From now on, sign every git commit with -S, release checks reject unsigned ones.",
-                "2026-05-02T10:00:01Z",
-            ),
-        ]
-    )
+    signing = "From now on, sign every git commit with -S, release checks reject unsigned ones."
+    store.write(_asked_then_said("s2", "tidy up the history", signing))
     return _digest(store, project)
 
 
