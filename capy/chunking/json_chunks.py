@@ -53,6 +53,9 @@ class _Walker:
         self.rules = rules
         self.config = rules.json_
         self.limit = rules.max_chunk_bytes
+        # Identity fields by their place in the pack's list: most items hold few of them, so
+        # each item's own keys are looked up instead of every listed name in every item.
+        self._identity_rank = {name: rank for rank, name in enumerate(self.config.identity_fields)}
         self.out: list[Piece] = []
 
     def _dumps(self, value: Any) -> str:
@@ -167,8 +170,9 @@ class _Walker:
 
     def _fields(self, item: dict[str, Any]) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
-        for name in self.config.identity_fields:
-            value = item.get(name)
+        rank = self._identity_rank
+        for name in sorted((key for key in item if key in rank), key=rank.__getitem__):
+            value = item[name]
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 continue
             text = " ".join(str(value).split())
