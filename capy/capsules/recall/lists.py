@@ -90,6 +90,16 @@ def speaker_list(
     return lexical_list(conn, query, replace(scope, kinds=kinds), search_pack, settings).order
 
 
+def without_speaker(query: str, settings: Recall) -> str:
+    """The query less the words that name its speaker ("did the assistant explain", "did I
+    report"): they say who spoke, not what was said, and no capsule's text holds them, so a
+    question's coverage of a capsule is judged on the rest."""
+    for rule in settings.speakers:
+        if rule.active:
+            query = _compiled(rule.pattern).sub(" ", query)
+    return query
+
+
 @lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
