@@ -78,6 +78,22 @@ def test_a_question_about_what_i_asked_ranks_my_prompts_on_their_own(recalled):
     assert not any("speaker" in item.lists for item in narrowed.items)
 
 
+def test_the_words_naming_a_speaker_do_not_count_against_a_questions_coverage(recalled):
+    from capy.capsules.recall.lists import without_speaker
+
+    rules = recalled.rules.view("capsules").recall
+    asked = "How did the assistant break down the weekly rotation into layers, stages, phases, tiers, levels and steps?"
+    said = " ".join(without_speaker(asked, rules).split())
+    assert (
+        said
+        == "How did the down the weekly rotation into layers, stages, phases, tiers, levels and steps?"
+    )
+    said = " ".join(without_speaker("what did I report about the import", rules).split())
+    assert said == "what about the import"
+    # "assistant" and "break" are in no capsule; judged on the rest, the note is relevant.
+    assert recall(recalled, asked).items[0].kind == "note"
+
+
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
     result = recall(recalled, "retry_busy()")
     assert any("graph" in item.lists for item in result.items)
