@@ -244,3 +244,19 @@ def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(caps
     assert len(every) == 20
     assert top(40, None) == every  # exact: rare and alpha chunks hold the top
     assert top(40, 200) == every
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "kubernetes helm chart rollout of the orders service",
+        "terraform plan drift in the staging vpc",
+    ],
+)
+def test_when_nothing_matched_nothing_derived_from_the_dropped_hits_is_returned(recalled, query):
+    """A query sharing a common word with some capsules, and too little of itself to reach
+    the floor, matched nothing: its word-search hits go, and so must the session neighbours
+    the context list found next to them (they were found only through those hits)."""
+    result = recall(recalled, query)
+    assert result.items == (), [(item.kind, item.lists) for item in result.items]
+    assert result.brief.startswith("Nothing in the capsule log matched")

@@ -11,6 +11,7 @@ from capy.capsules.recall.ranking import (
     coverages,
     fold_duplicates,
     fuse,
+    matched,
     with_recency,
 )
 from capy.capsules.sqlite import recall as sql
@@ -43,29 +44,39 @@ def ranked_items(
     ranked_lists.start_vector_list(conn, query, searcher)  # the model runs beside the SQL
     lexical = ranked_lists.lexical_list(conn, query, where, search_pack, settings)
     entity_ids = ranked_lists.query_entities(conn, query, pack, search_pack)
-    lists = {
+    found_by = {
         LEXICAL: lexical.order,
-        GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
-        CONTEXT: ranked_lists.context_list(conn, lexical.order, where, settings),
-        VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
         SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
-    # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and
-    # reading, covering and folding the long tail of the graph and context lists cost more
-    # than the lists themselves (dev R@5 is the same with the tail or without it).
-    fused = ranked_lists_fused(lists, settings)[: settings.candidates]
-    capsules = store.backend.by_number(entry.n for entry in fused)
-    fused = [entry for entry in fused if entry.n in capsules and not capsules[entry.n].forgotten]
-    decay = store.rules.view("retention").scoring.decay_per_day
-    created = {n: capsule.created_at for n, capsule in capsules.items()}
-    fused = with_recency(fused, created, settings.recency_weight, decay)
-    texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
+    other = {
+        GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
+        VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
+    }
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
     spoken = ranked_lists.without_speaker(query, settings)
     patterns = compile_terms(parse_query(spoken, search_pack).terms)
-    shares = coverages([capsules[entry.n].content for entry in fused], patterns)
-    found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
-    relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
+    decay = store.rules.view("retention").scoring.decay_per_day
+    # The word-search hits the floor drops take what was found only through them along: the
+    # context list is built from the hits that stay, and when none reaches the floor (the
+    # query matched nothing) from none. Each pass drops hits; the next lists without them.
+    dropped: set[int] = set()
+    while True:
+        words = {name: [n for n in order if n not in dropped] for name, order in found_by.items()}
+        context = ranked_lists.context_list(conn, words[LEXICAL], where, settings)
+        lists = {LEXICAL: words[LEXICAL], GRAPH: other[GRAPH], CONTEXT: context}
+        lists |= {VECTOR: other[VECTOR], SPEAKER: words[SPEAKER]}
+        fused, capsules = _candidates(store, lists, settings, decay)
+        shares = coverages([capsules[entry.n].content for entry in fused], patterns)
+        found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
+        relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
+        kept = {entry.n for entry in relevant}
+        gone = {entry.n for entry, hit in zip(fused, found, strict=True) if hit} - kept
+        if not matched(shares, found, settings.relevance_floor):
+            gone |= {n for order in found_by.values() for n in order}
+        if not gone - dropped:
+            break
+        dropped |= gone
+    texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
     dup = settings.duplicates
     order, folded = fold_duplicates(
         [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity
@@ -82,6 +93,19 @@ def ranked_items(
     if items and budget < settings.summaries_first_below_tokens:
         summary = _summary(conn, capsules[order[0]])
     return items, summary
+
+
+def _candidates(store: CapsuleStore, lists: dict[str, list[int]], settings: Recall, decay: float):  # type: ignore[no-untyped-def]
+    """The fused lists' best candidates that are still in the log, scaled by recency, and
+    their capsules."""
+    # Only the best `candidates` fused capsules are read further: a brief shows a dozen, and
+    # reading, covering and folding the long tail of the graph and context lists cost more
+    # than the lists themselves (dev R@5 is the same with the tail or without it).
+    fused = ranked_lists_fused(lists, settings)[: settings.candidates]
+    capsules = store.backend.by_number(entry.n for entry in fused)
+    fused = [entry for entry in fused if entry.n in capsules and not capsules[entry.n].forgotten]
+    created = {n: capsule.created_at for n, capsule in capsules.items()}
+    return with_recency(fused, created, settings.recency_weight, decay), capsules
 
 
 def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: ignore[no-untyped-def]

@@ -74,6 +74,11 @@ def coverages(texts: Sequence[str], patterns: tuple[TermPattern, ...]) -> list[f
     return [sum(w for w, hit in zip(idf, row, strict=True) if hit) / norm for row in present]
 
 
+def matched(shares: Sequence[float], found: Sequence[bool], floor: float) -> bool:
+    """Whether the query matched anything: some word-search hit covers `floor` of it."""
+    return any(hit and share >= floor for share, hit in zip(shares, found, strict=True))
+
+
 def below_floor(
     ranked: list[Ranked],
     shares: Sequence[float],
@@ -90,7 +95,7 @@ def below_floor(
     much of its weight on words no capsule says, and a hard cut dropped its best lexical hits.
     """
     judged = list(zip(ranked, shares, found, strict=True))
-    if power is None or not any(hit and share >= floor for _, share, hit in judged):
+    if power is None or not matched(shares, found, floor):
         return [entry for entry, share, hit in judged if share >= floor or not hit]
     for entry, share, hit in judged:
         if hit and share < floor:
