@@ -223,6 +223,7 @@ def _claude_set(folder, root, rules, budget, halves, limit) -> dict[str, Any]:  
 
     from capy.bench.recall_claude import run_claude, transcript_drafts
     from capy.bench.recall_evidence import resolve_evidence
+    from capy.bench.recall_negatives import load_negatives, run_negatives
     from capy.bench.recall_questions import load_questions
 
     question_set = load_questions()
@@ -235,7 +236,15 @@ def _claude_set(folder, root, rules, budget, halves, limit) -> dict[str, Any]:  
     with store:
         timing = load_and_drain(store, drafts)
         mine, base = run_claude(store, question_set, keys, root, budget=budget)
-    return {"source": root.name, "capsules": len(drafts), **timing, "rows": report_rows(mine, base)}
+        negatives = _pick(load_negatives(), halves, limit)
+        unanswerable = run_negatives(store, negatives, root, budget=budget)
+    return {
+        "source": root.name,
+        "capsules": len(drafts),
+        **timing,
+        "rows": report_rows(mine, base),
+        "negatives": unanswerable,
+    }
 
 
 def tables(report: dict[str, Any]) -> list:
@@ -287,6 +296,8 @@ def tables(report: dict[str, Any]) -> list:
             "held was not"
         )
         out.append(table)
+        if data.get("negatives"):
+            out.append(_negatives_table(data["negatives"]))
     goals = Table("recall goals", ("set", "half", "R@5", "goal", "below floor", "met"))
     for goal in report["goals"]:
         goals.rows.append(
@@ -301,3 +312,18 @@ def tables(report: dict[str, Any]) -> list:
         )
     goals.notes.append("a goal is met when R@5 reaches it and no category is below the floor's R@5")
     return [*out, goals] if report["sets"] else out  # no sets with --scale-only
+
+
+def _negatives_table(rows: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
+    from capy.bench.report import Table
+
+    table = Table(
+        "answer-less questions (nothing happened that answers them)",
+        ("half", "n", "returned something"),
+    )
+    for row in rows:
+        table.rows.append((row["half"], str(row["questions"]), str(row["returned"])))
+    table.notes.append(
+        "each should say nothing matched; fixtures/bench/recall/claude-negatives.yaml"
+    )
+    return table
