@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from capy.rules.views.capsules import Recall
 
 LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
+FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER)
+WORDS = (LEXICAL, SPEAKER)  # the word searches, whose hits the floor judges by their coverage
 
 
 def ranked_items(
@@ -44,13 +46,11 @@ def ranked_items(
     ranked_lists.start_vector_list(conn, query, searcher)  # the model runs beside the SQL
     lexical = ranked_lists.lexical_list(conn, query, where, search_pack, settings)
     entity_ids = ranked_lists.query_entities(conn, query, pack, search_pack)
-    found_by = {
+    listed = {
         LEXICAL: lexical.order,
-        SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
-    }
-    other = {
         GRAPH: ranked_lists.graph_list(conn, entity_ids, where, settings),
         VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
+        SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
     spoken = ranked_lists.without_speaker(query, settings)
@@ -58,21 +58,23 @@ def ranked_items(
     decay = store.rules.view("retention").scoring.decay_per_day
     # The word-search hits the floor drops take what was found only through them along: the
     # context list is built from the hits that stay, and when none reaches the floor (the
-    # query matched nothing) from none. Each pass drops hits; the next lists without them.
+    # query matched nothing) from none. A dropped hit stays out of every list (the graph list
+    # would bring back, unjudged, a capsule its words were judged on). Each pass drops hits;
+    # the next fuses the lists without them.
     dropped: set[int] = set()
     while True:
-        words = {name: [n for n in order if n not in dropped] for name, order in found_by.items()}
-        context = ranked_lists.context_list(conn, words[LEXICAL], where, settings)
-        lists = {LEXICAL: words[LEXICAL], GRAPH: other[GRAPH], CONTEXT: context}
-        lists |= {VECTOR: other[VECTOR], SPEAKER: words[SPEAKER]}
+        kept = {name: [n for n in order if n not in dropped] for name, order in listed.items()}
+        context = ranked_lists.context_list(conn, kept[LEXICAL], where, settings)
+        # The lists in a fixed order: fusion breaks ties by it.
+        lists = {name: context if name == CONTEXT else kept[name] for name in FUSED}
         fused, capsules = _candidates(store, lists, settings, decay)
         shares = coverages([capsules[entry.n].content for entry in fused], patterns)
-        found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
+        found = [bool(set(WORDS) & set(entry.lists)) for entry in fused]
         relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
-        kept = {entry.n for entry in relevant}
-        gone = {entry.n for entry, hit in zip(fused, found, strict=True) if hit} - kept
+        stay = {entry.n for entry in relevant}
+        gone = {entry.n for entry, hit in zip(fused, found, strict=True) if hit} - stay
         if not matched(shares, found, settings.relevance_floor):
-            gone |= {n for order in found_by.values() for n in order}
+            gone |= {n for name in WORDS for n in listed[name]}
         if not gone - dropped:
             break
         dropped |= gone
