@@ -264,3 +264,49 @@ def test_when_nothing_matched_nothing_derived_from_the_dropped_hits_is_returned(
     result = recall(recalled, query)
     assert result.items == (), [(item.kind, item.lists) for item in result.items]
     assert result.brief.startswith("Nothing in the capsule log matched")
+
+
+def test_with_a_hard_floor_the_neighbours_of_a_dropped_hit_go_and_those_of_a_kept_one_stay(
+    capsules,
+):
+    """Without `floor_power` the floor drops each word-search hit below it: the capsules next
+    to a dropped hit in its session were found only through it and go with it, while the
+    neighbours of a hit that stays are still recalled."""
+    from capy.capsules.recall import _settings, _where
+    from capy.capsules.recall.rank import ranked_items
+
+    episodes = {
+        "sess-disk": [
+            ("prompt", "Why does the staging server run out of space?"),
+            ("note", "The staging server disk fills up every Friday: log rotation is weekly."),
+            ("decision", "Rotate the logs daily and keep seven days."),
+        ],
+        "sess-ui": [
+            ("prompt", "Make the sidebar collapsible on narrow screens."),
+            ("response", "Clearing the browser cache frees some disk space too."),
+            ("diff", "ui/sidebar.css: hide the sidebar below 600px behind a toggle"),
+        ],
+    }
+    capsules.write(
+        [
+            CapsuleDraft(
+                kind=kind,
+                content=text,
+                source="cli",
+                metadata={"session_id": session},
+                created_at=f"2026-05-0{1 + day}T10:{index:02d}:00Z",
+            )
+            for day, (session, events) in enumerate(episodes.items())
+            for index, (kind, text) in enumerate(events)
+        ]
+    )
+    drain(capsules)
+    hard = _settings(capsules).model_copy(update={"floor_power": None})
+    where = _where(capsules, "project", None, None, None)
+    query = "staging server disk log rotation weekly friday"
+    items, _ = ranked_items(capsules, query, where, hard, vectors=None, budget=1500)
+    texts = [item.text for item in items]
+    assert any("fills up every Friday" in text for text in texts)
+    assert any("Rotate the logs daily" in text for text in texts)  # a kept hit's neighbour
+    assert not any("browser cache" in text for text in texts)  # the dropped hit
+    assert not any("sidebar" in text for text in texts)  # the dropped hit's neighbours
