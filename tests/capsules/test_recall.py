@@ -37,18 +37,19 @@ EVENTS = [
 @pytest.fixture
 def recalled(capsules):
     drafts = [
-        CapsuleDraft(
-            kind=kind,
-            content=text,
-            source="cli",
-            metadata={"session_id": SESSION},
-            created_at=f"2026-05-0{1 + index // 4}T10:{index:02d}:00Z",
-        )
+        _draft(kind, text, SESSION, f"2026-05-0{1 + index // 4}T10:{index:02d}:00Z")
         for index, (kind, text) in enumerate(EVENTS)
     ]
     capsules.write(drafts)
     drain(capsules)
     return capsules
+
+
+def _draft(kind: str, text: str, session: str, created_at: str) -> CapsuleDraft:
+    metadata = {"session_id": session}
+    return CapsuleDraft(
+        kind=kind, content=text, source="cli", metadata=metadata, created_at=created_at
+    )
 
 
 def test_recall_ranks_the_capsules_that_answer(recalled):
@@ -289,13 +290,7 @@ def test_with_a_hard_floor_the_neighbours_of_a_dropped_hit_go_and_those_of_a_kep
     }
     capsules.write(
         [
-            CapsuleDraft(
-                kind=kind,
-                content=text,
-                source="cli",
-                metadata={"session_id": session},
-                created_at=f"2026-05-0{1 + day}T10:{index:02d}:00Z",
-            )
+            _draft(kind, text, session, f"2026-05-0{1 + day}T10:{index:02d}:00Z")
             for day, (session, events) in enumerate(episodes.items())
             for index, (kind, text) in enumerate(events)
         ]
