@@ -69,8 +69,30 @@ def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path
     assert scale["capsules"] == 40 and scale["queries"] == 2
     assert scale["stages"][0] == "chunk"  # embed too only when recall reads vectors
     assert 0 < scale["p50_ms"] <= scale["p95_ms"]
+    assert scale["queued_p95_ms"] is not None and scale["slept_p95_ms"] is not None
     table = check_tables({"rebuild": {"skipped": "not asked"}, "scale": scale})[-1]
     assert table.title.startswith("recall at scale (40 capsules")
+
+
+def test_the_scale_timing_tells_a_threads_cpu_from_its_wait_for_one_and_its_sleep():
+    """Wall time beyond CPU time is either the run queue of a busy machine or sleep (disk,
+    locks, another thread): the kernel's per-thread schedstat tells them apart."""
+    import time
+
+    from capy.bench.recall_scale import _thread_schedule
+
+    before = _thread_schedule()
+    assert before is not None, "Linux keeps /proc/thread-self/schedstat"
+    started = time.thread_time()
+    while time.thread_time() - started < 0.02:
+        pass
+    spun = _thread_schedule()
+    time.sleep(0.3)
+    slept = _thread_schedule()
+    assert spun is not None and slept is not None
+    assert spun[0] - before[0] >= 19  # ms on a CPU: the 20 ms spun
+    assert slept[0] - spun[0] < 10  # asleep, the thread neither ran
+    assert slept[1] - spun[1] < 250  # nor waited in the run queue for most of the 300 ms
 
 
 def test_the_scale_log_is_reused_from_the_cache_while_nothing_that_shapes_it_changed(
