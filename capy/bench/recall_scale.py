@@ -213,7 +213,7 @@ def time_recall(store, asked: list[str], *, progress: Progress | None = None) ->
     machine), and the time it slept (disk, locks, the query's embedding on its own thread)."""
     from capy.capsules.recall import recall
 
-    seconds, cpu, queued, slept = [], [], [], []
+    seconds, cpu, queued, slept, unqueued = [], [], [], [], []
     for number, question in enumerate(asked, 1):
         sched = _thread_schedule()
         began, cpu_began = time.perf_counter(), time.process_time()
@@ -225,6 +225,7 @@ def time_recall(store, asked: list[str], *, progress: Progress | None = None) ->
         if sched is not None and after is not None:
             ran, waited = after[0] - sched[0], after[1] - sched[1]
             queued.append(waited)
+            unqueued.append(wall - waited)
             slept.append(max(wall - ran - waited, 0.0))
         if progress is not None and number % 20 == 0:
             progress("recall at scale", number, len(asked))
@@ -239,6 +240,8 @@ def time_recall(store, asked: list[str], *, progress: Progress | None = None) ->
         "queued_p95_ms": _later_percentile(queued, 0.95),
         "slept_p50_ms": _later_percentile(slept, 0.5),
         "slept_p95_ms": _later_percentile(slept, 0.95),
+        # What a recall took less its wait for a CPU: its time on a machine with one free.
+        "unqueued_p95_ms": _later_percentile(unqueued, 0.95),
         "goal_ms": SCALE_GOAL_MS,
         "met": percentile(seconds, 0.95) < SCALE_GOAL_MS,
     }
