@@ -48,9 +48,12 @@ class Selection:
 
     def bodies(self, anchors: list[tuple[float, int, int]]) -> list[str]:
         chosen = []
-        for _score, index, line in sorted(anchors, key=lambda a: (-a[0], a[1], a[2])):
+        ranked = sorted(anchors, key=lambda a: (-a[0], a[1], a[2]))
+        for rank, (_score, index, line) in enumerate(ranked):
             if self._take(index, line):
                 chosen.append((index, line))
+                if rank == 0:  # the best line's block before weaker lines take the room
+                    self._block(index, line)
         for index, anchor in chosen:
             self._block(index, anchor)
         for distance in range(
@@ -69,14 +72,22 @@ class Selection:
     def _block(self, index: int, anchor: int) -> None:
         """An anchor that opens a block (a tree node, a heading over indented lines) shows
         the block under it, up to the pack's `block_lines_after` lines, before any other
-        context: a node's children are what a question about it asks for."""
+        context: a node's children are what a question about it asks for.
+        An indented anchor (a key inside a YAML spec or a pretty-printed JSON document, where
+        every line is indented) opens the lines indented deeper than it: `business_type:`
+        over its `enum:` values."""
         excerpt = self.excerpts[index]
         block, lines = excerpt.block, excerpt.lines
-        if block is None or block.match(lines[anchor]):
+        if block is None:
             return
+        nested = block.match(lines[anchor]) is not None
+        depth = _indent(lines[anchor])
         for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
-            if not block.match(lines[line]) or (
-                not self._take(index, line) and line not in self.taken[index]
+            below = _indent(lines[line]) > depth if nested else block.match(lines[line])
+            if (
+                not lines[line].strip()
+                or not below
+                or (not self._take(index, line) and line not in self.taken[index])
             ):
                 return
 
@@ -102,6 +113,20 @@ class Selection:
         self.used[index] += cost
         self.room -= cost
         return True
+
+
+def _indent(text: str) -> int:
+    """Columns of leading blanks (a tab counts as one: outputs indent consistently)."""
+    return len(text) - len(text.lstrip(" \t"))
+
+
+def section_title(title: str, label: str) -> str:
+    """A chunk of a command's output is titled `<label> (lines 41-60)`; the reply's header
+    names the label once, so each section shows `lines 41-60` (every section repeated the
+    label, about 30 bytes each, in every reply)."""
+    if label and title.startswith(f"{label} (") and title.endswith(")"):
+        return title[len(label) + 2 : -1]
+    return title
 
 
 def one_line(text: str) -> str:

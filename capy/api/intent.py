@@ -89,6 +89,7 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         list_problems=judged.failure,
         shown_hits=[shown],
         room_share=budget.room_share(judged.relevance),
+        label=indexed.label,
     )
     lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
     return "\n".join(lines).rstrip() + "\n"

@@ -4,9 +4,9 @@
 no word of the answer is in the question, so a text search cannot find it. When the intent
 holds a superlative or a threshold (the search pack's `intents.compare`), the output's records
 are read (a CSV, a whitespace table under a header line such as a coverage report, a JSON array
-of records), the numeric field the intent names is chosen (a header or key sharing a word with
-the intent or its alias group, else the superlative's own field words), and the top rows are
-shown verbatim under the header, sorted or filtered on that field.
+of records, an XML report's elements), the numeric field the intent names is chosen (a header
+or key sharing a word with the intent or its alias group, else the superlative's own field
+words), and the top rows are shown verbatim under the header, sorted or filtered on that field.
 """
 
 from __future__ import annotations
@@ -151,6 +151,11 @@ def _tables(stored: str, compare: Compare) -> list[_Table]:
     records = _json_records(stored)
     if records is not None:
         return [records] if len(records.rows) >= compare.min_rows else []
+    from capy.api.intent_compare_xml import xml_tables
+
+    elements = xml_tables(stored, compare)
+    if elements:
+        return elements
     lines = stored.split("\n")
     delimited = _delimited(lines, compare)
     if delimited is not None:

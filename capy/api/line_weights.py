@@ -90,3 +90,30 @@ def match_weight(
     if spelled and text[span[0] : span[1]].lower() not in spelled:
         return weight * stem_factor
     return weight
+
+
+def phrase_bonus(
+    starts: Sequence[int],
+    spans: Sequence[Sequence[Span]],
+    by_line: dict[int, dict[int, float]],
+    factor: float,
+) -> dict[int, float]:
+    """Line -> for each pair of terms next to each other in the query that the line holds next
+    to each other too (one separator apart: `business_type` for "business types"), the
+    lighter one's weight times `factor` (`by_line`: line -> term -> its weight there): the
+    words as the question joins them name one thing. `spans`: each term's matches in the
+    text whose lines begin at `starts`."""
+    bonus: dict[int, float] = {}
+    if not factor:
+        return bonus
+    ends = [{end: bisect_right(starts, start) - 1 for start, end in term} for term in spans]
+    for term in range(len(spans) - 1):
+        for start, _ in spans[term + 1]:
+            line = bisect_right(starts, start) - 1
+            for end in (start - 1, start):
+                if ends[term].get(end) != line:
+                    continue
+                held = by_line.get(line, {})
+                pair = factor * min(held.get(term, 0.0), held.get(term + 1, 0.0))
+                bonus[line] = max(bonus.get(line, 0.0), pair)
+    return bonus

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from capy.api.excerpt_selection import GAP, Selection, one_line, utf8_size
+from capy.api.excerpt_selection import GAP, Selection, one_line, section_title, utf8_size
 from capy.chunking.pieces import text_line_starts
 
 if TYPE_CHECKING:
@@ -42,12 +42,13 @@ def answer_sections(
     list_problems: bool = True,
     shown_hits: Sequence[Sequence[bool]] | None = None,
     room_share: float = 1.0,
+    label: str = "",
 ) -> list[str]:
     """Errors first (the ones the queries name first), then each query's sections; `results`
     pairs each query as shown (redacted) with what the search found for it. Without
     `list_problems` (an intent not about failures) errors are neither listed nor favoured.
     `shown_hits`, per query, says which hits may show lines (all when None); every hit still
-    counts when the query's words are weighed."""
+    counts when the query's words are weighed. `label`: the source's (`section_title`)."""
     budget = reply_budget(rules)
     seen: set[str] = set()  # lines already in the reply: overlapping chunks repeat them
     whole = Excerpt(stored, rules)
@@ -69,7 +70,7 @@ def answer_sections(
             lines += ["", f"## {query}"]
         shown = shown_hits[number] if shown_hits is not None else None
         lines += _sections(
-            query, result, excerpts, weights, seen, room // len(results), budget, shown
+            query, result, excerpts, weights, seen, room // len(results), budget, shown, label
         )
     return lines
 
@@ -145,6 +146,7 @@ def _sections(
     room: int,
     budget: IntentReply,
     shown: Sequence[bool] | None = None,
+    label: str = "",
 ) -> list[str]:
     """The hits' best lines, chosen across all of them at once (the right line may sit in the
     third hit), shown under each hit's title in rank order. `query` is the query as shown
@@ -166,11 +168,12 @@ def _sections(
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
         anchors = _top_hit_first(excerpts, anchors)
-    selection = Selection(excerpts, room, seen, budget, titles=[h.title for h in result.hits])
+    titles = [section_title(hit.title, label) for hit in result.hits]
+    selection = Selection(excerpts, room, seen, budget, titles=titles)
     lines: list[str] = []
-    for hit, body in zip(result.hits, selection.bodies(anchors), strict=True):
+    for title, body in zip(titles, selection.bodies(anchors), strict=True):
         if body:
-            lines += ["", f"### {one_line(hit.title)}", body]
+            lines += ["", f"### {one_line(title)}", body]
     if not lines:
         lines = ["", "The matching sections hold nothing beyond what is shown above."]
     return lines
@@ -266,7 +269,7 @@ class Excerpt:
     def term_scores(self, weights: list[tuple[TermPattern, float]]) -> dict[int, float]:
         """Line -> the weights of the distinct query terms it holds (lines holding any), each
         term counted once per line at its best match (a whole word over a substring)."""
-        from capy.api.line_weights import match_weight
+        from capy.api.line_weights import match_weight, phrase_bonus
 
         shape = self.budget.line_weights
         by_line: dict[int, dict[int, float]] = {}
@@ -282,7 +285,9 @@ class Excerpt:
                 held[term] = max(held.get(term, 0.0), weight)
                 offset = span[0] - self.starts[line]
                 self.first_match[line] = min(self.first_match.get(line, offset), offset)
-        return {line: sum(held.values()) for line, held in by_line.items()}
+        # Words side by side as the query puts them (`phrase_bonus`) add to the line's score.
+        bonus = phrase_bonus(self.starts, self.spans, by_line, shape.phrase_factor)
+        return {line: sum(held.values()) + bonus.get(line, 0.0) for line, held in by_line.items()}
 
     def scored(self, weights: list[tuple[TermPattern, float]]) -> list[tuple[float, int]]:
         """(score, line): the term score, plus about one for an error or failure."""

@@ -421,6 +421,10 @@ def hostile_tables(report: dict) -> list[Table]:
             f"kill -9 run {row['run']} (after {row['killed_after_s']} s): {row['why']}"
             for row in crash["details"]
         )
+    if "spawner" in report:
+        from capy.bench.hostile_spawner import spawner_table
+
+        tables.append(spawner_table(report["spawner"], summary))
     from capy.bench.hostile import FAMILIES
 
     spent = [f"{family} {report[family]['seconds']} s" for family in FAMILIES if family in report]

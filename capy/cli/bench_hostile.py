@@ -22,7 +22,8 @@ def hostile(
 
     Sandbox escapes (cancelled MCP calls included), secrets returned raw per tool, bad inputs
     (tracebacks, "internal error", hangs, work lost), terminal control sequences printed raw,
-    SSRF forms that reached loopback, and stores damaged by kill -9; all on loopback, in
+    SSRF forms that reached loopback, stores damaged by kill -9, and lines or output slipped
+    into another call's pre-joined spawner (another server's too); all on loopback, in
     throw-away homes, every survivor killed at the end.
 
     Parameters
@@ -32,8 +33,8 @@ def hostile(
         one), independent cases at once (about three minutes on a two-core machine, five
         when it is heavily loaded).
     only
-        Comma-separated families to run: escape, secrets, inputs, terminal, ssrf, crash
-        (default: all).
+        Comma-separated families to run: escape, secrets, inputs, terminal, ssrf, crash,
+        spawner (default: all).
     runs
         kill -9 runs (default 20, or 6 with --quick).
     ssrf_data

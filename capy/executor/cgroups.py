@@ -113,8 +113,12 @@ def hierarchies() -> tuple[Hierarchy, ...]:
     usable = []
     for name, own_dir in candidates.items():
         home = own_dir / f"{_GROUP_PREFIX}{os.getpid()}"
+        # One already there is no group of this process: a capy killed outright under the same
+        # pid left it (its calls' orphans may still run in it), or a call planted it with its
+        # own limits and members. Nothing in it is trusted: emptied, removed, made afresh.
+        _clear(home)
         try:
-            home.mkdir(exist_ok=True)
+            home.mkdir()
         except OSError:
             continue
         _remove_stale_siblings(own_dir)
@@ -154,9 +158,18 @@ def _remove_stale_siblings(own_dir: Path) -> None:
             owner = entry.name.removeprefix(_GROUP_PREFIX)
             if entry.name == owner or not owner.isdigit() or _pid_alive(int(owner)):
                 continue
-            for group in [*(child for child in entry.iterdir() if child.is_dir()), entry]:
-                _kill_group(group)
-                _rmdir(group)
+            _clear(entry)
+
+
+def _clear(group: Path) -> None:
+    """Kill what a group and every group below it hold, deepest first, then remove them all
+    (nothing when it does not exist)."""
+    with contextlib.suppress(OSError):
+        for child in group.iterdir():
+            if child.is_dir():
+                _clear(child)
+        _kill_group(group)
+        _rmdir(group)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -128,7 +128,7 @@ def cleanup(phase: Phase) -> None:
     phase.procs.sweep()
     phase.procs.release()
     # The next call's spawner joins its groups while nothing waits, once no call runs.
-    if prejoin.release() and prejoin.enabled():
+    if prejoin.release(phase.pid) and prejoin.enabled():
         limits = phase.limits
         key = (limits.processes.max_new_processes, limits.memory.max_bytes)
         run_later(functools.partial(prejoin.refill, key))

@@ -7,11 +7,12 @@ share one grace period; calls spaced out as an agent makes them each wait a whol
 measured here on a 2-core machine, where the rest of an `echo hi` takes 3-7 ms.
 
 So a server (`keep_ready`) starts the NEXT call's first process ahead of time: a `/bin/sh`
-that makes the same joins as `cgroups` (failing closed the same way), then blocks reading its
-stdin. The call hands it one shell line (`cd`, then `exec env -i` with the call's exact
-environment and argv) and closes the pipe; the shell runs it with stdin moved to /dev/null, so
-the program starts as a plain spawn would: same pid, session, groups, limits, environment,
-working directory and closed stdin. The grace period was paid while nothing waited for it.
+that makes the same joins as `cgroups` (failing closed the same way), then blocks reading one
+line from its stdin. The call writes its shell line (`cd`, then `exec env -i` with the call's
+exact environment and argv) into a sealed memfd (`sealed`) and hands over only that file's
+path; the shell sources it with stdin moved to /dev/null, so the program starts as a plain
+spawn would: same pid, session, groups, limits, environment, working directory and closed
+stdin. The grace period was paid while nothing waited for it.
 
 Only a spawn whose limits match the helper's groups takes it; one that the line could not
 carry exactly (a relative program, which Popen would look up itself, a NUL byte) spawns as
@@ -19,11 +20,27 @@ usual. An idle helper belongs to no call: it carries no marker, is registered as
 leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
 end-of-file and exits if capy is killed outright.
 
-No helper is ever idle while a call runs. A helper reads its line from a pipe, and any process
-of the same user may open `/proc/<pid>/fd/0` and write to it: code in one call could slip a
-line into the helper that the next call takes, and so outlive its call into the next one (and
-read that call's environment). So a helper is started only while no call is between its spawn
-and its cleanup, and the first call to begin takes the idle one, or ends it if it cannot use it.
+No other process can put a line into a helper through a descriptor, root included. Any
+process of the same user may open `/proc/<pid>/fd/N` of another's files: through a pipe on its
+stdin, code in one call (or in ANOTHER capy server of the same user) could slip a line into an
+idle helper that the next call took, and so run in that call's groups and environment. So the
+helper's stdin is one end of a socketpair, which no process can open through /proc (ENXIO)
+nor connect to (it is bound to no address); the other end lives only in capy, close-on-exec.
+The line it carries is short (a path), so the shell's byte-at-a-time `read` costs nothing;
+the command itself sits in a memfd that is sealed before its path is sent and read back once
+sealed, so nothing can have changed it. What is left is ptrace (or pidfd_getfd) over the
+helper, which is the same right as ptrace over the server itself: the spawner adds none.
+
+Bytes written into an idle helper's output pipes (also openable through /proc) would come back
+as the next call's output: a helper whose pipes hold anything when a call takes it is ended.
+A process that opened them and writes only after the handover is any process of the user
+writing into a running call's pipes, which capy cannot refuse (a pipe opened by path is a
+pipe; a socket instead would break programs that open /dev/stdout).
+
+Helpers are started only while no call is between its spawn and its cleanup (the first call
+to begin takes the idle one, or ends it if it cannot use it), so no code of this server's calls
+is alive to open an idle helper's pipes or its group's limit files: that costs only
+overlapping calls their pre-joined start.
 """
 
 from __future__ import annotations
@@ -31,17 +48,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import select
 import shlex
 import shutil
+import socket
 import subprocess
 import threading
 from dataclasses import dataclass
 
-from capy.executor import cgroups, processes
+from capy.executor import cgroups, processes, sealed
 
-# Runs the line the call writes, from stdin read to its end; the parser's own descriptor is
-# close-on-exec, and the line moves stdin to /dev/null first.
-_RUN_LINE = ". /dev/stdin; exit 126"
+# Reads the path of the call's sealed line from the socket on stdin and sources it; the line
+# moves stdin to /dev/null first. End-of-file (capy ended the helper, or died) runs nothing.
+_RUN_LINE = 'IFS= read -r line && . "$line"; exit 126'
 _IDLE_CWD = "/"
 
 
@@ -50,6 +69,7 @@ class _Helper:
     proc: subprocess.Popen[bytes]
     group: cgroups.CallGroup
     key: tuple[int, int | None]
+    channel: socket.socket  # capy's end of the helper's stdin
 
 
 _lock = threading.Lock()
@@ -57,6 +77,7 @@ _ready: _Helper | None = None
 _calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
 _env_binary: str | None = None
+_handed: dict[int, int] = {}  # a taken helper's pid -> its sealed line, open until the call ends
 
 
 def keep_ready() -> None:
@@ -97,24 +118,44 @@ def claim(
     if helper is None:
         return None
     line = _line(argv, env, cwd)
-    if line is None or helper.key != key or helper.proc.poll() is not None:
-        _discard(helper)  # not usable here, or it could not join its groups: spawn as usual
+    usable = helper.key == key and helper.proc.poll() is None and not _output_waiting(helper)
+    fd = sealed.sealed_file(line, "capy-call") if line is not None and usable else None
+    if fd is None:
+        _discard(helper)  # not usable here, tampered with, or it could not join its groups
         return None
     try:
-        helper.proc.stdin.write(line)  # type: ignore[union-attr]
-        helper.proc.stdin.close()  # type: ignore[union-attr]
+        helper.channel.sendall(f"/proc/{os.getpid()}/fd/{fd}\n".encode())
     except OSError:
+        os.close(fd)
         _discard(helper)
         return None
+    helper.channel.close()
+    with _lock:
+        _handed[helper.proc.pid] = fd
     return helper.proc, helper.group
 
 
-def release() -> bool:
-    """A call's cleanup is done: whether no call runs now (the time to start a helper)."""
+def release(pid: int | None = None) -> bool:
+    """A call's cleanup is done (`pid`: its first process): whether no call runs now (the time
+    to start a helper)."""
     global _calls
     with _lock:
         _calls = max(0, _calls - 1)
-        return _calls == 0
+        fd = _handed.pop(pid, None) if pid is not None else None
+        idle = _calls == 0
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return idle
+
+
+def _output_waiting(helper: _Helper) -> bool:
+    """Whether anything was written into the idle helper's output pipes (it writes nothing)."""
+    streams = [stream for stream in (helper.proc.stdout, helper.proc.stderr) if stream]
+    try:
+        return bool(select.select(streams, [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def refill(key: tuple[int, int | None]) -> None:
@@ -140,7 +181,7 @@ def refill(key: tuple[int, int | None]) -> None:
 def _start(key: tuple[int, int | None]) -> _Helper | None:
     global _env_binary
     _env_binary = _env_binary or shutil.which("env", path=os.defpath)
-    if _env_binary is None:
+    if _env_binary is None or not sealed.available():
         return None
     max_tasks, max_memory = key
     group = cgroups.call_group(
@@ -149,14 +190,18 @@ def _start(key: tuple[int, int | None]) -> _Helper | None:
     if group is None:
         return None
     argv = group.wrap([cgroups.SHELL, "-c", _RUN_LINE])
+    ours, theirs = socket.socketpair()  # both close-on-exec; Popen dups theirs onto stdin
     try:
-        proc = processes.start_leader(
-            argv, stdin=subprocess.PIPE, env={}, cwd=_IDLE_CWD, max_tasks=max_tasks
-        )
+        with theirs:
+            proc = processes.start_leader(
+                argv, stdin=theirs.fileno(), env={}, cwd=_IDLE_CWD, max_tasks=max_tasks
+            )
     except OSError:
+        ours.close()
         group.remove()
         return None
-    return _Helper(proc, group, key)
+    ours.shutdown(socket.SHUT_RD)  # capy only ever writes to it
+    return _Helper(proc, group, key, ours)
 
 
 def _discard(helper: _Helper) -> None:
@@ -164,6 +209,7 @@ def _discard(helper: _Helper) -> None:
         helper.proc.kill()
     helper.group.kill()
     helper.proc.wait()
+    helper.channel.close()
     for stream in (helper.proc.stdin, helper.proc.stdout, helper.proc.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):

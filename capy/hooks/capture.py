@@ -92,9 +92,7 @@ class Capture:
     def start_drainer(self) -> None:
         """A detached drainer, unless one holds the drain lock already."""
         if not _drainer_running(self.spool_path):
-            niceness = self.config.get("background_niceness", 0)
-            root = self.context.rules["project_root"]
-            start_drainer(root, niceness, after_exit=self.context.exits_after)
+            start_context_drainer(self.context)
 
 
 _COMPILED: dict[str, PlainSecrets] = {}
@@ -139,6 +137,13 @@ def drain_if_due(context: HookContext) -> None:
         context.note(f"the capsule drainer was not started ({type(problem).__name__})")
 
 
+def start_context_drainer(context: HookContext, *, sessions_only: bool = False) -> None:
+    """`start_drainer` for this hook's project, at the capsules pack's background niceness."""
+    niceness = context.rules.get("background_niceness", 0)
+    root = context.rules["project_root"]
+    start_drainer(root, niceness, after_exit=context.exits_after, sessions_only=sessions_only)
+
+
 # Drainers this process started and has not reaped yet (a server answering hooks in process
 # lives on after them).
 _SPAWNED: list[int] = []
@@ -150,9 +155,12 @@ _HELD: list[int] = []
 # standard library before it has lowered its priority.
 DRAIN_START = "import sys;sys.path.append({folder});from capy.drain_start import run;run()"
 AFTER_EXIT = "--after-exit"  # capy.drain_start.AFTER_EXIT, not imported: the hook pays for it
+SESSIONS_ONLY = "--sessions-only"  # capy.capsules.drain.SESSIONS_ONLY, likewise
 
 
-def start_drainer(project_dir: str, niceness: int = 0, *, after_exit: bool = False) -> None:
+def start_drainer(
+    project_dir: str, niceness: int = 0, *, after_exit: bool = False, sessions_only: bool = False
+) -> None:
     """`capy.capsules.drain PROJECT` in its own session, detached from the caller's stdio, at
     `niceness` from its start; the caller does not wait for it.
 
@@ -162,20 +170,26 @@ def start_drainer(project_dir: str, niceness: int = 0, *, after_exit: bool = Fal
     once the child has run as far as its exec, which on a loaded machine waited several
     milliseconds for a CPU, where a fork returns in a fraction of one. Otherwise (a server
     answering hooks in process) it starts with `os.posix_spawn` where there is one, and never
-    with `subprocess`, whose import (with `locale`) cost SessionEnd more than its capture."""
+    with `subprocess`, whose import (with `locale`) cost SessionEnd more than its capture.
+
+    With `sessions_only` it saves the ended sessions' records (capy.hooks.ended_sessions) and
+    leaves the capsule log alone: what SessionEnd starts when capture is off. Every drainer
+    saves them first."""
     import sys
 
     _reap()
     if _HELD:
         return  # the drainer this process started still waits for its exit
     argv = [sys.executable, "-I", "-S", "-c", DRAIN_START.format(folder=_capy_folder())]
+    which = [SESSIONS_ONLY] if sessions_only else []
     if after_exit and hasattr(os, "fork"):
-        _fork_waiting_drainer([*argv, project_dir, AFTER_EXIT], niceness)
+        _fork_waiting_drainer([*argv, project_dir, AFTER_EXIT, *which], niceness)
         return
-    argv += [project_dir, "--niceness", str(niceness)]
+    arguments = [project_dir, "--niceness", str(niceness), *which]
+    argv += arguments
     spawn = getattr(os, "posix_spawn", None)
     if spawn is None:
-        _popen_drainer([sys.executable, "-m", "capy.capsules.drain", *argv[-3:]], project_dir)
+        _popen_drainer([sys.executable, "-m", "capy.capsules.drain", *arguments], project_dir)
         return
     quiet = [
         (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0)  # type: ignore[attr-defined]

@@ -28,7 +28,6 @@ def compact_capture(ruleset: RuleSet, *, enabled: bool) -> dict[str, Any] | None
         **in_force(data["capture"]),
         "kinds": sorted(data["kinds"]),
         "secrets_file": _write_detectors(ruleset),
-        "background_niceness": ruleset.view("capsules").worker.background_niceness,
     }
 
 

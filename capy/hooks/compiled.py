@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 # 3: project config and overlays are judged, and the trust file is watched; an older entry may
 # hold what an untrusted project set, so none is read again. 4: capture rules and detectors.
 # 5: the detectors file is marshal data, and the drainer's niceness is in the capture rules.
-CACHE_FORMAT = 5
+# 6: the drainer's niceness is top level: SessionEnd starts the drainer with capture off too.
+CACHE_FORMAT = 6
 _HOOK_PACKS = ("platforms", "routing")
 
 
@@ -125,6 +126,7 @@ def _compact(root: Path) -> dict[str, Any]:
         },
         "routing": packs["routing"],
         "capture": compact_capture(ruleset, enabled=hooks.capture),
+        "background_niceness": ruleset.view("capsules").worker.background_niceness,
         "settings": {
             "guidance": hooks.guidance,
             "session_start_max_bytes": hooks.session_start_max_bytes,

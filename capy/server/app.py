@@ -107,9 +107,9 @@ async def serve_stdio(
 ) -> None:
     from capy.api.workspace import Workspace
     from capy.executor.prejoin import keep_ready
-    from capy.server.upkeep import BackgroundWork, checkpoint_periodically, limit_heap_arenas
+    from capy.server.upkeep import BackgroundWork, checkpoint_periodically, tune_heap
 
-    limit_heap_arenas()  # before the first worker thread
+    tune_heap()  # before the first worker thread
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
     keep_ready()  # each sandboxed call's first process has entered its cgroups ahead of time

@@ -50,3 +50,14 @@ def test_an_absent_answer_on_a_real_output_gets_the_short_reply(project_dir, int
 def test_the_short_reply_names_what_the_output_never_holds(project_dir):
     text, _ = ask(project_dir, "eslint-qs-06", "negative")
     assert "It never holds `console.log`." in text
+
+
+def test_sections_name_their_lines_not_the_label_again(project_dir):
+    # Every section of a command's output was titled `<label> (lines a-b)`; the header names
+    # the label, so the sections show only where they are.
+    text, intent = ask(project_dir, "importtime-httpx-02", "positive")
+    label = text.split("` (ephemeral)")[0].rsplit("`", 1)[1]
+    headings = [line for line in text.splitlines() if line.startswith("### lines ")]
+    assert headings, text
+    assert not any(line.startswith(f"### {label}") for line in text.splitlines()), text
+    assert all(needle in text for needle in intent.needles), text

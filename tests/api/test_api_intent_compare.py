@@ -45,6 +45,9 @@ _intent = dev_intent
         "ls-laR-jsonschema-01",
         # cProfile's abbreviated header: "called the most times" names `ncalls` by alias.
         "cprofile-markdown-it-04",
+        # A one-line JUnit XML report: the `<testcase>` elements are the rows, their `time`
+        # attribute the field "took" names by alias.
+        "junit-six-03",
     ],
 )
 def test_a_superlative_is_answered_from_the_records(project_dir, intent_id):
@@ -99,6 +102,15 @@ def test_json_records_sort_on_the_key_the_intent_names():
     lines = comparison_section(text, "which file has the most errors", load_rules())
     assert lines[1].startswith("### Sorted by `errorCount`, highest first")
     assert lines[2].startswith('{"errorCount": 2, "filePath": "/home/dev/lint/qs/lib/utils.js"')
+
+
+def test_xml_elements_are_rows_and_html_is_not_read_so():
+    text = (OUTPUTS / "junit-six.xml").read_text(encoding="utf-8")
+    lines = comparison_section(text, "which tests were the slowest", load_rules())
+    assert lines[1] == "### Sorted by `time`, highest first (top 5 of 200 rows)"
+    assert lines[2].startswith("<testcase ") and 'time="0.044"' in lines[2]
+    page = "<!DOCTYPE html>" + "".join(f'<td width="{n}">cell</td>' for n in range(9))
+    assert comparison_section(page, "which cell is the widest", load_rules()) == []
 
 
 def test_a_named_day_finds_the_rows_dated_so(project_dir):

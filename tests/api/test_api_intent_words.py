@@ -41,6 +41,11 @@ def _reply(project_dir: Path, file: str, intent: str) -> str:
         ("pydoc-boltons-iterutils.html", "how do I sort case-sensitive", ["case-insensitive"]),
         # "used" was a stopword, and it meets `unused` only through its negated form.
         ("gcc-warnings-markupsafe.txt", "what is never used", ["unused parameter"]),
+        # The set's own pip-show-files-cryptography-02: the verb the agent uses ("depend")
+        # and the one the tool prints (`Requires:`, `Required-by:`) share no stem; the search
+        # pack's synonym group links them.
+        ("pip-show-files-cryptography.txt", "what does it depend on and what depends on it",
+         ["Requires: cffi", "Required-by: capy-mcp"]),
     ],
 )  # fmt: skip
 def test_a_word_form_porter_misses_still_finds_its_line(project_dir, file, intent, needles):
@@ -75,3 +80,13 @@ def test_a_file_named_by_convention_is_found_by_what_people_call_it(
 ):
     text = _reply(project_dir, file, intent)
     assert all(needle in text for needle in needles), text
+
+
+def test_words_the_question_joins_find_the_key_and_its_nested_values(project_dir):
+    # The set's own openapi-stripe-head-02: "business types" meets `business_type:` as one
+    # thing (the words side by side), and that indented key shows the lines nested under it,
+    # its `enum:` values, before weaker lines about "account" fill the section.
+    text = _reply(
+        project_dir, "openapi-stripe-head.yaml", "which business types can an account have"
+    )
+    assert "- government_entity" in text and "- non_profit" in text, text

@@ -3,8 +3,8 @@
 Each family carries a control case that must come out bad (a survivor started outside capy, a
 secret with nothing in between, a traceback, an "internal error" and a hang, control sequences
 printed by a plain process, a loopback connection made without the guard, a store damaged on
-purpose): a harness that cannot see a
-bad outcome proves nothing, so those are asserted here, always. Every bad count of capy itself
+purpose, a line slipped into a spawner of the old kind): a harness that cannot see a bad
+outcome proves nothing, so those are asserted here, always. Every bad count of capy itself
 must be 0.
 """
 
@@ -19,6 +19,7 @@ from capy.bench import (
     hostile_input_cases,
     hostile_inputs,
     hostile_secrets,
+    hostile_spawner,
     hostile_ssrf,
     hostile_terminal,
 )
@@ -179,6 +180,21 @@ def test_ssrf_spellings_decode_to_the_address() -> None:
         assert info[0][4][0] == "127.0.0.1", spelling
 
 
+def test_spawner_family_finds_the_victims_spawner_and_nothing_gets_in(place) -> None:
+    from capy.executor import cgroups
+
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine, so no spawner is kept ready")
+    report = hostile_spawner.run(place, quick=True)
+    assert report["control_seen"] is True, report
+    assert not report["errors"], report["errors"]
+    rows = {(row["channel"], row["whose"]): row for row in report["rows"]}
+    # The attacker found another server's waiting spawner: the zero below means something.
+    assert rows["command", "other"]["attempts"] > 0, report
+    assert report["victim_calls"] == hostile_spawner.VICTIM_CALLS + 1
+    expect_zero(report["got_through"], len(report["wrong_outputs"]), bad=report)
+
+
 def test_cli_prints_the_figures_as_json(capsys) -> None:
     """The crash slice, through the command: one kill -9 run and the damaged control store."""
     from capy.cli import main
@@ -197,4 +213,5 @@ def test_cli_refuses_an_unknown_family(capsys) -> None:
     from capy.cli import main
 
     assert main(["bench", "hostile", "--only", "everything"]) == 2
-    assert "--only takes escape, secrets, inputs, terminal, ssrf, crash" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "--only takes escape, secrets, inputs, terminal, ssrf, crash, spawner" in said

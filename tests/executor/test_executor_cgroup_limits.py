@@ -133,3 +133,58 @@ def test_the_groups_of_a_capy_killed_outright_are_emptied_by_the_next(tmp_path) 
         finally:
             orphan.kill()
             orphan.wait()
+
+
+PLANTS_ITS_OWN_HOME = r"""
+import json, os, subprocess, time
+from capy.executor import cgroups
+
+planted = []
+for name, own_dir in cgroups._mounts().items():
+    home = own_dir / f"capy-{os.getpid()}"
+    try:
+        (home / "planted" / "deeper").mkdir(parents=True)
+    except OSError:
+        continue
+    planted.append(home / "planted" / "deeper")
+    if name == "pids":
+        (home / "pids.max").write_text("2")
+join = 'for g in "$@"; do echo 0 > "$g/cgroup.procs" || exit 1; done; exec sleep 60'
+sleeper = subprocess.Popen(["sh", "-c", join, "x", *map(str, planted)], start_new_session=True)
+joined_by = time.monotonic() + 60
+while not (planted[-1] / "cgroup.procs").read_text().strip() and time.monotonic() < joined_by:
+    assert sleeper.poll() is None, "the sleeper could not join the planted groups"
+    time.sleep(0.01)
+found = cgroups.hierarchies()
+limits = [(h.home / "pids.max").read_text().strip() for h in found if h.kind.value == "pids"]
+print(json.dumps({
+    "planted": len(planted),
+    "left": [str(path) for path in planted if path.exists()],
+    "pids_max": limits,
+    "sleeper": sleeper.wait(timeout=10),
+}))
+"""
+
+
+def test_a_home_already_named_by_this_capys_pid_is_emptied_and_made_afresh() -> None:
+    """A group named by this process's pid that exists before it made one is no group of its
+    own (a capy killed outright under the same pid, or a call planting it with its own limits
+    and members): what it holds is killed, it is removed, and its limits are not inherited."""
+    import json
+    import subprocess
+    import sys
+
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    done = subprocess.run(
+        [sys.executable, "-c", PLANTS_ITS_OWN_HOME],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["planted"] > 0, report
+    assert report["left"] == [], report
+    assert report["sleeper"] == -9, report
+    assert all(value == "max" for value in report["pids_max"]), report

@@ -2,11 +2,14 @@
 
 Same environment, working directory, closed stdin, cgroups and caps; the idle spawner is no
 call's process and is gone once helpers stop. Each test compares a call made through the ready
-spawner with the same call made the ordinary way.
+spawner with the same call made the ordinary way. Nothing but capy gets a line or output into
+an idle spawner: not code in a call, not another process of the same user (root included).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -101,47 +104,21 @@ def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> N
         assert not group.exists()
 
 
-# Code in a call looks for an idle spawner of this capy process (by its command line and
-# parent) and writes a line of its own into the spawner's stdin through /proc, as any process
-# of the same user may. (Other test workers' spawners are another process's: left alone.)
-INJECTOR = r"""
-import os, time
-end = time.monotonic() + 3
-while time.monotonic() < end:
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if b". /dev/stdin; exit 126" not in cmdline.read():
-                    continue
-            with open(f"/proc/{pid}/status") as status:
-                if "PPid:\tOWNER\n" not in status.read():
-                    continue
-            with open(f"/proc/{pid}/fd/0", "wb") as stdin:
-                stdin.write(b"touch MARKER\n")
-            print("injected", flush=True)
-        except OSError:
-            pass
-    time.sleep(0.02)
-"""
-
-
 def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
+    """Code in a call hunts this capy's waiting spawners (any child whose stdin is a pipe or a
+    socket) for 3 s while another call ends, which is when a spawner used to start: none is
+    found, so there is nothing to write a line into. (Other test workers' spawners are another
+    process's: left alone.)"""
     import os
     import threading
 
-    marker = tmp_path / "outlived-its-call"
+    from capy.bench import hostile_spawner
+
     _warm_up(view)
     slow = tuned(view, timeout=20, grace=0.2)
+    code = hostile_spawner.attacker_code(tmp_path, 3.0, parents=(os.getpid(),))
     found: list = []
-    injector = threading.Thread(
-        target=lambda: found.append(
-            execute(
-                "python",
-                INJECTOR.replace("MARKER", str(marker)).replace("OWNER", str(os.getpid())),
-                rules=slow,
-            )
-        )
-    )
+    injector = threading.Thread(target=lambda: found.append(execute("python", code, rules=slow)))
     injector.start()
     # Another call ends while the injector runs: its cleanup is when a spawner used to start.
     assert execute("shell", "true", rules=view).ok
@@ -149,6 +126,104 @@ def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
     injector.join()
     janitor.wait_for_cleanup()
     assert found and found[0].ok, found
-    assert "injected" not in found[0].output
+    report = json.loads(found[0].output.strip().splitlines()[-1])
+    assert report["tried"].get("command-given", 0) == 0, report  # no spawner waited
+    assert report["opened"] == {}, report
     assert execute("shell", "echo next", rules=view).output == "next\n"
-    assert not marker.exists()
+    assert not (tmp_path / "command-given").exists()
+
+
+def test_another_process_cannot_get_a_line_or_output_into_the_idle_spawner(
+    ready, view, tmp_path
+) -> None:
+    """Not a call of this capy: a separate process of the same user (root, where the tests run
+    as root), as another capy server's code would be, hunts this process's idle spawner."""
+    import os
+    import subprocess
+
+    from capy.bench import hostile_spawner
+
+    _warm_up(view)
+    assert prejoin._ready is not None
+    argv = hostile_spawner.attacker_argv(tmp_path, 1.0, parents=(os.getpid(),))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    report = json.loads(done.stdout)
+    assert report["tried"].get("command-given", 0) > 0, report  # it found the spawner
+    assert report["opened"].get("command-given", 0) == 0, report
+    result = execute("shell", "echo next", rules=view)
+    assert result.output == "next\n", result.output
+    assert not (tmp_path / "command-given").exists()
+
+
+def _hold_then_open(stdin_kind: str, uid: int | None) -> str:
+    """A process of `uid` waits on a pipe or a socket; another of `uid` opens its stdin through
+    /proc for writing. What the opener said: "opened", or the shell's error."""
+    import os
+    import socket
+    import subprocess
+    import time
+
+    def become() -> None:
+        if uid is not None:
+            os.setgid(uid)
+            os.setuid(uid)
+
+    ends: list[int] = []
+    if stdin_kind == "pipe":  # made by that user (a pipe's inode belongs to who made it)
+        holder = subprocess.Popen(
+            ["/bin/sh", "-c", "sleep 30 | sleep 30"],
+            stdin=subprocess.DEVNULL,
+            preexec_fn=become,
+            start_new_session=True,
+        )
+    else:  # a socket's inode is open to all: what refuses the open is its kind
+        ends = [sock.detach() for sock in socket.socketpair()]
+        holder = subprocess.Popen(
+            ["sleep", "30"], stdin=ends[0], preexec_fn=become, start_new_session=True
+        )
+    try:
+        target = holder.pid
+        deadline = time.monotonic() + 10
+        while stdin_kind == "pipe" and time.monotonic() < deadline:
+            readers = [
+                pid
+                for pid in processes.children_of(holder.pid)
+                if os.readlink(f"/proc/{pid}/fd/0").startswith("pipe:")
+            ]
+            if readers:
+                target = readers[0]
+                break
+            time.sleep(0.01)
+        opener = subprocess.run(
+            ["/bin/sh", "-c", OPENER, "opener", f"/proc/{target}/fd/0"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            preexec_fn=become,
+        )
+        return opener.stdout.strip()
+    finally:
+        sleepers = processes.children_of(holder.pid)
+        os.killpg(holder.pid, 9)
+        holder.wait()
+        for pid in sleepers:  # orphans come to this process (a subreaper): reap them
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        for end in ends:
+            os.close(end)
+
+
+# (A shell, not Python: the user the test switches to may not be allowed to run this venv.)
+OPENER = 'exec 2>&1; : > "$1" && echo opened'
+
+
+@pytest.mark.parametrize(
+    ("stdin_kind", "expected"), [("pipe", "opened"), ("socket", "No such device or address")]
+)
+def test_a_socket_stdin_cannot_be_opened_by_the_same_user(stdin_kind, expected) -> None:
+    """The spawner's channel, for a user other than root: a pipe is open to every process of
+    the same user, a socket to none (as root, the test above runs against the real spawner)."""
+    import os
+
+    uid = 65534 if os.geteuid() == 0 else None  # as root, both processes run as nobody
+    assert expected in _hold_then_open(stdin_kind, uid)

@@ -52,3 +52,23 @@ def shown(outcome, project: Path) -> dict:
     except ValueError:
         body = stdout
     return {"exit_code": exit_code, "stdout": body, "stderr": stderr.replace(str(project), "$CWD")}
+
+
+def wait_for_saved_sessions(timeout: float = 60) -> None:
+    """Wait until the drainer a PreCompact or SessionEnd started has saved every session
+    record (capy.hooks.ended_sessions) to the knowledge base."""
+    import time
+
+    from capy.config.paths import data_dir
+    from capy.hooks.ended_sessions import RECORDS
+
+    sessions = data_dir() / "hooks" / "sessions"
+
+    def waiting() -> list[Path]:
+        found = sessions.iterdir() if sessions.is_dir() else []
+        return [path for path in found if path.name.endswith(RECORDS)]
+
+    deadline = time.monotonic() + timeout
+    while waiting() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not waiting(), "no drainer saved the session records"

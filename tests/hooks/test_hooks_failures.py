@@ -151,10 +151,8 @@ def test_locked_database_still_takes_the_snapshot(project):
             "PreCompact", json.dumps(compact).encode(), "claude-code", project
         )
         store.conn.execute("ROLLBACK")
-    assert process.returncode == 0 and process.stdout == b""
-    assert process.stderr.startswith(
-        b"capy hook: the session could not be saved to the knowledge base"
-    )
+    # The hook does not open the store: the drainer saves the session once the lock is gone.
+    assert (process.returncode, process.stdout, process.stderr) == (0, b"", b"")
     start = {**body, "hook_event_name": "SessionStart", "source": "compact"}
     context = json.loads(
         handle("SessionStart", json.dumps(start).encode(), platform="claude-code").stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hooks_helpers import wait_for_saved_sessions
 
 from capy.hooks import handle
 
@@ -34,6 +35,7 @@ def send(project, event: str, **fields):
 def _stored_labels(project) -> set[str]:
     from capy.store import open_store
 
+    wait_for_saved_sessions()
     with open_store(project) as store:
         return {row[0] for row in store.conn.execute("SELECT label FROM sources")}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hooks_helpers import run_hook_process
+from hooks_helpers import run_hook_process, wait_for_saved_sessions
 
 from capy.hooks import handle
 
@@ -96,6 +96,7 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
     from capy.store import open_store
     from capy.store.corpus import search_store
 
+    wait_for_saved_sessions()  # by the drainer the hook started, after its exit
     with open_store(project) as store:
         rows = store.conn.execute("SELECT label, kind FROM sources ORDER BY label").fetchall()
         [found] = search_store(store, ["lexer"], kinds=["session"])
@@ -107,16 +108,17 @@ def test_precompact_saves_the_session_to_the_knowledge_base(project):
 
 
 def test_session_end_saves_the_events(project):
-    work_a_little(project)
-    assert send("SessionEnd", project, reason="exit") == {}
+    """Saved by the drainer the hook starts (capy.hooks.ended_sessions), after its answer."""
+    from capy.config.paths import data_dir
     from capy.store import open_store
 
+    work_a_little(project)
+    assert send("SessionEnd", project, reason="exit") == {}
+    wait_for_saved_sessions()
+    assert list((data_dir() / "hooks" / "sessions").iterdir()) == []  # state and record gone
     with open_store(project) as store:
         labels = [row[0] for row in store.conn.execute("SELECT label FROM sources")]
     assert labels == [f"session {SESSION} events"]
-    from capy.config.paths import data_dir
-
-    assert list((data_dir() / "hooks" / "sessions").iterdir()) == []  # finished: state removed
 
 
 def test_session_start_cap_from_config(project):

@@ -207,6 +207,8 @@ class LineWeights(Section):
     stem_factor: float
     min_anchor_share: float
     top_hit_line: bool
+    # Absent: query words side by side count as themselves only.
+    phrase_factor: float = 0.0
 
 
 class RecordLines(Section):
