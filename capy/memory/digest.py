@@ -26,40 +26,69 @@ DIGEST_FORMAT = 2
 BLOCKING = "blocking"
 
 
-# UserPromptSubmit reads its own file too (capy.memory.inject.prompt_part makes it): parsing the
-# full digest's thousands of small strings cost the hook more than all of its ranking.
+# UserPromptSubmit reads its own file too (capy.memory.prompt_index makes it), marshalled
+# with its stem sets as sets: parsing the same data as JSON, then splitting it into sets, cost
+# the hook about 4M instructions of the 1.6M it may spend on memory. Like the hooks' compiled
+# patterns (capy.packregex), it is read only when this user owns it and nobody else may write it.
 PROMPT = "prompt"
 
 
 def digest_path(data_dir: str, project: str, part: str = "") -> str:
     name = f"{zlib.crc32(project.encode()):08x}" + (f".{part}" if part else "")
-    return os.path.join(data_dir, "memory", f"{name}.json")
+    suffix = "marshal" if part == PROMPT else "json"
+    return os.path.join(data_dir, "memory", f"{name}.{suffix}")
 
 
 def read_digest(data_dir: str, project: str, part: str = "") -> dict[str, Any] | None:
-    """The project's digest (`part` BLOCKING: only what PreToolUse needs), or None."""
-    from capy.leanjson import loads
+    """The project's digest (`part` BLOCKING: only what PreToolUse needs; PROMPT: what
+    UserPromptSubmit ranks), or None."""
+    path = digest_path(data_dir, project, part)
+    if part == PROMPT:
+        from capy.watched import read_own_marshal_dict
 
-    try:
-        with open(digest_path(data_dir, project, part), encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        return None
+        data = read_own_marshal_dict(path)
+    else:
+        data = _read_json(path)
     if not isinstance(data, dict) or data.get("format") != DIGEST_FORMAT:
         return None
     return data if data.get("project") == project else None
+
+
+def _read_json(path: str) -> Any:
+    from capy.leanjson import loads
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return loads(handle.read())
+    except (OSError, ValueError):
+        return None
 
 
 def write_digest(data_dir: str, project: str, digest: dict[str, Any]) -> str:
     """Write the digest and its blocking part (first, so a hook never blocks by a newer
     full digest's absent record); returns the full digest's path."""
     _write(digest_path(data_dir, project, BLOCKING), blocking_part(digest))
-    from capy.memory.inject import prompt_part
+    from capy.memory.prompt_index import prompt_part
 
-    _write(digest_path(data_dir, project, PROMPT), prompt_part(digest))
+    _write(digest_path(data_dir, project, PROMPT), prompt_part(digest), marshalled=True)
     path = digest_path(data_dir, project)
     _write(path, digest)
     return path
+
+
+def _exact(value: Any) -> Any:
+    """`value` in the exact built-in types marshal writes: a pack's numbers and lists may be
+    subclasses (a YAML loader's), which marshal refuses."""
+    for plain in (bool, int, float, str):
+        if isinstance(value, plain):
+            return plain(value)
+    if isinstance(value, dict):
+        return {_exact(key): _exact(item) for key, item in value.items()}
+    if isinstance(value, frozenset | set):
+        return frozenset(_exact(item) for item in value)
+    if isinstance(value, list | tuple):
+        return [_exact(item) for item in value]
+    return value
 
 
 def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
@@ -77,14 +106,18 @@ def blocking_part(digest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write(path: str, data: dict[str, Any]) -> None:
+def _write(path: str, data: dict[str, Any], *, marshalled: bool = False) -> None:
     import json
+    import marshal
 
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+    with os.fdopen(fd, "wb") as handle:
+        if marshalled:
+            handle.write(marshal.dumps(_exact(data)))
+        else:
+            handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
     os.replace(temporary, path)
 
 
@@ -102,6 +135,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     # "please" say as little about which record it wants as about which document.
     stopwords = sorted(stems(" ".join(rules.view("search").stopwords.all)))
     codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
+    known = _known_programs(records)
     kept = []
     for record in records:
         if record["status"] in ("deprecated", "superseded"):
@@ -128,6 +162,8 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
                 "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
                 "task_only": sorted(_task_only(record)),
+                "programs": sorted(_programs(record, known)),
+                "corrected": sorted(_corrected(record)),
                 "block": (
                     {
                         "id": block.id,
@@ -141,7 +177,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
             }
         )
     data = rules.pack("memory").data
-    graph = _graph(records, set(stopwords), pack.injection.prompt.graph_links)
+    graph = _graph(records, known, set(stopwords), pack.injection.prompt.graph_links)
     return {
         "format": DIGEST_FORMAT,
         "project": project,
@@ -159,19 +195,26 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     }
 
 
-def _graph(records: list[dict[str, Any]], stopwords: set[str], links: int) -> dict[str, list[str]]:
-    """Words to the programs they go with in what was learned: the task a record was learned in
-    ("lint the rust workspace") and a user's own sentence link their words to the record's
-    programs (cargo). A word linked to more than `links` programs says nothing specific."""
-    from capy.memory.words import stems
-
-    known = {
+def _known_programs(records: list[dict[str, Any]]) -> set[str]:
+    """The programs learned rules ran: a word of a preference's text is a program when a rule
+    ran it."""
+    return {
         entity.lower()
         for record in records
         if record["type"] == "rule"
         for entity in record.get("entities", ())
         if entity.replace("-", "").isalnum()
     }
+
+
+def _graph(
+    records: list[dict[str, Any]], known: set[str], stopwords: set[str], links: int
+) -> dict[str, list[str]]:
+    """Words to the programs they go with in what was learned: the task a record was learned in
+    ("lint the rust workspace") and a user's own sentence link their words to the record's
+    programs (cargo). A word linked to more than `links` programs says nothing specific."""
+    from capy.memory.words import stems
+
     edges: dict[str, set[str]] = {}
     for record in records:
         if record["status"] in ("deprecated", "superseded"):
@@ -197,6 +240,15 @@ def _programs(record: dict[str, Any], known: set[str]) -> set[str]:
         names += (record.get("context") or "").split()[:1]
         names += [word for word in record["text"].lower().split() if word.strip("`") in known]
     return stems(" ".join(names).replace("`", " "))
+
+
+def _corrected(record: dict[str, Any]) -> set[str]:
+    """The program of the command the user corrected when the record was said ("no, use pnpm
+    here" after `npm install zod`: npm)."""
+    from capy.memory.learning import command_program
+    from capy.memory.words import stems
+
+    return stems(" ".join(command_program(record.get("context") or "")))
 
 
 def _task_only(record: dict[str, Any]) -> set[str]:

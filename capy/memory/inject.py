@@ -36,89 +36,75 @@ def prompt_text(part: dict[str, Any], prompt: str) -> tuple[str, list[str]]:
     return _fit(ranked[: budget["max_records"]], budget["max_tokens"], part)
 
 
-# A record's stem sets as the prompt part keeps them: one string each, split when ranked.
-_STEM_FIELDS = ("terms", "anchors", "task_terms", "task_only")
-_PAIR_SEPARATOR = "|"
+def _line(text: str, key: str) -> list[str]:
+    """The values of `key`'s line in a text of lines (capy.memory.prompt_index), or []."""
+    start = text.find(f"\n{key} ")
+    if start < 0:
+        return []
+    start += len(key) + 2
+    return text[start : text.index("\n", start)].split()
 
 
-def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
-    """What relevance reads, computed once when the digest is written rather than in every
-    hook: the records above the prompt gate with their stem sets as single strings, each stem's
-    idf over those records, and the stems too common to tell records apart."""
-    import math
+def _stems_in(words: str, stems: set[str]) -> set[str]:
+    """The stems a text of words (" stem stem ... ", capy.memory.prompt_index) holds."""
+    return {stem for stem in stems if f" {stem} " in words}
 
-    budget = digest["prompt"]
-    records = [item for item in digest["records"] if item["confidence"] >= budget["min_confidence"]]
-    frequency: dict[str, int] = {}
-    for record in records:
-        for term in record["terms"]:
-            frequency[term] = frequency.get(term, 0) + 1
-    total = len(records)
-    # Among a few records every stem is "most records'": commonness needs enough of them.
-    share = budget.get("common_share", 1.0)
-    enough = total >= budget.get("common_min_records", 0)
-    return {
-        "format": digest["format"],
-        "project": digest["project"],
-        "records": [
-            {
-                **{key: record[key] for key in ("id", "type", "text", "confidence")},
-                **{key: " ".join(record.get(key, ())) for key in _STEM_FIELDS},
-                "pairs": _PAIR_SEPARATOR.join(record.get("pairs", ())),
-            }
-            for record in records
-        ],
-        # A stem's idf depends on its record count alone: the few distinct values once, and each
-        # stem's count (a small int parses far faster than a float).
-        "idf_by_count": [
-            math.log(1 + (total - count + 0.5) / (count + 0.5)) for count in range(total + 1)
-        ],
-        "frequency": dict(sorted(frequency.items())),
-        "common": " ".join(
-            sorted(term for term, count in frequency.items() if enough and count > total * share)
-        ),
-        "graph": {word: " ".join(programs) for word, programs in digest["graph"].items()},
-        "stopwords": " ".join(digest["stopwords"]),
-        "chars_per_token": digest["chars_per_token"],
-        "prompt": budget,
-    }
+
+def part_records(part: dict[str, Any], ids: Any = None) -> list[dict[str, Any]]:
+    """The prompt part's records (those at `ids`, or all), loaded."""
+    import marshal
+
+    stored = part["records"]
+    return [marshal.loads(stored[i]) for i in (range(len(stored)) if ids is None else ids)]
 
 
 def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     """The records of the digest's prompt part (`prompt_part`) relevant to `prompt`, best first."""
-    from capy.memory.words import stem_pairs, stems
+    from capy.memory.words import pairs_of, stem_sequence
 
     budget = part["prompt"]
-    records = part["records"]
-    if not records:
+    if not part["records"]:
         return []
-    stopwords = set(part["stopwords"].split())
-    query = stems(prompt) - stopwords
-    phrases = stem_pairs(prompt, stopwords)
+    sequence = stem_sequence(prompt)
+    words = set(sequence)
+    stopwords = _stems_in(part["stopwords"], words)
+    query = words - stopwords
+    phrases = pairs_of(sequence, stopwords)
     boost = budget.get("phrase_boost", 0.0)
+    postings = {term: _line(part["postings"], term) for term in query}
     # The programs the prompt's words go with (the entity graph learned from the records) join
     # the query at a lower weight: "run the rust tests" is about cargo.
     graph = part["graph"]
-    linked = {program for term in query for program in graph.get(term, "").split()} - query
+    linked = {program for term in query for program in _line(graph, term)} - query
     linked_weight = budget.get("graph_weight", 0.0)
     other = budget.get("unanchored_weight", 1.0)
     by_count = part["idf_by_count"]
-    idf = {term: by_count[count] for term, count in part["frequency"].items() if term in query}
-    possible = sum(idf[term] for term in query if term in idf)
+    frequency = {term: len(ids) for term, ids in postings.items() if ids}
+    frequency.update({term: len(_line(part["postings"], term)) for term in linked})
+    idf = {term: by_count[frequency[term]] for term in query if term in frequency}
+    possible = sum(idf.values())
     if not possible:
         return []
-    common = set(part["common"].split())
+    # The prompt's stems no record holds dilute what it shares: "rename the master branch to
+    # main in the README badges" is about badges, not about the records holding branch and main.
+    unknown = len(query) - len(idf)
+    possible += budget.get("unknown_weight", 0.0) * by_count[0] * unknown
+    common = _stems_in(part["common"], query)
+    standing_types = budget.get("standing_types", ())
+    standing_need = budget.get("standing_shared_terms", 1)
     need = budget["min_shared_terms"]
     mixed = budget.get("mixed_shared_terms", need)
     overlap = budget.get("task_overlap", 0.5)
+    # Only a record sharing a stem with the prompt can be relevant: only those are loaded.
+    candidates = sorted({int(i) for ids in postings.values() for i in ids})
     scored = []
-    for record in records:
-        terms = set(record["terms"].split())
+    for record in part_records(part, candidates):
+        terms = record["terms"]
         shared = query & terms
         if not shared:
             continue
         via_graph = linked & terms if linked_weight else set()
-        anchors = set(record["anchors"].split())
+        anchors = record["anchors"]
         # Relevant: the prompt shares enough stems with what the record says (its text, commands,
         # entities), or asks for the task it was learned in again, or holds more stems of both
         # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
@@ -126,11 +112,17 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # from every rule's "When ... fails with") adds weight below but is not counted here: it
         # tells no record from another.
         counted = shared - common
-        said = len(counted.difference(record["task_only"].split()))
+        task_only = record["task_only"]
+        said = len(counted.difference(task_only))
+        standing = record["type"] in standing_types and (
+            bool(query & record.get("corrected", frozenset()))
+            or _standing(record, query, counted & anchors, task_only, standing_need)
+        )
         if not (
-            said >= need
+            standing
+            or said >= need
             or (said and len(counted) >= mixed)
-            or _same_task(counted, record["task_terms"].split(), need, overlap)
+            or _same_task(counted, record["task_terms"], need, overlap)
         ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,
@@ -138,16 +130,31 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         if budget["anchored"] and not shared & anchors:
             continue
         # Words side by side in both ("cargo test") say more than the same words apart.
-        together = len(phrases.intersection(record["pairs"].split(_PAIR_SEPARATOR)))
+        together = len(phrases & record["pairs"])
         # A stem only the error message holds is weaker evidence than one the record is about.
         weight = sum(idf[term] * (1.0 if term in anchors else other) for term in shared)
-        weight += linked_weight * sum(by_count[part["frequency"][term]] for term in via_graph)
+        weight += linked_weight * sum(by_count[frequency[term]] for term in via_graph)
         weight *= 1 + boost * together
-        if weight / possible < budget["relevance_floor"]:
+        if weight / possible < budget["relevance_floor"] and not standing:
             continue
         scored.append((weight * (0.5 + record["confidence"]), record))
     scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
     return [record for _, record in scored]
+
+
+# A standing record the user said against a command ("no, use pnpm here" after `npm install
+# zod`) applies wherever the prompt names that command's program ("add lodash-es with npm"),
+# with no other shared stem: the correction is about that program.
+
+
+def _standing(
+    record: dict[str, Any], query: set[str], said: set[str], task_only: frozenset[str], need: int
+) -> bool:
+    """A standing instruction applies: the prompt names its program ("rerun pytest on the
+    integration folder" for "always run pytest with -x") and `need` more stems of what it says,
+    not only of the task it was learned in."""
+    programs = record.get("programs", frozenset())
+    return bool(programs & query) and len(said.difference(programs, task_only)) >= need
 
 
 def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:

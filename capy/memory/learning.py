@@ -126,7 +126,7 @@ def _error_fix(session: str, events: list, index: int, pack: MemoryPack) -> Less
 def _related(error: Action, later: Action, pack: MemoryPack) -> bool:
     """The same action again: enough shared command words besides the program's own name (a
     `git status` after a failed `git commit` is no attempt at the commit)."""
-    program = next(iter(WORD_PART.findall(" ".join(_programs(error.command)))), "").lower()
+    program = next(iter(WORD_PART.findall(" ".join(command_program(error.command)))), "").lower()
     shared = (later.words & error.words) - {program}
     return len(shared) >= pack.learning.min_shared_words
 
@@ -160,7 +160,8 @@ def _fix_lesson(
     else:
         how = f"{_quoted(fix.command)} worked"
     text = f"When {failing} fails with {quoted}, {how}."
-    entities = [*_programs(error.command), *_programs(fix.command), *edits, *error.files]
+    programs = [*command_program(error.command), *command_program(fix.command)]
+    entities = [*programs, *edits, *error.files]
     lesson = Lesson(
         type="rule",
         text=text[: pack.learning.max_text_chars],
@@ -247,7 +248,8 @@ def _block_class(sentence: str, pack: MemoryPack) -> str | None:
     return None
 
 
-def _programs(command: str) -> list[str]:
+def command_program(command: str) -> list[str]:
+    """The program a command runs (after any VAR=value assignments), as a list of at most one."""
     words = command.split()
     while words and "=" in words[0]:
         words.pop(0)

@@ -99,7 +99,8 @@ def search_records(store: CapsuleStore, query: str, limit: int = 5) -> list[dict
     graph), fused by reciprocal rank with the records nearest in meaning when the semantic model
     is on the machine (a search is no hook: it may load the model)."""
     from capy.memory.digest import build_digest
-    from capy.memory.inject import prompt_part, relevant
+    from capy.memory.inject import relevant
+    from capy.memory.prompt_index import prompt_part
     from capy.memory.vectors import text_similarity
 
     records = project_records(store)

@@ -26,14 +26,22 @@ def _stem(word: str) -> str:
 
 def stems(text: str) -> set[str]:
     """The distinct Porter stems of `text`'s words of two characters or more."""
+    return set(stem_sequence(text))
+
+
+def stem_sequence(text: str) -> list[str]:
+    """The Porter stems of `text`'s words of two characters or more, in order."""
     words = pack_regex(WORD_PART_PATTERN).findall(text)
-    return {_stem(word.lower()) for word in words if len(word) >= 2}
+    return [_stem(word.lower()) for word in words if len(word) >= 2]
 
 
 def stem_pairs(text: str, stopwords: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """Adjacent stems of `text` (neither a stopword), as "first second": a phrase in the text."""
-    words = pack_regex(WORD_PART_PATTERN).findall(text)
-    sequence = [_stem(word.lower()) for word in words if len(word) >= 2]
+    return pairs_of(stem_sequence(text), stopwords)
+
+
+def pairs_of(sequence: list[str], stopwords: set[str] | frozenset[str]) -> set[str]:
+    """`stem_pairs` of a `stem_sequence` (a hook tokenises its prompt once for both)."""
     # By index, not itertools.pairwise: a UserPromptSubmit hook pays for loading itertools.
     pairs = ((sequence[index - 1], sequence[index]) for index in range(1, len(sequence)))
     return {

@@ -8,8 +8,9 @@ Reciprocal Rank Fusion, with a weight the search pack's `vectors` sets by the le
 - `and_found`: the AND pass found results: the query's own words are in them;
 - `covered`: no AND result, but the best lexical hit holds at least `coverage` of the query's
   terms (a keyword query whose words are spread out); `covered_long` instead when the query
-  has `long_query_terms` terms or more: a prose question, whose every word no passage holds,
-  where bm25 ranks by incidental words and the meaning is worth more;
+  has `long_query_terms` terms or more (and `coverage_long` the share it needs): a prose
+  question, whose every word no passage holds, where bm25 ranks by incidental words and the
+  meaning is worth more;
 - `weak`: no AND result and the best lexical hit holds few of the query's terms, or nothing was
   found: the query is likely said in other words than its answer. A vector hit alone (nothing
   lexical) must then reach `min_similarity_alone`, so a question about something absent still
@@ -48,6 +49,7 @@ def gate(
     terms: tuple[Term, ...],
     coverage: float,
     long_query_terms: int = 0,
+    coverage_long: float | None = None,
 ) -> str:
     """Which of the pack's weights applies (see the module doc)."""
     if and_found > 0:
@@ -58,9 +60,10 @@ def gate(
     held = sum(
         1 for title, content in zip(matches.title, matches.content, strict=True) if title or content
     )
-    if held / len(terms) < coverage:
+    long = 0 < long_query_terms <= len(terms)
+    if held / len(terms) < (coverage_long if long and coverage_long is not None else coverage):
         return WEAK
-    return COVERED_LONG if 0 < long_query_terms <= len(terms) else COVERED
+    return COVERED_LONG if long else COVERED
 
 
 def alone_floor(query: str, rules: SearchPack) -> float:
@@ -90,7 +93,14 @@ def join_vector_list(
     nearest = nearest_of(corpus)
     if nearest is None or settings.depth < 1:
         return hits
-    chosen = gate(hits, and_found, terms, settings.coverage, settings.long_query_terms)
+    chosen = gate(
+        hits,
+        and_found,
+        terms,
+        settings.coverage,
+        settings.long_query_terms,
+        settings.coverage_long,
+    )
     weight = settings.weight.of(chosen)
     if weight <= 0:
         return hits

@@ -34,7 +34,8 @@ _OTHER = "capy:other"
 _DIRECTIVE = re.compile(r"^%", re.MULTILINE)
 # Line breaks other than \n: the lines and columns this path reads are counted on \n alone.
 _OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
-_BLOCK_HEADER = re.compile(r"[|>][-+0-9]*(?: |$)")
+# A block scalar's header: its indicators, then nothing but spaces and a comment to the line's end.
+_BLOCK_HEADER = re.compile(r"[|>][-+0-9]*(?: +(?:#.*)?)?")
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
@@ -141,6 +142,10 @@ class _Walk:
             return _plain_scalar(node.value)
         if node.tag == _QUOTED:
             if node.style in ("|", ">"):
+                # At the root, a block scalar's lines may start in column 0, where libyaml
+                # reads a `#` line as a comment and the strict loader as text.
+                if depth == 0:
+                    raise _Unsure
                 self._check_block_header(mark)
             end = node.end_mark
             self.quoted_spans.append(((mark.line, mark.column), (end.line, end.column)))
@@ -172,9 +177,9 @@ class _Walk:
         return items
 
     def _check_block_header(self, mark: Any) -> None:
-        """`|` or `>`, its indicators, then a space or the line's end: libyaml also takes a
-        comment or a tab straight after the header, which the strict loader refuses."""
-        header = _BLOCK_HEADER.match(self.lines[mark.line], mark.column)
+        """`|` or `>`, its indicators, then spaces and a comment or the line's end: libyaml also
+        takes a comment or a tab straight after the header, which the strict loader refuses."""
+        header = _BLOCK_HEADER.fullmatch(self.lines[mark.line], mark.column)
         if header is None:
             raise _Unsure
 

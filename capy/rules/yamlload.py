@@ -104,9 +104,10 @@ def load_yaml_strict(text: str) -> Loaded:
         raise YamlLoadError("yaml-syntax", _first_line(str(exc)), Position(1, 1)) from None
     except YamlLoadError:
         raise
-    except (NotImplementedError, TypeError, ValueError, AssertionError):
+    except Exception:
         # ruamel's own faults on some hostile texts (a list as a `?` key, a comment it cannot
-        # place): still one sentence, never a traceback.
+        # place, `-_` read as an empty number): still one sentence, never a traceback. Any
+        # fault of the third-party reader on a text is the text's syntax problem to the user.
         raise YamlLoadError(
             "yaml-syntax",
             "the YAML reader could not make sense of this file",

@@ -9,7 +9,8 @@ from memory_helpers import prompt
 
 from capy.memory import learn
 from capy.memory.digest import PROMPT, read_digest
-from capy.memory.inject import prompt_part, relevant
+from capy.memory.inject import part_records, relevant
+from capy.memory.prompt_index import prompt_part
 
 NOW = 1_777_939_200.0  # 2026-05-05
 
@@ -18,6 +19,14 @@ def _digest(store, project) -> dict:
     """The digest's prompt part, as UserPromptSubmit reads it."""
     [path] = learn(store, now=NOW).digests
     return read_digest(os.path.dirname(os.path.dirname(path)), str(project), PROMPT)
+
+
+def _asked_then_said(session: str, task: str, sentence: str) -> list:
+    """A task asked for on May 2nd, then the user's sentence about how to do it."""
+    return [
+        prompt(session, task, "2026-05-02T10:00:00Z"),
+        prompt(session, sentence, "2026-05-02T10:00:01Z"),
+    ]
 
 
 def _texts(digest: dict, said: str) -> list[str]:
@@ -59,27 +68,24 @@ def test_the_prompt_part_holds_the_gated_records_and_their_idf(store, project):
     from memory_helpers import push_episode
 
     store.write(push_episode("s1", 1))
-    store.write(
-        [
-            prompt("s2", "release the parser crate", "2026-05-02T10:00:00Z"),
-            prompt(
-                "s2",
-                "I told you to always do `cargo publish --dry-run` first, let me publish myself.",
-                "2026-05-02T10:00:01Z",
-            ),
-        ]
-    )
+    publish = "I told you to always do `cargo publish --dry-run` first, let me publish myself."
+    store.write(_asked_then_said("s2", "release the parser crate", publish))
     [path] = learn(store, now=NOW).digests
     data_dir = os.path.dirname(os.path.dirname(path))
     full = read_digest(data_dir, str(project))
     part = read_digest(data_dir, str(project), PROMPT)
-    assert part == prompt_part(full) and "wrappers" not in part
+    made = prompt_part(full)
+    assert part_records(part) == part_records(made) and "wrappers" not in part
+    assert {**part, "records": None} == {**made, "records": None}
     gated = [
         item for item in full["records"] if item["confidence"] >= full["prompt"]["min_confidence"]
     ]
-    assert [item["id"] for item in part["records"]] == [item["id"] for item in gated]
-    for term, count in part["frequency"].items():
-        assert count == sum(term in item["terms"] for item in gated)
+    assert [item["id"] for item in part_records(part)] == [item["id"] for item in gated]
+    for line in part["postings"].strip("\n").split("\n"):
+        term, *ids = line.split()
+        holders = [str(i) for i, item in enumerate(gated) if term in item["terms"]]
+        assert ids == holders
+        count = len(ids)
         idf = math.log(1 + (len(gated) - count + 0.5) / (count + 0.5))
         assert part["idf_by_count"][count] == idf
     assert [item["text"] for item in relevant(part, "publish the parser crate")] == [
@@ -106,3 +112,53 @@ def test_a_principle_and_its_central_member_take_one_slot(store, project):
     shown_texts = [next(r["text"] for r in ranked if r["id"] == item) for item in shown]
     assert len(shown_texts) == len(set(shown_texts)) == 3
     assert next(r["type"] for r in ranked if r["id"] == shown[0]) == "principle"
+
+
+def _standing_digest(store, project) -> dict:
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1", 1))
+    signing = "From now on, sign every git commit with -S, release checks reject unsigned ones."
+    store.write(_asked_then_said("s2", "tidy up the history", signing))
+    return _digest(store, project)
+
+
+def test_a_standing_instruction_applies_where_the_prompt_names_its_program(store, project):
+    digest = _standing_digest(store, project)
+    signed = [record for record in part_records(digest) if record["type"] == "preference"]
+    assert [record["programs"] for record in signed] == [frozenset({"git"})]
+    # git (a program a learned rule ran) and "commit" from what the preference says: relevant,
+    # however much else the prompt asks.
+    wanted = "amend the last git commit: its message must name the ticket, reviewer and customer"
+    assert signed[0]["text"] in _texts(digest, wanted)
+    # The program alone is not enough.
+    assert signed[0]["text"] not in _texts(digest, "show the git log of the parser")
+
+
+def test_words_no_record_holds_dilute_what_a_prompt_shares(store, project):
+    from memory_helpers import push_episode
+
+    store.write(push_episode("s1", 1))
+    digest = _digest(store, project)
+    assert _texts(digest, "push the login-form branch")
+    # Two known words in a prompt mostly about other things: its README, badges, guide, site.
+    said = "rename the branch we push to in the README badges, the contributing guide and the site"
+    assert _texts(digest, said) == []
+
+
+def test_a_correction_applies_wherever_the_prompt_names_the_program_it_corrected(store, project):
+    from memory_helpers import call
+
+    said = "No, use pnpm here, this repo has a pnpm-lock.yaml and npm breaks it."
+    store.write(
+        [
+            prompt("s1", "install zod for the form validation", "2026-05-01T10:00:00Z"),
+            call("s1", "npm install zod", "added 1 package in 2s", "2026-05-01T10:00:01Z"),
+            prompt("s1", said, "2026-05-01T10:00:02Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    [correction] = [item for item in part_records(digest) if item["text"] == said]
+    assert correction["corrected"] == frozenset({"npm"})
+    assert said in _texts(digest, "add lodash-es as a dependency with npm")
+    assert said not in _texts(digest, "add lodash-es as a dependency")

@@ -94,6 +94,8 @@ def test_fixture_packs_agree_or_go_to_the_strict_loader(path):
         "<<: {a: 1}\n",  # declined: a merge key
         "just a scalar\n",
         "- 1\n- 2\n",
+        ">\n# a text line, not a comment, at the root\n",  # declined: a block scalar at the root
+        "a: > # a comment after the header\n  b\n",
     ],
 )
 def test_tricky_spellings_agree_or_are_declined(text):
@@ -111,6 +113,8 @@ def test_tricky_spellings_agree_or_are_declined(text):
         ("a:\n\tb: 1\n", "yaml-syntax"),
         ("--- 1\n--- 2\n", "yaml-syntax"),
         ("a: [1\n", "yaml-syntax"),
+        ("a: > \t\n  b\n", "yaml-syntax"),  # a tab after a block header
+        ("-_\n", "yaml-syntax"),  # ruamel itself faults, reading `-_` as an empty number
         ("a: " + "[" * (MAX_PACK_DEPTH + 1) + "]" * (MAX_PACK_DEPTH + 1) + "\n", "yaml-too-deep"),
         (
             "x: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "y: [" + ", ".join(["*a"] * 20000) + "]\n",

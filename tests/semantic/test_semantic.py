@@ -158,6 +158,29 @@ def test_the_gate_weighs_a_long_covered_query_as_prose() -> None:
     assert settings.weight.of("covered_long") > settings.weight.of("covered")
 
 
+def test_a_long_query_needs_only_its_own_coverage_to_count_as_covered() -> None:
+    from capy.retrieval.model import SearchHit
+    from capy.retrieval.query import parse_query
+    from capy.retrieval.vectors import gate
+
+    search = RULES.view("search")
+    settings = search.vectors
+    assert settings.coverage_long is not None and settings.coverage_long < settings.coverage
+    terms = parse_query(
+        "alpha bravo charlie delta echo foxtrot golf hotel india kilo", search
+    ).terms
+    share = (settings.coverage_long + settings.coverage) / 2
+    held = " ".join(term.text for term in terms[: int(len(terms) * share)])
+    best = [SearchHit(1, 1, "doc", "durable", "", held, "", "porter", 0.1)]
+
+    def chosen(long_query_terms: int) -> str:
+        return gate(best, 0, terms, settings.coverage, long_query_terms, settings.coverage_long)
+
+    # The same share of its words: enough for a prose question, too little for a short query.
+    assert chosen(len(terms)) == "covered_long"
+    assert chosen(len(terms) + 1) == "weak"
+
+
 @needs_model
 def test_a_first_hit_both_lists_hold_stays_first() -> None:
     from capy.semantic.service import index_now

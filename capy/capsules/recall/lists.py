@@ -90,6 +90,16 @@ def speaker_list(
     return lexical_list(conn, query, replace(scope, kinds=kinds), search_pack, settings).order
 
 
+def without_speaker(query: str, settings: Recall) -> str:
+    """The query less the words that name its speaker ("did the assistant explain", "did I
+    report"): they say who spoke, not what was said, and no capsule's text holds them, so a
+    question's coverage of a capsule is judged on the rest."""
+    for rule in settings.speakers:
+        if rule.active:
+            query = _compiled(rule.pattern).sub(" ", query)
+    return query
+
+
 @lru_cache(maxsize=64)
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
@@ -168,13 +178,20 @@ def graph_list(
 def context_list(
     conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
 ) -> list[int]:
-    """The session neighbours of the best-ranked capsules, in their order: an answer often sits
-    next to what names its subject (the reply after a question, the fix after an error)."""
+    """The session neighbours of the best-ranked capsules, by how much of the ranking sits near
+    them: each gains 1 / (rrf_k + rank) from every top capsule within reach. An answer often
+    sits next to what names its subject (the reply after an error, the fix after a failed
+    check), and a capsule amid several good hits lies inside the episode the question is about;
+    listed top hit by top hit, the farthest neighbours of the first outranked the nearest of
+    the second. Ties keep that order (nearest first, earlier before later)."""
     context = settings.context
     top = list(ranked[: context.from_top])
     around = sql.session_neighbours(conn, top, context.reach, scope)
-    order = [other for n in top for other in around.get(n, ())]
-    return list(dict.fromkeys(order))
+    near: dict[int, float] = {}
+    for rank, n in enumerate(top, start=1):
+        for other in around.get(n, ()):
+            near[other] = near.get(other, 0.0) + 1.0 / (settings.rrf_k + rank)
+    return sorted(near, key=lambda other: -near[other])
 
 
 class VectorSearch(Protocol):

@@ -158,6 +158,9 @@ class PromptBudget(Section):
     graph_weight: float = 0.0
     vector_floor: float = 1.0
     unanchored_weight: float = 1.0
+    unknown_weight: float = 0.0
+    standing_types: tuple[str, ...] = ()
+    standing_shared_terms: int = 1
 
 
 class Injection(Section):

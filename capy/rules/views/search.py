@@ -303,6 +303,8 @@ class Vectors(Section):
     # A query worded as a sentence (it holds a function word): absent, as min_similarity_alone.
     min_similarity_alone_worded: float | None = None
     coverage: float = 1.0
+    # The same for a long query (`long_query_terms` or more); absent: `coverage`.
+    coverage_long: float | None = None
     long_query_terms: int = 0  # 0: no query counts as long
     keep_agreed_first: bool = False
     weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
