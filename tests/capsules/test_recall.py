@@ -305,3 +305,23 @@ def test_with_a_hard_floor_the_neighbours_of_a_dropped_hit_go_and_those_of_a_kep
     assert any("Rotate the logs daily" in text for text in texts)  # a kept hit's neighbour
     assert not any("browser cache" in text for text in texts)  # the dropped hit
     assert not any("sidebar" in text for text in texts)  # the dropped hit's neighbours
+
+
+def test_the_lexical_list_takes_its_bounds_from_the_capsules_pack():
+    """On a large log a question's common words match thousands of capsules: recall ranks
+    within the capsules pack's `recall.lexical` bounds, and keeps the search pack's where the
+    capsules pack sets none."""
+    from capy.capsules.recall.lists import _for_recall
+
+    rules = load_rules()
+    search, settings = rules.view("search"), rules.view("capsules").recall
+    own = settings.lexical
+    assert own is not None
+    made = _for_recall(search, settings)
+    assert made.bm25.rank_window == own.rank_window != search.bm25.rank_window
+    assert made.bm25.essential_rows == own.essential_rows
+    assert made.query.trigram_when_porter_below == own.trigram_when_porter_below
+    assert made.limits.max_results >= settings.candidates
+    assert _for_recall(search, settings) is made  # made once, not per query
+    plain = _for_recall(search, settings.model_copy(update={"lexical": None}))
+    assert plain.bm25 == search.bm25 and plain.query == search.query
