@@ -37,3 +37,26 @@ def test_an_unknown_key_is_one_clear_error(tmp_path):
     )
     with pytest.raises(QuestionSetError, match="must hold exactly"):
         load_negatives(broken)
+
+
+def test_answer_less_questions_are_counted_per_half_on_a_real_log(tmp_path):
+    from capy.bench.recall import _negatives_table, fresh_store, load_and_drain
+    from capy.bench.recall_negatives import NegativeQuestion, run_negatives
+    from capy.capsules import CapsuleDraft
+
+    (tmp_path / "s.jsonl").write_text("{}\n", "utf-8")
+    texts = ["I adopted a grey cat called Pixel last week.", "Pixel knocks my plants over."]
+    drafts = [CapsuleDraft(kind="note", content=text, source="cli") for text in texts]
+    questions = [
+        NegativeQuestion("a", "dev", "s.jsonl", "Which helm chart did the kubernetes rollout use?"),
+        NegativeQuestion("b", "held", "s.jsonl", "What is the grey cat called?"),
+    ]
+    store = fresh_store(tmp_path / "log.db")
+    with store:
+        load_and_drain(store, drafts)
+        rows = run_negatives(store, questions, tmp_path, budget=300)
+    assert rows == [
+        {"half": "dev", "questions": 1, "returned": 0},
+        {"half": "held", "questions": 1, "returned": 1},
+    ]
+    assert _negatives_table(rows).rows == [("dev", "1", "0"), ("held", "1", "1")]
