@@ -20,6 +20,27 @@ def chunk_texts(conn: sqlcipher3.Connection, n: int) -> list[tuple[int, str]]:
     return [(int(ordinal), f"{title}\n{content}".strip()) for ordinal, title, content in rows]
 
 
+def session_neighbours(
+    conn: sqlcipher3.Connection, n: int, before: int, after: int
+) -> tuple[list[str], list[str]]:
+    """The contents of up to `before` capsules of capsule `n`'s session logged just before it
+    (oldest first) and up to `after` just after it; none for a capsule without a session."""
+    row = conn.execute("SELECT session_id FROM capsules WHERE n = ?", (n,)).fetchone()
+    if row is None or row[0] is None or before + after == 0:
+        return [], []
+    earlier = conn.execute(
+        "SELECT content FROM capsules WHERE session_id = ? AND n < ? AND forgotten_reason IS NULL "
+        "ORDER BY n DESC LIMIT ?",
+        (row[0], n, before),
+    ).fetchall()
+    later = conn.execute(
+        "SELECT content FROM capsules WHERE session_id = ? AND n > ? AND forgotten_reason IS NULL "
+        "ORDER BY n LIMIT ?",
+        (row[0], n, after),
+    ).fetchall()
+    return [str(c) for (c,) in reversed(earlier)], [str(c) for (c,) in later]
+
+
 def clear_vectors(conn: sqlcipher3.Connection, n: int, model: str) -> None:
     conn.execute("DELETE FROM capsule_vectors WHERE capsule_n = ? AND model = ?", (n, model))
 
