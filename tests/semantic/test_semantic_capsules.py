@@ -104,3 +104,34 @@ def test_the_embed_text_rule_is_part_of_the_capsule_vectors_model_id() -> None:
     assert model is not None and rule is not None
     version = pack.capsule_vector_version(model)
     assert version.startswith(model.model_id) and version.endswith(f"+{rule.tag}")
+
+
+@needs_model
+def test_forgetting_a_turn_re_embeds_the_turns_that_read_it(project_dir) -> None:
+    """A neighbour's vector read the forgotten turn's text: it is dropped with it and made
+    again, on the next drain, from what is left."""
+    from capy.capsules.stages import StageContext
+    from capy.capsules.stages.embed import embed_texts
+
+    rules = load_rules()
+    said = ["We adopted a puppy named Biscuit.", "Oh, what breed is it?", "A beagle."]
+    with open_capsules(project_dir=project_dir) as store:
+        written = store.write(
+            [
+                CapsuleDraft(kind="note", content=t, source="cli", metadata={"session_id": "s"})
+                for t in said
+            ]
+        )
+        assert not drain(store).failed
+        store.forget(written[0].id, "private")
+        numbers = [n for (n,) in store.conn.execute("SELECT n FROM capsules ORDER BY n")]
+        kept = store.conn.execute(
+            "SELECT count(*) FROM capsule_vectors WHERE capsule_n = ?", (numbers[1],)
+        ).fetchone()[0]
+        assert kept == 0
+        assert not drain(store).failed
+        again = store.conn.execute(
+            "SELECT count(*) FROM capsule_vectors WHERE capsule_n = ?", (numbers[1],)
+        ).fetchone()[0]
+        text = embed_texts(StageContext(store.conn, rules, "embed", "test"), numbers[1])
+    assert again == 1 and "Biscuit" not in text[0][1]
