@@ -79,6 +79,7 @@ def session_drafts(
         pack.archive.backfill_output_chars,
         frozenset(pack.capture.diff_tools),
         pack.capture.bounds.diff_chars,
+        pack.capture.bounds.error_chars,
         tuple(pack.capture.file_fields),
     )
     scope = Scope(session.cwd) if session.cwd else None
@@ -91,10 +92,11 @@ def session_drafts(
     for part in parts:
         extra = {"agent_id": part.agent_id} if part.agent_id else {}
         results = {m.result.call_id: m.result for m in part.messages if m.result is not None}
+        called = {call.call_id for m in part.messages for call in m.tool_calls}
         last_time = part.started_at or session.started_at
         for message in part.messages:
             last_time = message.timestamp or last_time
-            for kind, content, metadata in _events(message, results, bounds):
+            for kind, content, metadata in _events(message, results, called, bounds):
                 if content.strip() and last_time:  # an undated event has no place in time
                     yield CapsuleDraft(
                         kind=kind,
@@ -115,11 +117,12 @@ class _Bounds:
     output_chars: int
     diff_tools: frozenset[str]
     diff_chars: int
+    error_chars: int
     file_fields: tuple[str, ...]  # tool input fields naming the file a call touches
 
 
 def _events(
-    message: Message, results: dict[str, ToolResult], bounds: _Bounds
+    message: Message, results: dict[str, ToolResult], called: set[str], bounds: _Bounds
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     if message.kind == "prompt":
         yield "prompt", message.text, {}
@@ -138,13 +141,24 @@ def _events(
             files = input_files(call.input, bounds.file_fields)
             if files:
                 metadata["files"] = files
-            if call.tool in bounds.diff_tools and not (result is not None and result.is_error):
+            failed = result is not None and result.is_error
+            if call.tool in bounds.diff_tools and not failed:
                 patch = _patch(call, result)[: bounds.diff_chars]
                 yield "diff", f"{call.summary}\n\n{patch}".strip(), metadata
                 continue
-            output = result.text[: bounds.output_chars] if result is not None else ""
-            yield "tool_call", f"{call.summary}\n\n{output}".strip(), metadata
-    elif message.result is not None and message.result.is_error:
+            # A failed call is one `error` at its call's place, as hook capture records it
+            # (PostToolUseFailure): kept also as a tool call, it was a near-duplicate that
+            # took a place in the session, pushing the reply that reacts to it out of reach.
+            kind, limit = (
+                ("error", bounds.error_chars) if failed else ("tool_call", bounds.output_chars)
+            )
+            output = result.text[:limit] if result is not None else ""
+            yield kind, f"{call.summary}\n\n{output}".strip(), metadata
+    elif (
+        message.result is not None
+        and message.result.is_error
+        and message.result.call_id not in called
+    ):
         result = message.result
         metadata = {"tool": result.tool, "tool_use_id": result.call_id} if result.tool else {}
         yield "error", f"{result.summary}\n\n{result.text}".strip(), metadata

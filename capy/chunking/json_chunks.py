@@ -53,13 +53,19 @@ class _Walker:
         self.rules = rules
         self.config = rules.json_
         self.limit = rules.max_chunk_bytes
+        # Identity fields by their place in the pack's list: most items hold few of them, so
+        # each item's own keys are looked up instead of every listed name in every item.
+        self._identity_rank = {name: rank for rank, name in enumerate(self.config.identity_fields)}
         self.out: list[Piece] = []
 
     def _dumps(self, value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=self.separators)
 
-    def walk(self, value: Any, path: tuple[str, ...]) -> None:
-        text = self._dumps(value)
+    def walk(self, value: Any, path: tuple[str, ...], text: str | None = None) -> None:
+        """`text`: the value already serialised by the caller (each level serialises its members
+        to size them; serialising a big member again on the way down cost a third of the time)."""
+        if text is None:
+            text = self._dumps(value)
         if nbytes(text) <= self.limit or not isinstance(value, (dict, list)) or not value:
             self.emit(path, text)
         elif len(path) >= self.config.max_key_path_depth:
@@ -93,12 +99,13 @@ class _Walker:
         group: list[tuple[str, str]] = []
         size = 0
         for key, member in value.items():
-            line = f"{self._dumps(key)}{self.separators[1]}{self._dumps(member)}"
+            text = self._dumps(member)
+            line = f"{self._dumps(key)}{self.separators[1]}{text}"
             line_size = nbytes(line)
             if line_size > self.limit:
                 self._flush_group(path, group)
                 group, size = [], 0
-                self.walk(member, (*path, str(key)))
+                self.walk(member, (*path, str(key)), text)
                 continue
             if group and size + 1 + line_size > self.limit:
                 self._flush_group(path, group)
@@ -122,7 +129,7 @@ class _Walker:
             if text_size > self.limit:
                 self._flush_batch(path, batch)
                 batch, size = [], 0
-                self.walk(item, (*path, self._segment([(index, item)])))
+                self.walk(item, (*path, self._segment([(index, item)])), text)
                 continue
             full = len(batch) >= self.config.array_batch_items
             if batch and (full or size + 1 + text_size > self.limit):
@@ -167,8 +174,9 @@ class _Walker:
 
     def _fields(self, item: dict[str, Any]) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
-        for name in self.config.identity_fields:
-            value = item.get(name)
+        rank = self._identity_rank
+        for name in sorted((key for key in item if key in rank), key=rank.__getitem__):
+            value = item[name]
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 continue
             text = " ".join(str(value).split())

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,7 +87,14 @@ class ScanPlan:
         Options with a literal that costs a pass over the text to count (`free` tells which do
         not) are only counted when the free options leave more than `GOOD_ENOUGH` hits.
         """
-        return _cheapest(self.cover, hits, free, self.width)
+        return _cheapest(self._choices, hits, free)
+
+    @cached_property
+    def _choices(self) -> _Choice:
+        # Built once per plan: `choose` runs for every detector on every text scanned (a log's
+        # error rules on each log indexed), and rebuilding factors and option literals there
+        # cost a third of a log's error scan.
+        return _choices(self.cover, self.width)
 
 
 def _factors_in(cover: Cover) -> Iterator[Factor]:
@@ -98,29 +105,49 @@ def _factors_in(cover: Cover) -> Iterator[Factor]:
             yield from _factors_in(child)
 
 
-def _cheapest(
-    cover: Cover, count: Callable[[str], int], free: Callable[[str], bool], width: int | None
-) -> tuple[int, tuple[Factor, ...]]:
+# A cover made ready for `choose`: (_FACTOR, literal, its factor with `before` cut to the
+# width), (_ALL, parts) or (_ANY, ((option, the option's literals), ...)).
+_FACTOR, _ALL, _ANY = 0, 1, 2
+_Choice = tuple
+
+
+def _choices(cover: Cover, width: int | None) -> _Choice:
     if isinstance(cover, Factor):
         before = cover.before if width is None else min(cover.before, width)
-        return count(cover.literal), (replace(cover, before=before),)
+        return (_FACTOR, cover.literal, (replace(cover, before=before),))
     if isinstance(cover, AllOf):
-        chosen = [_cheapest(part, count, free, width) for part in cover.parts]
-        return sum(c[0] for c in chosen), tuple(f for c in chosen for f in c[1])
+        return (_ALL, tuple(_choices(part, width) for part in cover.parts))
+    options = cover.options
+    return (
+        _ANY,
+        tuple(
+            (_choices(option, width), tuple(f.literal for f in _factors_in(option)))
+            for option in options
+        ),
+    )
+
+
+def _cheapest(
+    choice: _Choice, count: Callable[[str], int], free: Callable[[str], bool]
+) -> tuple[int, tuple[Factor, ...]]:
+    if choice[0] == _FACTOR:
+        return count(choice[1]), choice[2]
+    if choice[0] == _ALL:
+        total, factors = 0, ()
+        for part in choice[1]:
+            hits, chosen = _cheapest(part, count, free)
+            total, factors = total + hits, factors + chosen
+        return total, factors
     # Free options first; ties (no hits at all, often) go to the statically best option.
-    options = sorted(cover.options, key=lambda option: not _all_free(option, free))
-    best = _cheapest(options[0], count, free, width)
-    for option in options[1:]:
-        if best[0] <= GOOD_ENOUGH and not _all_free(option, free):
+    options = sorted(choice[1], key=lambda option: not all(map(free, option[1])))
+    best = _cheapest(options[0][0], count, free)
+    for option, literals in options[1:]:
+        if best[0] <= GOOD_ENOUGH and not all(map(free, literals)):
             break  # the rest are costly too: sorted
-        found = _cheapest(option, count, free, width)
+        found = _cheapest(option, count, free)
         if (found[0], _static_rank(found[1])) < (best[0], _static_rank(best[1])):
             best = found
     return best
-
-
-def _all_free(cover: Cover, free: Callable[[str], bool]) -> bool:
-    return all(free(factor.literal) for factor in _factors_in(cover))
 
 
 def _static_rank(factors: tuple[Factor, ...]) -> tuple[int, int, int]:

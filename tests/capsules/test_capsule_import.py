@@ -152,6 +152,16 @@ def test_the_vault_backfill_keeps_times_and_sessions_and_runs_once(
     ]
     assert touched and all(c.metadata.get("files") for c in touched)
     assert all(c.metadata["files"][0] in c.content for c in touched if c.kind == "diff")
+    # A failed call is one error at its call's place, as hook capture records it: never also
+    # a tool call (a near-duplicate that took the place of the reply reacting to it).
+    calls_seen = Counter(
+        (c.metadata["session_id"], c.metadata["tool_use_id"])
+        for c in stored
+        if "tool_use_id" in c.metadata
+    )
+    assert max(calls_seen.values()) == 1
+    errors = [c for c in stored if c.kind == "error"]
+    assert errors and all(c.metadata.get("tool") and c.metadata.get("tool_use_id") for c in errors)
     again = backfill_from_vault(capsules, vault_with_a_real_session)
     assert (again.imported.new, again.imported.known) == (0, report.imported.read)
     assert all(chain.ok for chain in capsules.verify())

@@ -78,6 +78,33 @@ def test_a_question_about_what_i_asked_ranks_my_prompts_on_their_own(recalled):
     assert not any("speaker" in item.lists for item in narrowed.items)
 
 
+def test_the_words_naming_a_speaker_do_not_count_against_a_questions_coverage(recalled):
+    from capy.capsules.recall.lists import without_speaker
+
+    rules = recalled.rules.view("capsules").recall
+    rest = "the weekly rotation into layers, stages, phases, tiers, levels and steps?"
+    asked = f"How did the assistant break down {rest}"
+    said = " ".join(without_speaker(asked, rules).split())
+    assert said == f"How did the down {rest}"
+    said = " ".join(without_speaker("what did I report about the import", rules).split())
+    assert said == "what about the import"
+    # "assistant" and "break" are in no capsule; judged on the rest, the note is relevant.
+    assert recall(recalled, asked).items[0].kind == "note"
+
+
+def test_the_context_list_ranks_first_what_lies_between_good_hits(recalled):
+    from capy.capsules.recall import _settings, _where
+    from capy.capsules.recall.lists import context_list
+
+    numbers = [n for n, _ in recalled.backend.scan()]
+    where = _where(recalled, "project", None, None, None)
+    first, sixth = numbers[0], numbers[5]
+    order = context_list(recalled.conn, [first, sixth], where, _settings(recalled))
+    # The third and fourth events are within reach of both hits: they outrank the second,
+    # which only the first hit is near (listed hit by hit, the second came first).
+    assert order[:3] == [numbers[2], numbers[3], numbers[1]]
+
+
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
     result = recall(recalled, "retry_busy()")
     assert any("graph" in item.lists for item in result.items)
@@ -217,3 +244,23 @@ def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(caps
     assert len(every) == 20
     assert top(40, None) == every  # exact: rare and alpha chunks hold the top
     assert top(40, 200) == every
+
+
+def test_the_lexical_list_takes_its_bounds_from_the_capsules_pack():
+    """On a large log a question's common words match thousands of capsules: recall ranks
+    within the capsules pack's `recall.lexical` bounds, and keeps the search pack's where the
+    capsules pack sets none."""
+    from capy.capsules.recall.lists import _for_recall
+
+    rules = load_rules()
+    search, settings = rules.view("search"), rules.view("capsules").recall
+    own = settings.lexical
+    assert own is not None
+    made = _for_recall(search, settings)
+    assert made.bm25.rank_window == own.rank_window != search.bm25.rank_window
+    assert made.bm25.essential_rows == own.essential_rows
+    assert made.query.trigram_when_porter_below == own.trigram_when_porter_below
+    assert made.limits.max_results >= settings.candidates
+    assert _for_recall(search, settings) is made  # made once, not per query
+    plain = _for_recall(search, settings.model_copy(update={"lexical": None}))
+    assert plain.bm25 == search.bm25 and plain.query == search.query

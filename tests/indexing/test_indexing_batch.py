@@ -81,12 +81,15 @@ def test_small_batches_commit_one_after_another(store, rules) -> None:
     assert store.conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 7
 
 
-def test_the_bulk_merge_setting_never_outlives_the_batch(store, rules, project_dir) -> None:
+def test_the_bulk_settings_never_outlive_the_batch(store, rules, project_dir) -> None:
+    from capy.store.fts_tuning import FTS5_DEFAULTS
+
     index_batch(store, [BatchItem("a.md", NOTES)], rules=rules)
     with open_store(project_dir) as other:  # what every other connection reads
         for table in ("chunks", "chunks_trigram"):
             rows = dict(other.conn.execute(f"SELECT k, v FROM {table}_config").fetchall())
-            assert rows.get("automerge", 4) == 4
+            for name, default in FTS5_DEFAULTS.items():
+                assert int(rows.get(name, default)) == default, (table, name)
 
 
 def test_a_label_twice_in_one_batch_keeps_the_last_content(store, rules) -> None:

@@ -61,7 +61,8 @@ def ranked_items(
     fused = with_recency(fused, created, settings.recency_weight, decay)
     texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
-    patterns = compile_terms(parse_query(query, search_pack).terms)
+    spoken = ranked_lists.without_speaker(query, settings)
+    patterns = compile_terms(parse_query(spoken, search_pack).terms)
     shares = coverages([capsules[entry.n].content for entry in fused], patterns)
     found = [bool({LEXICAL, SPEAKER} & set(entry.lists)) for entry in fused]
     relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
