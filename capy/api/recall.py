@@ -20,7 +20,7 @@ def recall_reply(
     since: str | None = None,
 ) -> ToolReply:
     """Recall `query` (or a capsule by its id) from the project's capsule log."""
-    from capy.capsules import CapsuleError, open_capsules
+    from capy.capsules import CapsuleError
     from capy.capsules.location import locate_capsules
     from capy.capsules.recall import recall
     from capy.store.errors import StoreError
@@ -33,7 +33,7 @@ def recall_reply(
             data={"query": query, "budget_tokens": 0, "tokens": 0, "items": []},
         )
     try:
-        with open_capsules(project_dir=workspace.project_dir, notify=_quiet) as capsules:
+        with workspace.capsules() as capsules:
             result = recall(
                 capsules,
                 query,
@@ -53,7 +53,3 @@ def recall_reply(
         processed_bytes=sum(len(item.text.encode("utf-8")) for item in result.items),
         data=data,
     )
-
-
-def _quiet(_message: str) -> None:
-    """Notices (a migration ran) are not the agent's business."""

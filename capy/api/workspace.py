@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,8 @@ from capy.api.hints import Audience, Hints
 
 if TYPE_CHECKING:
     from capy.api.stats import SessionStats
+    from capy.capsules import CapsuleStore
+    from capy.capsules.pool import CapsulesPool
     from capy.rules import RuleSet
     from capy.store import Store
     from capy.store.pool import StorePool
@@ -46,6 +48,7 @@ class Workspace:
         self._own_sources: set[int] = set()
         self._keep_store_open = keep_store_open
         self._pool: StorePool | None = None
+        self._capsules_pool: CapsulesPool | None = None
 
     @cached_property
     def project_dir(self) -> Path:
@@ -102,9 +105,25 @@ class Workspace:
     def close_store(self) -> None:
         """Close every connection the workspace keeps open (the server's exit)."""
         with self._lock:
-            pool = self._pool
-        if pool is not None:
-            pool.close()
+            pools = [self._pool, self._capsules_pool]
+        for pool in pools:
+            if pool is not None:
+                pool.close()
+
+    def capsules(self) -> AbstractContextManager[CapsuleStore]:
+        """The open capsule log: from a pool of kept connections when the workspace keeps its
+        stores open (the server), else opened for this call alone."""
+        if not self._keep_store_open:
+            from capy.capsules import open_capsules
+
+            return open_capsules(project_dir=self.project_dir, notify=_quiet)
+        from capy.capsules.pool import CapsulesPool
+
+        project_dir = self.project_dir
+        with self._lock:
+            if self._capsules_pool is None:
+                self._capsules_pool = CapsulesPool(project_dir, notify=_quiet)
+            return self._capsules_pool.checkout()
 
     def _open_store(self):
         """A connection from the pool when the workspace keeps the store open (the server),

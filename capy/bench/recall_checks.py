@@ -72,6 +72,9 @@ def check_tables(report: dict[str, Any]) -> list:
                 "p95 ms",
                 "CPU p50 ms",
                 "CPU p95 ms",
+                "queued p50 / p95 ms",
+                "slept p50 / p95 ms",
+                "p95 less queued ms",
                 "goal p95 ms",
                 "met",
             ),
@@ -86,6 +89,9 @@ def check_tables(report: dict[str, Any]) -> list:
                 str(scale["p95_ms"]),
                 str(scale.get("cpu_p50_ms")),
                 str(scale.get("cpu_p95_ms")),
+                f"{scale.get('queued_p50_ms')} / {scale.get('queued_p95_ms')}",
+                f"{scale.get('slept_p50_ms')} / {scale.get('slept_p95_ms')}",
+                str(scale.get("unqueued_p95_ms")),
                 str(scale["goal_ms"]),
                 "yes" if scale["met"] else "no",
             )
@@ -94,7 +100,11 @@ def check_tables(report: dict[str, Any]) -> list:
             f"{scale['scopes']} scopes; {scale.get('jobs', 0):,} pipeline jobs drained by one "
             f"drain of every stage ({', '.join(scale['stages'])}); the repeated turns' vectors "
             "come from the benchmarks' vector cache; CPU ms is the process's CPU time per "
-            "recall after the first (every thread), which a busy machine does not inflate"
+            "recall after the first (every thread), which a busy machine does not inflate; "
+            "queued ms is the recalling thread's time runnable but waiting for a CPU (Linux "
+            "schedstat: a busy machine's run queue), slept ms its wall time neither running "
+            "nor queued (disk, locks, the query's embedding on its own thread); p95 less queued is "
+            "the p95 of each recall's wall time less its wait for a CPU (the goal is wall p95)"
         )
         if scale.get("reused"):
             size.notes.append(

@@ -161,13 +161,19 @@ def open_capsules(
 ) -> CapsuleStore:
     """Open (creating on first use) the capsule log, migrated; raises a `StoreError` with a
     message a person can act on."""
+    return open_located_capsules(locate_capsules(path, project_dir), rules=rules, notify=notify)
+
+
+def open_located_capsules(
+    location: CapsulesLocation, *, rules: RuleSet | None = None, notify: Notify = stderr_notice
+) -> CapsuleStore:
+    """`open_capsules` for a log already located (a pool reopening the same file)."""
     from capy.capsules.sqlite.schema import prepare_capsules
     from capy.store import refuse_missing_key_file
     from capy.store.database import open_database
     from capy.store.failures import explained_failures
     from capy.store.keys import load_key
 
-    location = locate_capsules(path, project_dir)
     with explained_failures(location.path, what="the capsule log", setting=CAPSULES_SETTING):
         refuse_missing_key_file(location)
         key = load_key(location.key_source)
@@ -183,4 +189,5 @@ __all__ = [
     "CapsulesLocation",
     "Scope",
     "open_capsules",
+    "open_located_capsules",
 ]

@@ -16,7 +16,6 @@ term, so a query about something absent still returns nothing.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -27,7 +26,7 @@ from capy.retrieval.diversity import diversify
 from capy.retrieval.fusion import Fused, reciprocal_rank_fusion
 from capy.retrieval.fuzzy import Corrector
 from capy.retrieval.matching import compile_terms
-from capy.retrieval.model import Corpus, SearchFilters, SearchHit, SearchResult
+from capy.retrieval.model import Corpus, SearchFilters, SearchHit, SearchResult, WorkBudget
 from capy.retrieval.query import (
     ParsedQuery,
     Term,
@@ -162,7 +161,7 @@ def _run(
 ) -> list[Fused]:
     """One pass: the porter list, then the trigram list when porter came back short.
 
-    A list that can only add to what is already shown runs within the pack's time budget and
+    A list that can only add to what is already shown runs within the pack's work budget and
     adds nothing when cut short: the porter list of an OR pass after AND filled every slot the
     caller sees (`found_already`), and the trigram list when every query word is a known word.
     A list that is the only way to an answer (a word that occurs only inside longer words) is
@@ -170,21 +169,20 @@ def _run(
     With the pack's `skip_optional_when_shown`, an optional trigram list is not run once porter
     found as many chunks as the caller is `shown`.
     """
-    budget = rules.query.optional_pass_budget_ms
+    budget = rules.query.optional_pass_budget_steps
     lists = {}
-    porter_cpu_ms = 0.0
+    # The porter list's work is counted even when it is not cut: the trigram list is judged by it.
+    porter_work = WorkBudget(budget if found_already else None)
     porter = porter_query(terms, conjunction=conjunction)
     if porter:
-        started = time.thread_time()
         lists["porter"] = corpus.match(
             "porter",
             porter,
             wanted,
             filters,
-            budget_ms=budget if found_already else None,
+            budget=porter_work,
             any_of=porter_phrases(terms) if conjunction == "OR" else (),
         )
-        porter_cpu_ms = (time.thread_time() - started) * 1000
     trigram, min_chars = None, rules.query.trigram_min_chars
     # Porter found enough: substring hits are not worth their cost (see the pack).
     porter_short = len(lists.get("porter", ())) < min(rules.query.trigram_when_porter_below, wanted)
@@ -197,7 +195,7 @@ def _run(
         # of a word has at least the word's postings, and there are several per word): when
         # the porter list alone used the budget, an optional trigram pass would be cut short
         # and add nothing, so it is not started.
-        spent = budget is not None and porter_cpu_ms >= budget
+        spent = budget is not None and porter_work.spent >= budget
         filled = (
             shown is not None
             and rules.query.skip_optional_when_shown
@@ -209,7 +207,7 @@ def _run(
                 trigram,
                 wanted,
                 filters,
-                budget_ms=budget if optional else None,
+                budget=WorkBudget(budget) if optional else None,
                 any_of=trigram_phrases(terms, min_chars=min_chars) if conjunction == "OR" else (),
             )
     return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)

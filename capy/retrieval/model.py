@@ -52,6 +52,20 @@ class Candidate:
         return cls(chunk_id, source_id, label, kind, title or "", content or "", rank, content_type)
 
 
+@dataclass
+class WorkBudget:
+    """The work one ranked list may do and the work it did, in the corpus's unit (the SQLite
+    corpora count virtual-machine steps: the same for a query on a store on any machine, at
+    any load). `limit` None: the work is counted, never cut."""
+
+    limit: int | None = None
+    spent: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.spent > self.limit
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One ranked chunk a search found, with its snippet."""
@@ -88,12 +102,13 @@ class Corpus(Protocol):
         limit: int,
         filters: SearchFilters,
         *,
-        budget_ms: float | None = None,
+        budget: WorkBudget | None = None,
         any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
         `fts_query` is always well-formed: the core builds it from quoted terms only. With a
-        budget, a query still running after `budget_ms` is stopped and returns nothing.
+        budget, the list adds the work it does to `budget.spent`, and a list that passes
+        `budget.limit` is stopped and returns nothing.
         `any_of`, when given, holds the quoted phrases an OR query is made of (`fts_query` is
         them joined by OR), so that a corpus may rank it without scoring every match."""
         ...

@@ -37,16 +37,13 @@ def _model_and_rules(rules: Any = None) -> tuple[Any, Any] | None:
     return rules, rules.view("semantic").model()
 
 
-def _capsule_version(model: Any) -> str:
-    return f"{model.model_id}+capsule"
-
-
 def capsule_embedder() -> LazyEmbedder | None:
     found = _model_and_rules()
     if found is None:
         return None
     rules, model = found
-    return LazyEmbedder(model, rules.view("semantic").embedding.threads, _capsule_version(model))
+    pack = rules.view("semantic")
+    return LazyEmbedder(model, pack.embedding.threads, pack.capsule_vector_version(model))
 
 
 class CapsuleVectors:
@@ -154,7 +151,7 @@ def capsule_vector_search(rules: Any = None) -> CapsuleVectors | None:
     return CapsuleVectors(
         model,
         pack.embedding.threads,
-        _capsule_version(model),
+        pack.capsule_vector_version(model),
         # Recall shows a capsule only the vector list found without a lexical floor, so each
         # must be as close as a lone vector hit in search: a question about something absent
         # still comes back empty.

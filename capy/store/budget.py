@@ -1,32 +1,47 @@
-"""Run a read within a time budget: SQLite's progress handler interrupts it past the deadline.
+"""Run a read within a work budget: SQLite's progress handler counts virtual-machine steps and
+interrupts the read once the budget's steps are spent.
 
-The budget is CPU time of the calling thread, not wall time: a loaded machine that pauses the
-thread must not cut a query short that does little work (on a small store every query ends
-well inside any budget, whatever else runs). The handler runs every thousand virtual-machine
-steps, so the check costs next to nothing; one step that loads a long FTS5 doclist can still
-overrun the deadline by a few milliseconds. An interrupted read changes nothing (it is a
-SELECT), and the connection stays usable.
+The budget is work, not time: the same query on the same store does the same steps on a fast
+machine, a slow one and a loaded one, so whether an optional pass is cut (and so the results)
+never depends on what else the machine runs. A step bound is a bound on the statements' own
+work only: it does not bound wall or CPU time (a step that reads a long FTS5 doclist, decrypts
+pages or waits for the disk counts as one, so a cold or slow store takes longer for the same
+steps), and the steps a query takes change with the data and with SQLite's query plans. The
+handler runs every thousand steps, so counting costs next to nothing and the count is exact to
+that grain (a statement of fewer steps counts none). An interrupted read changes nothing (it
+is a SELECT), and the connection stays usable.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 import sqlcipher3
 
-# Virtual-machine steps between deadline checks.
-_CHECK_EVERY = 1000
+from capy.retrieval.model import WorkBudget
+
+# Virtual-machine steps between progress-handler calls: the grain of the count.
+STEPS_PER_CHECK = 100
 
 
 def fetch_within(
-    conn: sqlcipher3.Connection, sql: str, params: Sequence[object], budget_ms: float | None
+    conn: sqlcipher3.Connection,
+    sql: str,
+    params: Sequence[object],
+    budget: WorkBudget | None,
 ) -> list[tuple] | None:
-    """All rows of `sql`, or None when it used more than `budget_ms` of CPU (None: no limit)."""
-    if budget_ms is None:
+    """All rows of `sql`, its steps added to `budget.spent`; None when the budget's limit was
+    passed before it finished (None budget: no count, no limit)."""
+    if budget is None:
         return conn.execute(sql, params).fetchall()
-    deadline = time.thread_time() + budget_ms / 1000
-    conn.set_progress_handler(lambda: time.thread_time() > deadline, _CHECK_EVERY)
+    if budget.exhausted:
+        return None
+
+    def spend() -> bool:
+        budget.spent += STEPS_PER_CHECK
+        return budget.exhausted
+
+    conn.set_progress_handler(spend, STEPS_PER_CHECK)
     try:
         return conn.execute(sql, params).fetchall()
     except sqlcipher3.OperationalError as error:
@@ -35,19 +50,3 @@ def fetch_within(
         raise
     finally:
         conn.set_progress_handler(None, 0)
-
-
-class CpuBudget:
-    """One budget shared by the statements of one ranked list (None: no limit)."""
-
-    def __init__(self, budget_ms: float | None) -> None:
-        self._deadline = None if budget_ms is None else time.thread_time() + budget_ms / 1000
-
-    def fetch(
-        self, conn: sqlcipher3.Connection, sql: str, params: Sequence[object]
-    ) -> list[tuple] | None:
-        """All rows of `sql`, or None when the budget ran out before it finished."""
-        remaining_ms = None
-        if self._deadline is not None:
-            remaining_ms = max(self._deadline - time.thread_time(), 0.0) * 1000
-        return fetch_within(conn, sql, params, remaining_ms)

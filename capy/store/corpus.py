@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
+from capy.retrieval.model import WorkBudget
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
@@ -85,7 +86,7 @@ class StoreCorpus:
         limit: int,
         filters: SearchFilters,
         *,
-        budget_ms: float | None = None,
+        budget: WorkBudget | None = None,
         any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
@@ -103,7 +104,7 @@ class StoreCorpus:
                 limit,
                 window=self.window,
                 essential_rows=self.essential_rows,
-                budget_ms=budget_ms,
+                budget=budget,
                 database=str(self.store.path),
             )
             return self._read(top or [])

@@ -29,7 +29,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from capy.store.budget import CpuBudget
+from capy.retrieval.model import WorkBudget
+from capy.store.budget import fetch_within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -155,17 +156,16 @@ def ranked_top(
     *,
     window: int | None,
     essential_rows: int,
-    budget_ms: float | None,
+    budget: WorkBudget | None,
     database: str,
 ) -> list[tuple[int, float]] | None:
     """The best `limit` (rowid, bm25) of `fts_query` among the rows under `condition` (see
     `bm25_statement`): an OR query (`any_of` its phrases) from its rare phrases when that ranks
-    it better, else the plain windowed statement; every statement within one CPU budget (None:
-    a statement ran out of time)."""
-    budget = CpuBudget(budget_ms)
+    it better, else the plain windowed statement; every statement within one work budget (None:
+    a statement ran out of work)."""
 
     def fetch(sql: str, values: Sequence[object]) -> list[tuple] | None:
-        return budget.fetch(conn, sql, values)
+        return fetch_within(conn, sql, values, budget)
 
     def rank(
         expression: str, window: int | None, most: int | None

@@ -45,6 +45,8 @@ class _Located:
 class StorePool:
     """Reusable open stores for one project; `close()` ends them all (at server exit)."""
 
+    what = "the knowledge base"  # the database, as an error names it
+
     def __init__(
         self, project_dir: Path, db_path: Path | None = None, *, notify: Notify = stderr_notice
     ) -> None:
@@ -92,7 +94,7 @@ class StorePool:
         located = self._location()
         with self._lock:
             if self._closed:
-                raise StoreError("the knowledge base is closed: the server is shutting down")
+                raise StoreError(f"{self.what} is closed: the server is shutting down")
         self._drop_stale(_identity(located.location))
         with self._lock:
             if self._idle:
@@ -142,6 +144,12 @@ class StorePool:
 
         return open_located(location, notify=self._notify)
 
+    def _locate(self) -> Any:
+        """Where the database and its key are now (a subclass pools another database)."""
+        from capy.store import locate_store
+
+        return locate_store(self._project_dir, self._db_path)
+
     def _location(self) -> _Located:
         """The store's location, read again only when a settings file or the environment
         changed (the same test the on-disk caches use)."""
@@ -155,10 +163,8 @@ class StorePool:
             and watched.is_fresh(located.watch)
         ):
             return located
-        from capy.store import locate_store
-
         watch = watched.watch_list(watched.config_inputs(self._project_dir))
-        location = locate_store(self._project_dir, self._db_path)
+        location = self._locate()
         located = _Located(location, watch, environment)
         self._located = located
         return located

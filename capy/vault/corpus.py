@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from capy.retrieval import Candidate, SearchFilters, SearchResult, search
+from capy.retrieval.model import WorkBudget
 from capy.store.budget import fetch_within
 from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.vocabulary import known_words
@@ -50,7 +51,7 @@ class VaultCorpus:
         limit: int,
         filters: SearchFilters,
         *,
-        budget_ms: float | None = None,
+        budget: WorkBudget | None = None,
         any_of: tuple[str, ...] = (),  # every match is ranked here: nothing to skip
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
@@ -74,7 +75,7 @@ class VaultCorpus:
              ORDER BY ranked.score, ranked.row_id
         """
         query_params = (*self.weights, fts_query, *params, limit)
-        rows = fetch_within(self.vault.conn, sql, query_params, budget_ms) or []
+        rows = fetch_within(self.vault.conn, sql, query_params, budget) or []
         return [Candidate.from_row(row) for row in rows]
 
     def _scope(self, filters: SearchFilters) -> tuple[str, list[object]]:

@@ -69,8 +69,34 @@ def test_the_scale_check_builds_the_size_asked_and_times_recall_over_it(tmp_path
     assert scale["capsules"] == 40 and scale["queries"] == 2
     assert scale["stages"][0] == "chunk"  # embed too only when recall reads vectors
     assert 0 < scale["p50_ms"] <= scale["p95_ms"]
+    assert None not in (scale["queued_p95_ms"], scale["slept_p95_ms"], scale["unqueued_p95_ms"])
     table = check_tables({"rebuild": {"skipped": "not asked"}, "scale": scale})[-1]
     assert table.title.startswith("recall at scale (40 capsules")
+
+
+def test_the_scale_timing_tells_a_threads_cpu_from_its_wait_for_one_and_its_sleep():
+    """Wall time beyond CPU time is either the run queue of a busy machine or sleep (disk,
+    locks, another thread): the kernel's per-thread schedstat tells them apart."""
+    import time
+
+    from capy.bench.recall_scale import _thread_schedule
+
+    before = _thread_schedule()
+    assert before is not None, "Linux keeps /proc/thread-self/schedstat"
+    started = time.thread_time()
+    while time.thread_time() - started < 0.02:
+        pass
+    spun = _thread_schedule()
+    asleep_from = time.monotonic()
+    time.sleep(0.3)
+    slept = _thread_schedule()
+    wall_ms = (time.monotonic() - asleep_from) * 1000
+    assert spun is not None and slept is not None
+    assert spun[0] - before[0] >= 19  # ms on a CPU: the 20 ms spun
+    assert slept[0] - spun[0] < 10  # asleep, the thread neither ran
+    # nor waited in the run queue while asleep: only the wait after waking (long on a loaded
+    # machine, so bounded by the wall time past the sleep, never by a fixed figure) counts
+    assert slept[1] - spun[1] <= wall_ms - 300 + 5
 
 
 def test_the_scale_log_is_reused_from_the_cache_while_nothing_that_shapes_it_changed(

@@ -244,3 +244,23 @@ def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(caps
     assert len(every) == 20
     assert top(40, None) == every  # exact: rare and alpha chunks hold the top
     assert top(40, 200) == every
+
+
+def test_the_lexical_list_takes_its_bounds_from_the_capsules_pack():
+    """On a large log a question's common words match thousands of capsules: recall ranks
+    within the capsules pack's `recall.lexical` bounds, and keeps the search pack's where the
+    capsules pack sets none."""
+    from capy.capsules.recall.lists import _for_recall
+
+    rules = load_rules()
+    search, settings = rules.view("search"), rules.view("capsules").recall
+    own = settings.lexical
+    assert own is not None
+    made = _for_recall(search, settings)
+    assert made.bm25.rank_window == own.rank_window != search.bm25.rank_window
+    assert made.bm25.essential_rows == own.essential_rows
+    assert made.query.trigram_when_porter_below == own.trigram_when_porter_below
+    assert made.limits.max_results >= settings.candidates
+    assert _for_recall(search, settings) is made  # made once, not per query
+    plain = _for_recall(search, settings.model_copy(update={"lexical": None}))
+    assert plain.bm25 == search.bm25 and plain.query == search.query

@@ -1,5 +1,5 @@
 """The cheap paths a search takes on a large store: the bm25 window, the OR and trigram skips,
-the time budget of passes that can only add, and the definition boost that ranks where a name
+the work budget of passes that can only add, and the definition boost that ranks where a name
 is declared above where it is used."""
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ class RecordingCorpus(StoreCorpus):
     def __init__(self, *args, **options) -> None:
         super().__init__(*args, **options)
         self.queries: list[tuple[str, str]] = []
-        self.calls: list[tuple[str, str, float | None]] = []
+        self.calls: list[tuple[str, str, int | None]] = []  # layer, query, budget's limit
+        self.spent: list[int | None] = []  # the steps each call counted (None: not counted)
 
-    def match(self, layer, fts_query, limit, filters, *, budget_ms=None, any_of=()):
+    def match(self, layer, fts_query, limit, filters, *, budget=None, any_of=()):
         self.queries.append((layer, fts_query))
-        self.calls.append((layer, fts_query, budget_ms))
-        return super().match(layer, fts_query, limit, filters, budget_ms=budget_ms, any_of=any_of)
+        self.calls.append((layer, fts_query, budget.limit if budget else None))
+        found = super().match(layer, fts_query, limit, filters, budget=budget, any_of=any_of)
+        self.spent.append(budget.spent if budget else None)
+        return found
 
 
 def recording(store, rules) -> RecordingCorpus:
@@ -179,7 +182,7 @@ def test_trigram_of_known_words_runs_within_the_budget(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
     corpus = recording(store, rules)
     search(corpus, "writer segments", rules=rules.view("search"), limit=5)
-    budget = rules.view("search").query.optional_pass_budget_ms
+    budget = rules.view("search").query.optional_pass_budget_steps
     assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
 
 
@@ -192,7 +195,7 @@ def test_trigram_of_known_words_is_skipped_once_porter_fills_what_is_shown(store
     always = with_search(rules, "query", skip_optional_when_shown=False)
     corpus = recording(store, always)
     search(corpus, "writer segments", rules=always.view("search"), limit=1)
-    budget = rules.view("search").query.optional_pass_budget_ms
+    budget = rules.view("search").query.optional_pass_budget_steps
     assert ("trigram", '"writer" AND "segments"', budget) in corpus.calls
 
 
@@ -219,9 +222,9 @@ def test_or_pass_still_runs_when_one_source_holds_every_and_hit(store, put, rule
 def test_trigram_of_known_words_is_not_started_once_porter_used_the_budget(store, put, rules):
     put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
     put("wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])
-    # Any porter pass uses more CPU than this budget; the trigram list of the same words would
+    # Any porter pass uses all of a budget of no steps; the trigram list of the same words would
     # cost more still, so it could only be cut short.
-    tight = with_search(rules, "query", optional_pass_budget_ms=1e-6)
+    tight = with_search(rules, "query", optional_pass_budget_steps=0)
     corpus = recording(store, tight)
     search(corpus, "writer segments", rules=tight.view("search"), limit=5)
     assert corpus.calls[0][0] == "porter"
@@ -236,7 +239,7 @@ def test_no_budget_runs_every_optional_pass_whole(store, put, rules):
     """The pack may say no budget at all (None): the trigram list of known words then runs
     uncut, instead of the comparison with a missing budget failing."""
     put("notes.md", [("one", "the writer flushes segments"), ("two", "a writer rotates logs")])
-    unlimited = with_search(rules, "query", optional_pass_budget_ms=None)
+    unlimited = with_search(rules, "query", optional_pass_budget_steps=None)
     corpus = recording(store, unlimited)
     result = search(corpus, "writer segments", rules=unlimited.view("search"), limit=5)
     assert [hit.title for hit in result.hits][:1] == ["one"]
@@ -274,12 +277,13 @@ def test_an_and_with_a_word_found_nowhere_skips_the_trigram_list(store, put, rul
 
 
 def test_a_query_past_its_budget_returns_nothing_and_the_connection_stays_usable(store):
+    from capy.retrieval.model import WorkBudget
     from capy.store.budget import fetch_within
 
     endless = (
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
         "SELECT count(*) FROM n WHERE i < 0"
     )
-    assert fetch_within(store.conn, endless, (), budget_ms=20) is None
-    assert fetch_within(store.conn, "SELECT 1", (), budget_ms=20) == [(1,)]
-    assert fetch_within(store.conn, "SELECT 2", (), budget_ms=None) == [(2,)]
+    assert fetch_within(store.conn, endless, (), WorkBudget(20_000)) is None
+    assert fetch_within(store.conn, "SELECT 1", (), WorkBudget(20_000)) == [(1,)]
+    assert fetch_within(store.conn, "SELECT 2", (), None) == [(2,)]

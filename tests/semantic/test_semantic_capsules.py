@@ -55,3 +55,83 @@ def test_embedded_capsules_are_recalled_by_meaning(project_dir) -> None:
         hybrid = recall(store, question, vectors=searcher)
     assert not any("SIGTERM" in item.text for item in lexical.items)
     assert "SIGTERM" in hybrid.items[0].text and "vector" in hybrid.items[0].lists
+
+
+def test_a_turn_is_embedded_led_by_the_turn_before_it_in_its_session(project_dir) -> None:
+    """The embed text rule (semantic pack `capsule_context`): a short answer is embedded with
+    the turn it answers, never with another session's turn; the chunk stays the capsule's own."""
+    from capy.capsules.stages import StageContext
+    from capy.capsules.stages.embed import embed_texts
+
+    rules = load_rules()
+    rule = rules.view("semantic").embedding.capsule_context
+    assert rule is not None and rule.before >= 1
+    turns = [
+        ("a", "Did you finish the pottery class you signed up for in May?"),
+        ("b", "Unrelated: the train to Lisbon leaves at nine."),
+        ("a", "Yes, I did!"),
+    ]
+    with open_capsules(project_dir=project_dir) as store:
+        store.write(
+            [
+                CapsuleDraft(
+                    kind="note", content=text, source="cli", metadata={"session_id": session}
+                )
+                for session, text in turns
+            ]
+            + [CapsuleDraft(kind="note", content="No session here.", source="cli")]
+        )
+        assert not drain(store).failed  # the chunk stage makes the chunks
+        context = StageContext(store.conn, rules, "embed", "test")
+        numbers = [n for (n,) in store.conn.execute("SELECT n FROM capsules ORDER BY n")]
+        answer = embed_texts(context, numbers[2])
+        alone = embed_texts(context, numbers[3])
+        first = embed_texts(context, numbers[0])
+        own = store.conn.execute("SELECT content FROM capsule_chunks").fetchall()
+    assert len(answer) == 1 and "pottery class" in answer[0][1] and "Yes, I did!" in answer[0][1]
+    assert "Lisbon" not in answer[0][1]
+    assert alone[0][1].endswith("No session here.") and "Yes" not in alone[0][1]
+    assert first[0][1].endswith(turns[0][1]) and "Lisbon" not in first[0][1]
+    assert not any("pottery" in text and "Yes, I did" in text for (text,) in own)
+
+
+def test_the_embed_text_rule_is_part_of_the_capsule_vectors_model_id() -> None:
+    """Vectors record the model and the text rule, so a rule change marks them stale (the
+    embed stage's derivation version takes the embedder's model id) and recall ignores them."""
+    pack = load_rules().view("semantic")
+    model = pack.model()
+    rule = pack.embedding.capsule_context
+    assert model is not None and rule is not None
+    version = pack.capsule_vector_version(model)
+    assert version.startswith(model.model_id) and version.endswith(f"+{rule.tag}")
+
+
+@needs_model
+def test_forgetting_a_turn_re_embeds_the_turns_that_read_it(project_dir) -> None:
+    """A neighbour's vector read the forgotten turn's text: it is dropped with it and made
+    again, on the next drain, from what is left."""
+    from capy.capsules.stages import StageContext
+    from capy.capsules.stages.embed import embed_texts
+
+    rules = load_rules()
+    said = ["We adopted a puppy named Biscuit.", "Oh, what breed is it?", "A beagle."]
+    with open_capsules(project_dir=project_dir) as store:
+        written = store.write(
+            [
+                CapsuleDraft(kind="note", content=t, source="cli", metadata={"session_id": "s"})
+                for t in said
+            ]
+        )
+        assert not drain(store).failed
+        store.forget(written[0].id, "private")
+        numbers = [n for (n,) in store.conn.execute("SELECT n FROM capsules ORDER BY n")]
+        kept = store.conn.execute(
+            "SELECT count(*) FROM capsule_vectors WHERE capsule_n = ?", (numbers[1],)
+        ).fetchone()[0]
+        assert kept == 0
+        assert not drain(store).failed
+        again = store.conn.execute(
+            "SELECT count(*) FROM capsule_vectors WHERE capsule_n = ?", (numbers[1],)
+        ).fetchone()[0]
+        text = embed_texts(StageContext(store.conn, rules, "embed", "test"), numbers[1])
+    assert again == 1 and "Biscuit" not in text[0][1]

@@ -47,14 +47,14 @@ def lexical_list(
 ) -> LexicalList:
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
     chunk = settings.chunk_weights
+    rules = _for_recall(search_pack, settings)
     corpus = sql.CapsuleCorpus(
         conn,
         scope,
         weights=(chunk.title, chunk.content),
-        essential_rows=search_pack.bm25.essential_rows,
-        window=search_pack.bm25.rank_window,
+        essential_rows=rules.bm25.essential_rows,
+        window=rules.bm25.rank_window,
     )
-    rules = _widened(search_pack, settings.candidates)
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}
     for hit in result.hits:
@@ -105,14 +105,31 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _widened(pack: SearchPack, candidates: int) -> SearchPack:
-    """The search pack allowing `candidates` results: a tool call's cap is for what an agent
-    reads, while recall reads candidates to fuse."""
-    if pack.limits.max_results >= candidates:
-        return pack
-    return pack.model_copy(
-        update={"limits": pack.limits.model_copy(update={"max_results": candidates})}
-    )
+def _for_recall(pack: SearchPack, settings: Recall) -> SearchPack:
+    """The search pack as recall's lexical list uses it: `candidates` results (a tool call's
+    cap is for what an agent reads, while recall reads candidates to fuse), and the bounds of
+    the capsules pack's `recall.lexical` in place of the search pack's."""
+    if _recall_pack and _recall_pack[0] is pack and _recall_pack[1] is settings:
+        return _recall_pack[2]
+    limits, bm25, query = pack.limits, pack.bm25, pack.query
+    if limits.max_results < settings.candidates:
+        limits = limits.model_copy(update={"max_results": settings.candidates})
+    own = settings.lexical
+    if own is not None:
+        bm25 = bm25.model_copy(update=_set(own, "rank_window", "essential_rows"))
+        query = query.model_copy(update=_set(own, "trigram_when_porter_below"))
+    made = pack.model_copy(update={"limits": limits, "bm25": bm25, "query": query})
+    _recall_pack[:] = [pack, settings, made]
+    return made
+
+
+# The last search pack made for recall and the packs it came from: made once, not per query.
+_recall_pack: list = []
+
+
+def _set(section: object, *names: str) -> dict[str, object]:
+    """The named fields of `section` that are set (None: keep the search pack's)."""
+    return {name: getattr(section, name) for name in names if getattr(section, name) is not None}
 
 
 def query_entities(

@@ -17,6 +17,7 @@ from capy.capsules.chain import GENESIS, ChainLink, link_hash
 from capy.capsules.model import Capsule, Scope, capsule_id, unix_seconds
 from capy.capsules.sqlite.derived import clear_chunks
 from capy.capsules.sqlite.graph import forget_capsule_entities
+from capy.capsules.sqlite.vectors import forget_from_neighbours
 from capy.store.database import transaction
 
 _COLUMNS = (
@@ -291,6 +292,8 @@ def purge_derived(conn: sqlcipher3.Connection, n: int, capsule: Capsule) -> None
     clear_chunks(conn, n)
     forget_capsule_entities(conn, n)
     conn.execute("DELETE FROM capsule_vectors WHERE capsule_n = ?", (n,))
+    # Its neighbours' vectors read its text too (the semantic pack's `capsule_context`).
+    forget_from_neighbours(conn, n, capsule.metadata.get("session_id"))
     conn.execute(
         "DELETE FROM summaries WHERE tenant = ? AND project = ? AND first_seq <= ? "
         "AND last_seq >= ?",

@@ -16,6 +16,7 @@ import sqlcipher3
 
 from capy.capsules.model import Scope
 from capy.retrieval import Candidate, SearchFilters
+from capy.retrieval.model import WorkBudget
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
@@ -103,7 +104,7 @@ class CapsuleCorpus:
         limit: int,
         filters: SearchFilters,
         *,
-        budget_ms: float | None = None,
+        budget: WorkBudget | None = None,
         any_of: tuple[str, ...] = (),
     ) -> list[Candidate]:
         table = _TABLES.get(layer)
@@ -120,7 +121,7 @@ class CapsuleCorpus:
                 limit,
                 window=self.window,
                 essential_rows=self.essential_rows,
-                budget_ms=budget_ms,
+                budget=budget,
                 database=_database(self.conn),
             )
             return self._read(top or [])

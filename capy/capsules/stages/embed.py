@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from capy.capsules.model import Capsule
-from capy.capsules.sqlite.vectors import chunk_texts, clear_vectors, write_vectors
+from capy.capsules.sqlite.vectors import (
+    chunk_texts,
+    clear_vectors,
+    session_neighbours,
+    write_vectors,
+)
 from capy.capsules.stages import StageContext
 
 PROVIDER_MODULE = "capy.semantic.capsules"
@@ -35,6 +40,21 @@ def find_embedder() -> Embedder | None:
     return None if factory is None else factory()
 
 
+def embed_texts(context: StageContext, n: int) -> list[tuple[int, str]]:
+    """Capsule `n`'s chunks as the model reads them: each led by the capsules of its session
+    just before it and followed by those just after, as many and as long as the semantic
+    pack's `capsule_context` says, so that a short turn ("Yes, I did!") carries what it
+    answers. The chunks themselves (what recall shows and counts) stay the capsule's own."""
+    pairs = chunk_texts(context.conn, n)
+    rule = context.rules.view("semantic").embedding.capsule_context
+    if rule is None or not pairs:
+        return pairs
+    earlier, later = session_neighbours(context.conn, n, rule.before, rule.after)
+    head = [text[: rule.chars] for text in earlier]
+    tail = [text[: rule.chars] for text in later]
+    return [(ordinal, "\n".join([*head, text, *tail])) for ordinal, text in pairs]
+
+
 Prepared = tuple[list[tuple[int, str]], list[bytes]]  # a capsule's chunk texts and vectors
 
 
@@ -44,7 +64,7 @@ def prepare(context: StageContext, items: Sequence[tuple[int, Capsule]]) -> dict
     embedder: Embedder | None = context.embedder
     if embedder is None:
         return {}
-    texts = {n: chunk_texts(context.conn, n) for n, capsule in items if not capsule.forgotten}
+    texts = {n: embed_texts(context, n) for n, capsule in items if not capsule.forgotten}
     flat = [text for pairs in texts.values() for _, text in pairs]
     vectors = iter(list(embedder.embed(flat)) if flat else [])
     return {n: (pairs, [next(vectors) for _ in pairs]) for n, pairs in texts.items()}
@@ -58,7 +78,7 @@ def run(context: StageContext, n: int, capsule: Capsule, prepared: Prepared | No
     clear_vectors(context.conn, n, embedder.model_id)
     if capsule.forgotten:
         return 0
-    texts = chunk_texts(context.conn, n)
+    texts = embed_texts(context, n)
     if prepared is not None and prepared[0] == texts:
         vectors = prepared[1]
     else:

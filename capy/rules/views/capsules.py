@@ -215,6 +215,14 @@ class RecallVectors(Section):
     shortlist_rows: int
 
 
+class RecallLexical(Section):
+    """The lexical list's own bounds on the search pack's (None: the search pack's)."""
+
+    rank_window: int | None = None
+    essential_rows: int | None = None
+    trigram_when_porter_below: int | None = None
+
+
 class Recall(Section):
     """How recall ranks, fuses, folds and fits capsules into a brief (see the pack)."""
 
@@ -226,6 +234,7 @@ class Recall(Section):
     rrf_k: int
     weights: RecallWeights
     chunk_weights: RecallChunkWeights
+    lexical: RecallLexical | None = None  # None: the search pack's bounds
     recency_weight: float
     graph: RecallGraph
     context: RecallContext

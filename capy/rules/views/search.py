@@ -25,8 +25,9 @@ class Query(Section):
     or_trigram_max_terms: int = 3
     # The trigram list runs only when the porter list found fewer candidates (see the pack).
     trigram_when_porter_below: int = 1000
-    # Milliseconds a pass gets when it can only add to what was found (None: no limit).
-    optional_pass_budget_ms: float | None = None
+    # SQLite virtual-machine steps a pass gets when it can only add to what was found (None:
+    # no limit); work, not time, so results do not depend on the machine or its load.
+    optional_pass_budget_steps: int | None = None
     # An optional pass is not run once the AND results fill every result shown (see the pack).
     skip_optional_when_shown: bool = False
 

@@ -37,6 +37,17 @@ class EmbeddingModel(RuleView):
         return next(entry for entry in self.files if entry.name == name)
 
 
+class CapsuleContext(Section):
+    before: int
+    after: int
+    chars: int
+
+    @property
+    def tag(self) -> str:
+        """How capsule vectors were made, for their model id (a change re-embeds them)."""
+        return f"b{self.before}a{self.after}c{self.chars}"
+
+
 class Embedding(Section):
     batch_size: int
     # Tokens per piece of a long chunk (absent: the model's max_tokens).
@@ -50,6 +61,8 @@ class Embedding(Section):
     quiet_seconds: float
     # A loaded model unused this long is dropped from memory (None: kept while the process runs).
     release_after_seconds: float | None = None
+    # What a capsule's vector reads besides its chunk: its session neighbours (None: nothing).
+    capsule_context: CapsuleContext | None = None
 
 
 class SemanticPack(PackView):
@@ -65,6 +78,11 @@ class SemanticPack(PackView):
         if embedding.window_tokens is not None:
             cut = f"t{embedding.window_tokens}{cut}"
         return f"{model.model_id}+{cut}"
+
+    def capsule_vector_version(self, model: EmbeddingModel) -> str:
+        """What capsule vectors record: the model id and the text rule they were embedded by."""
+        context = self.embedding.capsule_context
+        return f"{model.model_id}+capsule" + ("" if context is None else f"+{context.tag}")
 
     def model(self, model_id: str | None = None) -> EmbeddingModel | None:
         """The live model with this rule id (the pack's default when None)."""
