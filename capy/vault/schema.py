@@ -10,6 +10,7 @@ Conventions:
   names how `data` is stored (the bytes never decide it); `size` is the uncompressed length.
 - A message row's rowid is `chunk_rowid(sessions.id, ordinal)` in both FTS tables, so all rows
   of one session are one rowid range (replaced with a range delete) and the lists fuse by rowid.
+  `messages_trigram` is an index only (since 0007): a message's text is read from `messages`.
 - Session times are the transcript's own ISO-8601 strings; `imported_at` is Unix seconds.
 """
 
@@ -164,6 +165,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             DELETE FROM session_vectors WHERE source_id = new.id;
             UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
         END;
+        """,
+    ),
+    Migration(
+        "0007-contentless-trigram",
+        """
+        -- The trigram table keeps only its index: a message's title and body are stored once,
+        -- in `messages` (same rowid), instead of a second copy the trigram list never read
+        -- (it ranks rowids; search reads the text from `messages`), as the knowledge base's
+        -- chunks_trigram since its 0009. `contentless_delete` keeps the range deletes of a
+        -- replaced session and of the trigger of 0004 (which names the table, not its
+        -- columns) working unchanged. The index is built again from `messages`, in this
+        -- migration's one transaction: stopped halfway, the vault keeps its old table.
+        DROP TABLE messages_trigram;
+        CREATE VIRTUAL TABLE messages_trigram USING fts5 (
+            title, body,
+            content = '', contentless_delete = 1,
+            tokenize = 'trigram'
+        );
+        INSERT INTO messages_trigram (rowid, title, body) SELECT rowid, title, body FROM messages;
         """,
     ),
 )

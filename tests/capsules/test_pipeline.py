@@ -44,7 +44,7 @@ def derived_snapshot(conn) -> dict[str, list]:
     name = "(SELECT type || ':' || name FROM entities WHERE id = {})"
     queries = {
         "chunks": "SELECT rowid, title, content FROM capsule_chunks ORDER BY rowid",
-        "trigram": "SELECT rowid, title, content FROM capsule_chunks_trigram ORDER BY rowid",
+        "trigram": "SELECT rowid FROM capsule_chunks_trigram ORDER BY rowid",
         "chunk_sets": "SELECT * FROM capsule_chunk_sets ORDER BY capsule_n",
         "mentions": f"SELECT capsule_n, {name.format('entity_id')}, mentions, version "
         "FROM capsule_entities ORDER BY 1, 2",

@@ -39,12 +39,16 @@ def write_chunks(
         (chunk_rowid(n, ordinal), title, content, n, ordinal)
         for ordinal, (title, content) in enumerate(chunks)
     ]
-    for table in CHUNK_TABLES:
-        conn.executemany(
-            f"INSERT INTO {table} (rowid, title, content, capsule_n, ordinal) "
-            "VALUES (?, ?, ?, ?, ?)",
-            rows,
-        )
+    conn.executemany(
+        "INSERT INTO capsule_chunks (rowid, title, content, capsule_n, ordinal) "
+        "VALUES (?, ?, ?, ?, ?)",
+        rows,
+    )
+    # The trigram table is an index only: it takes the text to index and stores none of it.
+    conn.executemany(
+        "INSERT INTO capsule_chunks_trigram (rowid, title, content) VALUES (?, ?, ?)",
+        [row[:3] for row in rows],
+    )
     conn.execute(
         "INSERT INTO capsule_chunk_sets (capsule_n, version, chunks) VALUES (?, ?, ?)",
         (n, version, len(rows)),

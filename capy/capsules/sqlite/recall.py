@@ -124,7 +124,7 @@ class CapsuleCorpus:
                 budget=budget,
                 database=_database(self.conn),
             )
-            return self._read(table, top or [])
+            return self._read(top or [])
 
     def _condition(self, table: str) -> tuple[str, list[object]]:
         """The scope as SQL on `table`'s rows, made once per table."""
@@ -134,14 +134,16 @@ class CapsuleCorpus:
             condition = self._conditions[table] = self.scope.condition(self.conn, column)
         return condition
 
-    def _read(self, table: str, top: list[tuple[int, float]]) -> list[Candidate]:
+    def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
         """The ranked rows as candidates, in their order (large chunks are read for the few
         rows kept, never sorted)."""
         if not top:
             return []
         ids = [rowid for rowid, _ in top]
+        # Either list's text is read from the porter table: the trigram table stores none.
         rows = self.conn.execute(
-            f"SELECT rowid, title, content FROM {table} WHERE rowid IN ({_marks(ids)})", ids
+            f"SELECT rowid, title, content FROM capsule_chunks WHERE rowid IN ({_marks(ids)})",
+            ids,
         ).fetchall()
         by_id = {int(row[0]): row for row in rows}
         return [

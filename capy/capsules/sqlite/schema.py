@@ -9,9 +9,10 @@ Three parts, each with its own rules:
   job twice is one job; targets are capsule ids, or `scope:<tenant>/<project>` for stages that
   run per scope.
 - Derived tables: chunks (FTS5, porter and trigram, rowid `chunk_rowid(capsule rowid,
-  ordinal)`), entities and their mentions, relations, graph edges, summaries, vectors and the
-  LLM reply cache. Every derived row records the derivation version that made it; any of them
-  can be dropped and rebuilt from the log alone.
+  ordinal)`; the trigram table is an index only, its text read from `capsule_chunks`),
+  entities and their mentions, relations, graph edges, summaries, vectors and the LLM reply
+  cache. Every derived row records the derivation version that made it; any of them can be
+  dropped and rebuilt from the log alone.
 Times are REAL Unix seconds except `created_at`, the capsule's canonical ISO 8601 string.
 """
 
@@ -332,6 +333,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE TRIGGER capsule_vectors_deleted AFTER DELETE ON capsule_vectors BEGIN
             UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors.changes';
         END;
+        """,
+    ),
+    Migration(
+        "0014-contentless-trigram",
+        """
+        -- The trigram table keeps only its index: a chunk's title and content are stored once,
+        -- in `capsule_chunks` (same rowid), instead of a second copy the trigram list never
+        -- read (it ranks rowids; recall reads the text from `capsule_chunks`), as the knowledge
+        -- base's chunks_trigram since its 0009. Its UNINDEXED columns go too: the rowid holds
+        -- the capsule and ordinal. `contentless_delete` keeps the range deletes of erasure and
+        -- of a re-chunked capsule, and the full delete of a rebuild, working unchanged. The
+        -- index is built again from `capsule_chunks`, in this migration's one transaction:
+        -- stopped halfway, the log keeps its old table.
+        DROP TABLE capsule_chunks_trigram;
+        CREATE VIRTUAL TABLE capsule_chunks_trigram USING fts5 (
+            title, content,
+            content = '', contentless_delete = 1,
+            tokenize = 'trigram'
+        );
+        INSERT INTO capsule_chunks_trigram (rowid, title, content)
+            SELECT rowid, title, content FROM capsule_chunks;
         """,
     ),
 )
