@@ -135,6 +135,7 @@ def _open_under_lock(
 def _open_once(
     path: Path, key: DatabaseKey, verify: bool, migrate: Migrator | None
 ) -> sqlcipher3.Connection:
+    _create_private(path)
     _check_file(path)
     conn = connect(path, key)
     try:
@@ -160,6 +161,17 @@ def _migrate_knowledge_base(conn: sqlcipher3.Connection) -> None:
     from capy.store.migrations import migrate
 
     migrate(conn)
+
+
+def _create_private(path: Path) -> None:
+    """Make a missing database file readable by its owner only, before SQLite creates it with
+    the umask's mode (0644 by default): SQLite then gives its -wal and -shm the same mode. The
+    contents are encrypted either way; the mode keeps a folder made by something else (or a
+    `--db` path outside capy's 0700 folder) from showing others even their size and timing.
+    Any failure (it exists, the folder is read-only) is left for SQLite to meet and report as
+    it always has."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
 
 
 def _is_new(path: Path) -> bool:

@@ -124,3 +124,21 @@ def test_reopening_applies_no_migration_twice(env) -> None:
     conn = connect(env.db_path, env.key())
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     conn.close()
+
+
+def test_a_new_database_and_its_wal_are_readable_by_their_owner_only(env) -> None:
+    """Whatever the umask and whoever made the folder: the file is encrypted, and its mode
+    keeps even its size and timing from other users."""
+    env.db_path.parent.mkdir(parents=True, exist_ok=True)
+    env.db_path.parent.chmod(0o755)  # a folder made by something other than capy
+    previous = os.umask(0o022)
+    try:
+        with open_store() as store:
+            store.conn.execute("CREATE TABLE IF NOT EXISTS mode_probe (x)")
+            store.conn.execute("INSERT INTO mode_probe VALUES (1)")
+            store.conn.commit()
+            made = [env.db_path, env.db_path.with_name(env.db_path.name + "-wal")]
+            assert all(path.exists() for path in made)
+            assert {oct(path.stat().st_mode & 0o777) for path in made} == {"0o600"}
+    finally:
+        os.umask(previous)
