@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import time
 
-from capy.hooks.state import forget_session, state_dir, state_path
+from capy.hooks.state import forget_session, state_dir, state_path, write_atomically
 from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False
@@ -59,7 +59,8 @@ def hand_over(
     record = {"session_id": session_id, "project_root": project_root, "state": state}
     if snapshot:
         record["snapshot"] = snapshot
-    _write_durably(path, dumps(record).encode())  # ASCII: a lone surrogate cannot break it
+    # ASCII: a lone surrogate cannot break it
+    write_atomically(path, dumps(record).encode(), durable=True)
     if ended:
         forget_session(data_dir, session_id)
     return True
@@ -101,31 +102,6 @@ def save_session_records(data_dir: str) -> int:
         finally:
             os.close(descriptor)
     return saved
-
-
-def _write_durably(path: str, content: bytes) -> None:
-    temporary = f"{path}.{os.getpid()}.tmp"
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        try:
-            view = memoryview(content)
-            while view:
-                view = view[os.write(descriptor, view) :]
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-        os.rename(temporary, path)
-    except BaseException:
-        from contextlib import suppress  # only on this rare path: a hook pays for imports
-
-        with suppress(OSError):
-            os.unlink(temporary)
-        raise
-    folder = os.open(os.path.dirname(path), os.O_RDONLY)
-    try:
-        os.fsync(folder)  # the record's name, not only its data, survives a stop
-    finally:
-        os.close(folder)
 
 
 def _read_all(descriptor: int) -> bytes:

@@ -145,14 +145,21 @@ def forget_session(data_dir: str, session_id: str) -> None:
     _unlink_quietly(path[: -len(".json")] + ".lock")
 
 
-def write_atomically(path: str, content: bytes) -> None:
-    """Write to a private temp file beside `path`, then rename it over `path`."""
-    temporary = _written_temporary(path, content)
+def write_atomically(path: str, content: bytes, *, durable: bool = False) -> None:
+    """Write to a private temp file beside `path`, then rename it over `path`; `durable`
+    flushes the data and then the folder to disk, so the file and its name survive a stop."""
+    temporary = _written_temporary(path, content, durable=durable)
     try:
         os.replace(temporary, path)
     except BaseException:
         _unlink_quietly(temporary)
         raise
+    if durable:
+        folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def _write_beside(path: str, content: bytes) -> None:
@@ -175,12 +182,15 @@ def _step_aside(path: str) -> None:
         return  # the session's first state
 
 
-def _written_temporary(path: str, content: bytes) -> str:
+def _written_temporary(path: str, content: bytes, *, durable: bool = False) -> str:
     temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(content)
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
     except BaseException:
         _unlink_quietly(temporary)
         raise
