@@ -7,9 +7,12 @@ never depends on what else the machine runs. A step bound is a bound on the stat
 work only: it does not bound wall or CPU time (a step that reads a long FTS5 doclist, decrypts
 pages or waits for the disk counts as one, so a cold or slow store takes longer for the same
 steps), and the steps a query takes change with the data and with SQLite's query plans. The
-handler runs every thousand steps, so counting costs next to nothing and the count is exact to
-that grain (a statement of fewer steps counts none). An interrupted read changes nothing (it
-is a SELECT), and the connection stays usable.
+handler runs every hundred steps (STEPS_PER_CHECK), so counting costs little and the count is
+exact to that grain. SQLite calls it from each statement's running total, FTS5's own prepared
+statements included, so what one query counts also depends, within that grain per statement,
+on what ran before it on the same connection: the same sequence of queries counts the same
+everywhere, a single query can count slightly differently after other ones. An interrupted
+read changes nothing (it is a SELECT), and the connection stays usable.
 """
 
 from __future__ import annotations
