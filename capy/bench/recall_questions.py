@@ -205,7 +205,8 @@ class _Checker:
         if "added" in item and item["half"] != halves[0]:
             raise self.fail(
                 (*where, "half"),
-                f"a question added after the split belongs to {halves[0]!r}: the held half is fixed",
+                f"a question added after the split belongs to {halves[0]!r}: "
+                "the held half is fixed",
             )
         evidence = item["evidence"]
         if not isinstance(evidence, list) or not 1 <= len(evidence) <= max_evidence:
