@@ -1,4 +1,4 @@
-"""The chunk stage's titles: every chunk of a capsule repeats its label, so the label stays short."""
+"""The chunk stage's titles: every chunk repeats its capsule's label, so the label stays short."""
 
 from __future__ import annotations
 
