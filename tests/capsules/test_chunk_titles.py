@@ -37,3 +37,25 @@ def test_a_long_command_is_cut_in_every_chunk_title_and_named_once(capsules):
         row[0] for row in capsules.conn.execute("SELECT content FROM capsule_chunks")
     )
     assert "spotter.hook.action_39" in content
+
+
+def test_every_chunk_of_a_long_result_names_the_call_it_came_from(capsules):
+    report = "\n\n".join(
+        f"## Package {n}\n" + f"- latest version 1.{n}.0, released in October\n" * 20
+        for n in range(6)
+    )
+    capsules.write(
+        [
+            CapsuleDraft(
+                kind="tool_call",
+                content=f"Task general-purpose subagent: Check hex package versions\n\n{report}",
+                source="hook",
+                metadata={"session_id": "s1", "tool": "Task"},
+            )
+        ]
+    )
+    drain(capsules)
+    titles = [row[0] for row in capsules.conn.execute("SELECT title FROM capsule_chunks")]
+    assert len(titles) > 2
+    for title in titles:
+        assert title.startswith("tool call Task general-purpose subagent: Check hex package")

@@ -34,21 +34,30 @@ def run(context: StageContext, n: int, capsule: Capsule) -> int:
 
 
 def capsule_label(capsule: Capsule, rules: ChunkingPack) -> str:
-    """What the capsule is about in a few words: its kind, then its tool, command or files.
+    """What the capsule is about in a few words: its kind, then the call it records (its
+    command, else a tool call's first line, where the transcript backfill puts the call's
+    one-line summary: the subagent's task, the URL, the query, the file), then its files.
 
-    The command is cut as a transcript's tool-call title is (the chunking pack's
-    `transcript.max_tool_input_chars`): every chunk of the capsule repeats its title, and a
-    whole commit message there made each chunk of a long commit's output match what the
-    message says (the capsule's content still holds the whole command once)."""
+    Every chunk of the capsule repeats this label in its title, so the call stays with each
+    part of a long result (a subagent's report, a fetched page, a diff's hunks), whose own
+    first chunk is often only that line. The call is cut as a transcript's tool-call title is
+    (the chunking pack's `transcript.max_tool_input_chars`): a whole commit message there made
+    each chunk of a long commit's output match what the message says (the capsule's content
+    still holds all of it once)."""
     meta = capsule.metadata
+    tool = meta.get("tool") if isinstance(meta.get("tool"), str) else ""
+    command = meta.get("command") if isinstance(meta.get("command"), str) else ""
+    first = capsule.content.strip().split("\n", 1)[0] if tool else ""
+    call = command or (first if first.strip() != tool else "")  # hook capture leads with the tool
+    call = rules.titles.clip(call, rules.transcript.max_tool_input_chars) if call.strip() else ""
     parts = [capsule.kind.replace("_", " ")]
-    if isinstance(meta.get("tool"), str) and meta["tool"]:
-        parts.append(meta["tool"])
-    if isinstance(meta.get("command"), str) and meta["command"].strip():
-        parts.append(rules.titles.clip(meta["command"], rules.transcript.max_tool_input_chars))
+    if tool and not call.startswith(tool):
+        parts.append(tool)
+    if call:
+        parts.append(call)
     files = meta.get("files")
     if isinstance(files, list) and files:
-        parts.append(" ".join(str(name) for name in files[:3]))
+        parts += [str(name) for name in files[:3] if str(name) not in call]
     return " ".join(parts)
 
 
