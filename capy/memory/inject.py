@@ -75,7 +75,9 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     # The programs the prompt's words go with (the entity graph learned from the records) join
     # the query at a lower weight: "run the rust tests" is about cargo.
     graph = part["graph"]
-    linked = {program for term in query for program in _line(graph, term)} - query
+    links = {term: _line(graph, term) for term in query}
+    linked = {program for programs in links.values() for program in programs} - query
+    implied = budget.get("standing_implied", False)
     linked_weight = budget.get("graph_weight", 0.0)
     other = budget.get("unanchored_weight", 1.0)
     by_count = part["idf_by_count"]
@@ -117,6 +119,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         standing = record["type"] in standing_types and (
             bool(query & record.get("corrected", frozenset()))
             or _standing(record, query, counted & anchors, task_only, standing_need)
+            or (implied and _implied_action(record, links, query))
         )
         if not (
             standing
@@ -155,6 +158,20 @@ def _standing(
     not only of the task it was learned in."""
     programs = record.get("programs", frozenset())
     return bool(programs & query) and len(said.difference(programs, task_only)) >= need
+
+
+def _implied_action(record: dict[str, Any], links: dict[str, list[str]], query: set[str]) -> bool:
+    """A standing instruction applies where the prompt implies its program and names the action
+    it pairs with it: "apply the updated configmap to the cluster" is `kubectl apply` when other
+    records learned "cluster" beside kubectl, and "From now on, run kubectl diff before any
+    kubectl apply" holds the pair. The word that implies the program must not be the record's
+    own: its own words beside its own program say nothing the shared stems do not."""
+    terms = record["terms"]
+    programs = record.get("programs", frozenset()).intersection(
+        program for term, found in links.items() if term not in terms for program in found
+    )
+    pairs = record["pairs"]
+    return any(f"{program} {term}" in pairs for program in programs for term in query)
 
 
 def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:

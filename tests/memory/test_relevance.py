@@ -162,3 +162,38 @@ def test_a_correction_applies_wherever_the_prompt_names_the_program_it_corrected
     assert correction["corrected"] == frozenset({"npm"})
     assert said in _texts(digest, "add lodash-es as a dependency with npm")
     assert said not in _texts(digest, "add lodash-es as a dependency")
+
+
+def test_a_standing_instruction_applies_where_the_prompt_implies_its_program(store, project):
+    from memory_helpers import call
+
+    diff_first = "From now on, run kubectl diff before any kubectl apply so I can see the change."
+    never_delete = "Do not run `kubectl delete namespace` on any cluster, it takes everything down."
+    store.write(
+        [
+            prompt("s1", "deploy the search image to staging", "2026-05-01T10:00:00Z"),
+            call(
+                "s1",
+                "kubectl rollout status deploy/search",
+                "error: deployment exceeded its progress deadline",
+                "2026-05-01T10:00:01Z",
+                failed=True,
+            ),
+            call(
+                "s1",
+                "kubectl rollout restart deploy/search",
+                "deployment.apps/search restarted",
+                "2026-05-01T10:00:02Z",
+            ),
+            *_asked_then_said("s2", "clean up the old preview", never_delete),
+            prompt("s3", diff_first, "2026-05-03T10:00:00Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    # "cluster" was learned beside kubectl by another record, and the preference pairs "apply"
+    # with kubectl: the prompt asks for `kubectl apply` without naming it.
+    assert diff_first in _texts(digest, "apply the updated configmap to the cluster")
+    # The program implied, but not the action the preference is about.
+    assert diff_first not in _texts(digest, "list the pods in the cluster")
+    # The action without the program: "apply" is also a theme, a patch, a discount.
+    assert diff_first not in _texts(digest, "apply the dark theme to the settings page")

@@ -161,6 +161,7 @@ class PromptBudget(Section):
     unknown_weight: float = 0.0
     standing_types: tuple[str, ...] = ()
     standing_shared_terms: int = 1
+    standing_implied: bool = False
 
 
 class Injection(Section):
