@@ -60,12 +60,13 @@ def part_records(part: dict[str, Any], ids: Any = None) -> list[dict[str, Any]]:
 
 def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     """The records of the digest's prompt part (`prompt_part`) relevant to `prompt`, best first."""
-    from capy.memory.words import pairs_of, stem_sequence
+    from capy.memory.words import folded, pairs_of, stem_sequence
 
     budget = part["prompt"]
     if not part["records"]:
         return []
-    sequence = stem_sequence(prompt)
+    synonyms = part.get("synonyms", "")
+    sequence = folded(stem_sequence(prompt), lambda key: next(iter(_line(synonyms, key)), None))
     words = set(sequence)
     stopwords = _stems_in(part["stopwords"], words)
     query = words - stopwords

@@ -197,3 +197,34 @@ def test_a_standing_instruction_applies_where_the_prompt_implies_its_program(sto
     assert diff_first not in _texts(digest, "list the pods in the cluster")
     # The action without the program: "apply" is also a theme, a patch, a discount.
     assert diff_first not in _texts(digest, "apply the dark theme to the settings page")
+
+
+def test_a_prompt_s_synonym_of_the_action_counts_as_the_record_s_word(store, project):
+    from memory_helpers import call
+
+    always = "Always run pytest with -x so it stops at the first failure; the suite is slow."
+    store.write(
+        [
+            prompt("s1", "run the repository tests", "2026-05-01T10:00:00Z"),
+            call(
+                "s1",
+                "pytest tests/repository",
+                "E   KeyError: 'DATABASE_URL'",
+                "2026-05-01T10:00:01Z",
+                failed=True,
+            ),
+            call(
+                "s1",
+                "DATABASE_URL=sqlite:///test.db pytest tests/repository",
+                "12 passed",
+                "2026-05-01T10:00:02Z",
+            ),
+            prompt("s2", always, "2026-05-02T10:00:00Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    # "rerun" and "kick off" are "run" (memory pack `synonyms`), a word of what it says.
+    assert always in _texts(digest, "rerun pytest on the integration folder")
+    assert always in _texts(digest, "kick off pytest for the billing module")
+    # The program alone is still not enough.
+    assert always not in _texts(digest, "explain the pytest fixture in conftest.py")
