@@ -180,4 +180,19 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
                 ],
             )
         )
+    counted = report.get("instructions") or {}
+    base = counted.get("bare python")
+    rows = [
+        (name, fmt(value and value / 1e6, 2), fmt(value and base and value / base, 3))
+        for name, value in counted.items()
+    ]
+    if rows:
+        tables.append(
+            Table(
+                "memory hook processes with a digest (callgrind instructions)",
+                ("event", "M instructions", "x bare python"),
+                rows,
+                ["One run each under valgrind's callgrind, after the timed runs warmed caches."],
+            )
+        )
     return tables
