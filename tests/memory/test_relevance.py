@@ -29,6 +29,17 @@ def _asked_then_said(session: str, task: str, sentence: str) -> list:
     ]
 
 
+def _failed_then_fixed(session: str, task: str, failed: tuple[str, str], fixed: tuple[str, str]):
+    """A task asked for on May 1st, a command that failed and the one that worked after it."""
+    from memory_helpers import call
+
+    return [
+        prompt(session, task, "2026-05-01T10:00:00Z"),
+        call(session, *failed, "2026-05-01T10:00:01Z", failed=True),
+        call(session, *fixed, "2026-05-01T10:00:02Z"),
+    ]
+
+
 def _texts(digest: dict, said: str) -> list[str]:
     return [record["text"] for record in relevant(digest, said)]
 
@@ -165,25 +176,15 @@ def test_a_correction_applies_wherever_the_prompt_names_the_program_it_corrected
 
 
 def test_a_standing_instruction_applies_where_the_prompt_implies_its_program(store, project):
-    from memory_helpers import call
-
     diff_first = "From now on, run kubectl diff before any kubectl apply so I can see the change."
     never_delete = "Do not run `kubectl delete namespace` on any cluster, it takes everything down."
     store.write(
         [
-            prompt("s1", "deploy the search image to staging", "2026-05-01T10:00:00Z"),
-            call(
+            *_failed_then_fixed(
                 "s1",
-                "kubectl rollout status deploy/search",
-                "error: deployment exceeded its progress deadline",
-                "2026-05-01T10:00:01Z",
-                failed=True,
-            ),
-            call(
-                "s1",
-                "kubectl rollout restart deploy/search",
-                "deployment.apps/search restarted",
-                "2026-05-01T10:00:02Z",
+                "deploy the search image to staging",
+                ("kubectl rollout status deploy/search", "error: exceeded its progress deadline"),
+                ("kubectl rollout restart deploy/search", "deployment.apps/search restarted"),
             ),
             *_asked_then_said("s2", "clean up the old preview", never_delete),
             prompt("s3", diff_first, "2026-05-03T10:00:00Z"),
@@ -200,24 +201,14 @@ def test_a_standing_instruction_applies_where_the_prompt_implies_its_program(sto
 
 
 def test_a_prompt_s_synonym_of_the_action_counts_as_the_record_s_word(store, project):
-    from memory_helpers import call
-
     always = "Always run pytest with -x so it stops at the first failure; the suite is slow."
     store.write(
         [
-            prompt("s1", "run the repository tests", "2026-05-01T10:00:00Z"),
-            call(
+            *_failed_then_fixed(
                 "s1",
-                "pytest tests/repository",
-                "E   KeyError: 'DATABASE_URL'",
-                "2026-05-01T10:00:01Z",
-                failed=True,
-            ),
-            call(
-                "s1",
-                "DATABASE_URL=sqlite:///test.db pytest tests/repository",
-                "12 passed",
-                "2026-05-01T10:00:02Z",
+                "run the repository tests",
+                ("pytest tests/repository", "E   KeyError: 'DATABASE_URL'"),
+                ("DATABASE_URL=sqlite:///test.db pytest tests/repository", "12 passed"),
             ),
             prompt("s2", always, "2026-05-02T10:00:00Z"),
         ]
