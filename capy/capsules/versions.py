@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-
 from typing import Any
 
 from capy.canonical import canonical_json
