@@ -59,3 +59,18 @@ def test_every_chunk_of_a_long_result_names_the_call_it_came_from(capsules):
     assert len(titles) > 2
     for title in titles:
         assert title.startswith("tool call Task general-purpose subagent: Check hex package")
+
+
+def _titles(capsules, kind: str, content: str, metadata: dict) -> list[str]:
+    capsules.write([CapsuleDraft(kind=kind, content=content, source="hook", metadata=metadata)])
+    drain(capsules)
+    return [row[0] for row in capsules.conn.execute("SELECT title FROM capsule_chunks")]
+
+
+def test_a_hook_diff_title_names_its_file_not_its_patch_header(capsules):
+    """A hook-captured diff leads with its patch's header, which is no summary of the call."""
+    patch = "new file\n--- /p/a.py\n+++ /p/a.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2"
+    meta = {"session_id": "s1", "tool": "Write", "files": ["/p/a.py"]}
+    for title in _titles(capsules, "diff", patch, meta):
+        assert title.startswith("diff Write /p/a.py"), title
+        assert "new file" not in title and "---" not in title and "@@" not in title
