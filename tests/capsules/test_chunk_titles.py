@@ -74,3 +74,10 @@ def test_a_hook_diff_title_names_its_file_not_its_patch_header(capsules):
     for title in _titles(capsules, "diff", patch, meta):
         assert title.startswith("diff Write /p/a.py"), title
         assert "new file" not in title and "---" not in title and "@@" not in title
+
+
+def test_a_file_the_command_does_not_name_stays_in_the_title(capsules):
+    """`a.py` is a file of its own, though `cat data.py` holds those letters."""
+    meta = {"session_id": "s1", "tool": "Bash", "command": "cat data.py", "files": ["a.py"]}
+    [title] = _titles(capsules, "tool_call", "Bash\nx = 1", meta)
+    assert title.startswith("tool call Bash cat data.py a.py"), title

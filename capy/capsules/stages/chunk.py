@@ -57,7 +57,8 @@ def capsule_label(capsule: Capsule, rules: ChunkingPack) -> str:
         parts.append(call)
     files = meta.get("files")
     if isinstance(files, list) and files:
-        parts += [str(name) for name in files[:3] if str(name) not in call]
+        named = _words(call)  # a file the call names as a word: `a.py` is not in `cat data.py`
+        parts += [str(name) for name in files[:3] if str(name) not in named]
     return " ".join(parts)
 
 
@@ -68,6 +69,13 @@ def _leads_with_call(capsule: Capsule) -> bool:
     from capy.capsules.backfill import BACKFILL_SOURCE
 
     return capsule.kind != "diff" or capsule.source == BACKFILL_SOURCE
+
+
+def _words(call: str) -> set[str]:
+    """The call's words as a shell or a summary line writes them: unquoted, an option's value
+    apart from its name (`--file=a.py`)."""
+    words = {word.strip("\"'`()[],;:") for word in call.split()}
+    return words | {word.split("=", 1)[1] for word in words if "=" in word}
 
 
 def _title(label: str, title: str, rules: ChunkingPack) -> str:
