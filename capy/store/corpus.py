@@ -22,6 +22,7 @@ from capy.store import Store
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.recent import newest_rows_floor
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -94,15 +95,20 @@ class StoreCorpus:
         if table is None or scope is None or limit < 1 or not fts_query:
             return []
         with read_snapshot(self.store.conn):
+            rows = budget.newest_rows if budget is not None else None
+            floor = newest_rows_floor(self.store.conn, rows) if rows else None
             top = ranked_top(
                 self.store.conn,
                 table,
                 self.weights,
-                scope.condition(),
+                scope.condition() if floor is None else _at_or_above(scope.condition(), floor),
                 fts_query,
                 any_of,
                 limit,
-                window=self.window,
+                # Above a floor every match is ranked: FTS5 reads a doclist newest first only
+                # after walking it to its end, which costs what the floor saves (many times
+                # the read itself for a trigram phrase), so the matches are read oldest first.
+                window=self.window if floor is None else None,
                 essential_rows=self.essential_rows,
                 budget=budget,
                 database=str(self.store.path),
@@ -333,6 +339,13 @@ class _Scope:
                    OR (rowid >> {CHUNK_ORDINAL_BITS})
                       IN (SELECT id FROM sources WHERE {allowed}))"""
         return sql, [*outside_params, *allowed_params]
+
+
+def _at_or_above(condition: tuple[str, list[object]], floor: int) -> tuple[str, list[object]]:
+    """`condition` on the rows at or above a rowid floor (`capy.store.recent`): a top-level
+    rowid bound, which FTS5 seeks every doclist to."""
+    sql, params = condition
+    return f"({sql}) AND rowid >= ?", [*params, floor]
 
 
 def _marks(values: Sequence[object]) -> str:
