@@ -19,10 +19,10 @@ from capy.retrieval.model import WorkBudget
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
+from capy.store.counters import total_chunks
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
-from capy.store.recent import newest_rows_floor
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -94,26 +94,30 @@ class StoreCorpus:
         scope = self._scope(filters)
         if table is None or scope is None or limit < 1 or not fts_query:
             return []
+        if self._too_large_for(budget):
+            return []
         with read_snapshot(self.store.conn):
-            rows = budget.newest_rows if budget is not None else None
-            floor = newest_rows_floor(self.store.conn, rows) if rows else None
             top = ranked_top(
                 self.store.conn,
                 table,
                 self.weights,
-                scope.condition() if floor is None else _at_or_above(scope.condition(), floor),
+                scope.condition(),
                 fts_query,
                 any_of,
                 limit,
-                # Above a floor every match is ranked: FTS5 reads a doclist newest first only
-                # after walking it to its end, which costs what the floor saves (many times
-                # the read itself for a trigram phrase), so the matches are read oldest first.
-                window=self.window if floor is None else None,
+                window=self.window,
                 essential_rows=self.essential_rows,
                 budget=budget,
                 database=str(self.store.path),
             )
             return self._read(top or [])
+
+    def _too_large_for(self, budget: WorkBudget | None) -> bool:
+        """Whether the store holds more chunks than the budget lets a list run on (the
+        counters: one row a kind)."""
+        if budget is None or budget.max_rows is None:
+            return False
+        return total_chunks(self.store.conn) > budget.max_rows
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
         """Title, content and source of the ranked rows, in their order (large chunks are
@@ -339,13 +343,6 @@ class _Scope:
                    OR (rowid >> {CHUNK_ORDINAL_BITS})
                       IN (SELECT id FROM sources WHERE {allowed}))"""
         return sql, [*outside_params, *allowed_params]
-
-
-def _at_or_above(condition: tuple[str, list[object]], floor: int) -> tuple[str, list[object]]:
-    """`condition` on the rows at or above a rowid floor (`capy.store.recent`): a top-level
-    rowid bound, which FTS5 seeks every doclist to."""
-    sql, params = condition
-    return f"({sql}) AND rowid >= ?", [*params, floor]
 
 
 def _marks(values: Sequence[object]) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from capy.retrieval import search
 from capy.retrieval.model import WorkBudget
-from capy.store import chunk_rowid, open_store
+from capy.store import open_store
 from capy.store.budget import STEPS_PER_CHECK, fetch_within
 from tests.retrieval.conftest import put_chunks
 from tests.retrieval.test_retrieval_speed_paths import recording, with_search
@@ -96,50 +96,44 @@ def test_the_same_search_gives_the_same_results_whatever_else_burns_cpu(tmp_path
     assert spent[trigram] > 300  # the cut fell, at the same step in every run
 
 
-def _substring_store(store, *, old_first: bool) -> None:
+def _substring_store(store, others: int) -> None:
     """A chunk only the trigram list finds for "writer segments" (the words inside longer
-    ones), older or newer than 40 chunks of other text; porter finds one chunk."""
-    rewriters = [("rewrite", "the rewriters flush subsegments")]
-    others = [(f"n{n}", f"an unrelated line {n}") for n in range(40)]
-    put_chunks(store, "notes.md", [("notes", "the writer segments")])
-    first, then = (rewriters, others) if old_first else (others, rewriters)
-    put_chunks(store, "first.md", first)
-    put_chunks(store, "then.md", then)
+    ones), beside `others` chunks of other text; porter finds one chunk."""
+    from capy.store.counters import add_chunk_count
+
+    chunks = [
+        ("notes", "the writer segments"),
+        ("rewrite", "the rewriters flush subsegments"),
+        *((f"n{n}", f"an unrelated line {n}") for n in range(others)),
+    ]
+    source = put_chunks(store, "notes.md", chunks)
+    add_chunk_count(store.conn, source, len(chunks))  # as the indexer keeps the counters
 
 
-@pytest.mark.parametrize("old_first", [True, False])
-def test_an_optional_pass_reads_only_the_newest_rows(tmp_path, rules, old_first):
-    # A step limit does not bound a query that walks long doclists between two steps: the
-    # newest-rows floor does, and an optional pass finds nothing older than it.
-    newest = with_search(
-        rules, "query", optional_pass_newest_rows=10, trigram_when_porter_below=100
-    )
+@pytest.mark.parametrize(("others", "found"), [(8, True), (40, False)])
+def test_an_optional_pass_runs_only_on_a_store_of_at_most_its_chunks(
+    tmp_path, rules, others, found
+):
+    # A step limit does not bound a query that walks long doclists between two steps, so on a
+    # store past the pack's size the optional trigram pass is not run at all.
+    small = with_search(rules, "query", optional_pass_max_chunks=20, trigram_when_porter_below=100)
     with open_store(db_path=tmp_path / "k.db") as store:
-        _substring_store(store, old_first=old_first)
-        corpus = recording(store, newest)
-        result = search(corpus, "writer segments", rules=newest.view("search"), limit=5)
+        _substring_store(store, others)
+        result = search(recording(store, small), "writer segments", rules=small.view("search"))
     titles = [hit.title for hit in result.hits]
     assert titles[0] == "notes"
-    assert ("rewrite" in titles) is not old_first
-    assert any(layer == "trigram" for layer, _query in corpus.queries)
+    assert ("rewrite" in titles) is found
 
 
-def test_a_pass_that_is_the_only_way_reads_every_row(tmp_path, rules):
-    newest = with_search(rules, "query", optional_pass_newest_rows=10)
+def test_a_pass_that_is_the_only_way_runs_on_a_store_of_any_size(tmp_path, rules):
+    from capy.store.counters import add_chunk_count
+
+    small = with_search(rules, "query", optional_pass_max_chunks=20)
     with open_store(db_path=tmp_path / "k.db") as store:
         put_chunks(store, "wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])
-        put_chunks(store, "later.md", [(f"n{n}", f"an unrelated line {n}") for n in range(40)])
-        result = search(recording(store, newest), "WriterSize", rules=newest.view("search"))
+        later = put_chunks(
+            store, "later.md", [(f"n{n}", f"an unrelated line {n}") for n in range(40)]
+        )
+        add_chunk_count(store.conn, later, 40)
+        result = search(recording(store, small), "WriterSize", rules=small.view("search"))
     assert [hit.title for hit in result.hits] == ["Options"]
-
-
-def test_the_newest_rows_floor(store):
-    from capy.store.recent import newest_rows_floor
-
-    first = put_chunks(store, "a.md", [(f"a{n}", "alpha") for n in range(3)])
-    second = put_chunks(store, "b.md", [(f"b{n}", "beta") for n in range(2)])
-    # The newest `rows` chunks are at or above the floor, the next older one below it.
-    assert chunk_rowid(first, 2) < newest_rows_floor(store.conn, 2) <= chunk_rowid(second, 0)
-    assert chunk_rowid(first, 1) < newest_rows_floor(store.conn, 3) <= chunk_rowid(first, 2)
-    assert newest_rows_floor(store.conn, 5) is None  # every chunk is among the newest
-    assert newest_rows_floor(store.conn, 9) is None
