@@ -154,10 +154,13 @@ class Pieces:
     size: int | None = None  # tokens per piece (None: the model's max_tokens)
     # A chunk's text as the model reads it: less the markup no reader sees (None: as stored).
     readable: Callable[[str], str] | None = None
+    # The most characters the pieces can hold (None: no bound): a longer text (a vault message
+    # is a whole tool result) is cut before the unseen rules and the tokenizer scan it.
+    chars: int | None = None
 
     def cut(self, embedder: Any, title: str | None, content: str | None) -> list[str]:
         """The model inputs of one chunk (see the embedder's `windows`)."""
-        text = content or ""
+        text = (content or "")[: self.chars]
         if self.readable is not None:
             text = self.readable(text)
         return embedder.windows(title or "", text, self.stride, self.most, self.size)
@@ -175,6 +178,7 @@ def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
         settings.max_windows,
         settings.window_tokens,
         settings.without_unseen if settings.unseen else None,
+        settings.readable_chars(model),
     )
 
 

@@ -64,6 +64,8 @@ class Embedding(Section):
     window_tokens: int | None = None
     window_stride: int
     max_windows: int
+    # The most characters one token stands for (None: the text handed to the model is unbounded).
+    chars_per_token: int | None = None
     # Markup removed from a chunk's text before it is cut into pieces (active rules, in order).
     unseen: tuple[UnseenRule, ...] = ()
     cpu_share: float
@@ -84,6 +86,14 @@ class Embedding(Section):
     @cached_property
     def _unseen_compiled(self) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(rule.pattern) for rule in self.unseen)
+
+    def readable_chars(self, model: EmbeddingModel) -> int | None:
+        """The most characters of a chunk its pieces can hold: `max_windows` pieces of the piece
+        size, each token at most `chars_per_token` characters (None: no bound)."""
+        if self.chars_per_token is None:
+            return None
+        tokens = min(self.window_tokens or model.max_tokens, model.max_tokens)
+        return self.max_windows * tokens * self.chars_per_token
 
     def without_unseen(self, text: str) -> str:
         """`text` less the markup no reader sees (the `unseen` rules, in order)."""
