@@ -39,10 +39,20 @@ class Layout:
     vectors: str
     done: str
     by_kind: bool  # parents have a kind, filtered by the pack's `embedding.kinds`
+    # The parents' column naming their content type, which selects the semantic pack's `unseen`
+    # rules (None: rows are read as stored).
+    content_type: str | None
 
 
 KNOWLEDGE = Layout(
-    "sources", "chunk_count", "chunks", "title, content", "chunk_vectors", "source_vectors", True
+    "sources",
+    "chunk_count",
+    "chunks",
+    "title, content",
+    "chunk_vectors",
+    "source_vectors",
+    True,
+    "content_type",
 )
 VAULT = Layout(
     "sessions",
@@ -52,6 +62,9 @@ VAULT = Layout(
     "message_vectors",
     "session_vectors",
     False,
+    # A message has no content type: a tool result is a log, code or JSON as often as
+    # markdown, and the markup rules would strip lines of those (`[INFO]: started`).
+    None,
 )
 
 # (sources done, sources in all, chunks embedded so far)
@@ -152,17 +165,24 @@ class Pieces:
     stride: int
     most: int
     size: int | None = None  # tokens per piece (None: the model's max_tokens)
-    # A chunk's text as the model reads it: less the markup no reader sees (None: as stored).
-    readable: Callable[[str], str] | None = None
+    # A chunk's text as the model reads it, given its content type: less the markup no reader
+    # sees (None: as stored).
+    readable: Callable[[str, str | None], str] | None = None
     # The most characters the pieces can hold (None: no bound): a longer text (a vault message
     # is a whole tool result) is cut before the unseen rules and the tokenizer scan it.
     chars: int | None = None
 
-    def cut(self, embedder: Any, title: str | None, content: str | None) -> list[str]:
-        """The model inputs of one chunk (see the embedder's `windows`)."""
+    def cut(
+        self,
+        embedder: Any,
+        title: str | None,
+        content: str | None,
+        content_type: str | None = None,
+    ) -> list[str]:
+        """The model inputs of one chunk of this content type (see the embedder's `windows`)."""
         text = (content or "")[: self.chars]
         if self.readable is not None:
-            text = self.readable(text)
+            text = self.readable(text, content_type)
         return embedder.windows(title or "", text, self.stride, self.most, self.size)
 
 
@@ -201,6 +221,11 @@ def _embed_source(
     row = conn.execute(current_version, (source_id,)).fetchone()
     if row is None:
         return 0  # deleted since the backlog was read
+    content_type = None
+    if layout.content_type is not None:
+        content_type = conn.execute(
+            f"SELECT {layout.content_type} FROM {layout.parents} WHERE id = ?", (source_id,)
+        ).fetchone()[0]
     chunks = conn.execute(
         f"SELECT rowid, {layout.text} FROM {layout.rows} WHERE rowid BETWEEN ? AND ? "
         "ORDER BY rowid",
@@ -209,7 +234,7 @@ def _embed_source(
     parts = [
         (rowid, part, text)
         for rowid, title, content in chunks
-        for part, text in enumerate(pieces.cut(embedder, title, content))
+        for part, text in enumerate(pieces.cut(embedder, title, content, content_type))
     ]
     vectors: list[bytes] = []
     for start in range(0, len(parts), batch_size):

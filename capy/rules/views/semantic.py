@@ -56,6 +56,8 @@ class CapsuleContext(Section):
 class UnseenRule(RuleView):
     kind: str
     pattern: str
+    # The chunking pack's content types the rule applies to (markdown and HTML markup).
+    content_types: tuple[str, ...]
 
 
 class Embedding(Section):
@@ -84,8 +86,10 @@ class Embedding(Section):
         return active(rules)
 
     @cached_property
-    def _unseen_compiled(self) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(rule.pattern) for rule in self.unseen)
+    def _unseen_compiled(self) -> tuple[tuple[re.Pattern[str], frozenset[str]], ...]:
+        return tuple(
+            (re.compile(rule.pattern), frozenset(rule.content_types)) for rule in self.unseen
+        )
 
     def readable_chars(self, model: EmbeddingModel) -> int | None:
         """The most characters of a chunk its pieces can hold: `max_windows` pieces of the piece
@@ -95,10 +99,12 @@ class Embedding(Section):
         tokens = min(self.window_tokens or model.max_tokens, model.max_tokens)
         return self.max_windows * tokens * self.chars_per_token
 
-    def without_unseen(self, text: str) -> str:
-        """`text` less the markup no reader sees (the `unseen` rules, in order)."""
-        for pattern in self._unseen_compiled:
-            text = pattern.sub("", text)
+    def without_unseen(self, text: str, content_type: str | None) -> str:
+        """`text` less the markup no reader sees (the `unseen` rules for its content type, in
+        order); text of no known type is left as it is."""
+        for pattern, types in self._unseen_compiled:
+            if content_type in types:
+                text = pattern.sub("", text)
         return text
 
 
@@ -117,7 +123,9 @@ class SemanticPack(PackView):
         if embedding.unseen:
             from capy.digests import sha256
 
-            rules = "\n".join(rule.pattern for rule in embedding.unseen)
+            rules = "\n".join(
+                f"{','.join(rule.content_types)} {rule.pattern}" for rule in embedding.unseen
+            )
             cut = f"{cut}u{sha256(rules.encode()).hexdigest()[:8]}"
         return f"{model.model_id}+{cut}"
 
