@@ -127,10 +127,10 @@ def _random_vectors(store: Any, rules: Any, seed: int) -> int:
     cutter = shared_embedder(model, rules.view("semantic").embedding.threads)
     conn = store.conn
     rng = np.random.default_rng(seed)
-    sources = conn.execute("SELECT id, index_version FROM sources").fetchall()
+    sources = conn.execute("SELECT id, index_version, content_type FROM sources").fetchall()
     written = 0
     with transaction(conn):
-        for source_id, version in sources:
+        for source_id, version, content_type in sources:
             first, last = chunk_rowid_range(source_id)
             rows = [
                 (rowid, part)
@@ -138,10 +138,9 @@ def _random_vectors(store: Any, rules: Any, seed: int) -> int:
                     "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ?",
                     (first, last),
                 )
-                for part in range(_piece_count(cutter, pieces, title, content))
+                # as many as the embedder stores: none for a chunk with nothing to read
+                for part in range(len(pieces.cut(cutter, title, content, content_type)))
             ]
-            if not rows:
-                continue
             matrix = rng.standard_normal((len(rows), model.dimensions)).astype(np.float32)
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
             conn.executemany(
@@ -160,10 +159,6 @@ def _random_vectors(store: Any, rules: Any, seed: int) -> int:
             written += len(rows)
         _bump(conn)
     return written
-
-
-def _piece_count(cutter: Any, pieces: Any, title: str | None, content: str | None) -> int:
-    return max(1, len(pieces.cut(cutter, title, content)))
 
 
 def latency_table(report: dict[str, Any]) -> Any:

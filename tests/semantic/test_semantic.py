@@ -299,6 +299,7 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
     from capy.bench.hybrid_latency import _random_vectors
     from capy.semantic.embedder import shared_embedder
     from capy.semantic.knowledge import pieces_for
+    from capy.store.migrations import CHUNK_ORDINAL_BITS
 
     model, pieces = pieces_for(RULES)
     long_section = " ".join(f"word{number}" for number in range(600))
@@ -307,10 +308,21 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
             store, f"# Long\n\n{long_section}\n", label="l.md", kind="durable", rules=RULES
         )
         index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
-        chunks = store.conn.execute("SELECT title, content FROM chunks").fetchall()
+        # a long comment the embedder leaves out, and a chunk with nothing to read at all
+        comment = f"# Hidden\n\n<!-- {long_section} -->\n\nShort.\n"
+        index_content(store, comment, label="c.md", kind="durable", rules=RULES)
+        index_content(store, "<!-- a draft -->\n", label="d.md", kind="durable", rules=RULES)
+        store.conn.execute("UPDATE chunks SET title = '' WHERE content = '<!-- a draft -->'")
+        chunks = store.conn.execute(
+            "SELECT c.title, c.content, s.content_type FROM chunks AS c JOIN sources AS s "
+            "ON s.id = c.rowid >> ?",
+            (CHUNK_ORDINAL_BITS,),
+        ).fetchall()
         cutter = shared_embedder(model)
-        expected = sum(len(pieces.cut(cutter, title, content)) for title, content in chunks)
+        counts = [len(pieces.cut(cutter, *chunk)) for chunk in chunks]
+        expected = sum(counts)
         assert expected > len(chunks)  # the long section is several pieces
+        assert 0 in counts  # the draft has none
         assert _random_vectors(store, RULES, seed=1) == expected
         rows = store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
         assert rows == expected
