@@ -297,6 +297,15 @@ def _send(pids: set[int], signum: int) -> None:
             os.kill(pid, signum)
 
 
+def reap_orphans(pids: list[int]) -> None:
+    """Collect the exit status of these (killed) processes if they were left to capy; never
+    one of capy's live Popen leaders, whose status belongs to Popen."""
+    with spawn_lock:
+        for pid in pids:
+            if pid not in _live_leaders:
+                _reap(pid)
+
+
 def _reap(pid: int) -> None:
     deadline = time.monotonic() + 0.5
     while True:
