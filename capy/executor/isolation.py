@@ -44,8 +44,9 @@ from capy.rules.views.executor import Isolation, IsolationMount
 # The call's first shell: opens the files named before the joins by capy's /proc path (fd 3
 # the mount table, fd 4 a spawner's line), enters its cgroups, then the namespaces.
 _OPEN = {1: 'exec 3<"$1" || exit 125; shift; ', 2: 'exec 3<"$1" 4<"$2" || exit 125; shift 2; '}
+# Made with the machine's `mount` by its full path: the call's PATH is the user's.
 _MOUNT = (
-    "mount -a -T /dev/fd/3 || "
+    '"$0" -a -T /dev/fd/3 || '
     '{ echo "capy: the call could not set up its own namespaces" >&2; exit 125; }; exec 3<&-; '
 )
 # PID 1 stays a shell (see the module docstring) and runs the program in a subshell that
@@ -66,6 +67,7 @@ class Plan:
     unshare: tuple[str, ...]  # the unshare command and its options
     tail: tuple[str, ...]  # run inside, before the program: what drops the call's privileges
     mount_table: str  # capy's /proc path of the sealed fstab
+    mount: str  # the mount command's full path
 
     def command(self, argv: list[str], join_files: list[str]) -> list[str]:
         """`argv` run isolated, after joining `join_files` (cgroup.procs paths)."""
@@ -91,7 +93,7 @@ class Plan:
             cgroups.SHELL,
             "-c",
             _MOUNT + last,
-            "capy-isolate",
+            self.mount,
             *inner,
         ]
 
@@ -158,7 +160,7 @@ def _plan(isolation: Isolation, offline: bool) -> Plan | None:
         table = _mount_table(isolation, in_user_namespace)
         if table is None:
             return None
-        candidate = Plan(options, tail, table)
+        candidate = Plan(options, tail, table, str(_tool("mount")))
         if _works(candidate):
             return candidate
     return None
