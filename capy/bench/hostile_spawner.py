@@ -14,11 +14,14 @@ spawner) is bad when the victim's or the attacker's own next call ran the inject
 returned the injected bytes.
 
 The control is a spawner of the old kind (a shell sourcing its stdin pipe) kept by this
-harness: the same attacker must get a line into it, or the harness is blind.
+harness: the same attacker, run as a plain process of the same user (from inside a call it
+sees no process but the call's own, see `capy.executor.isolation`), must get a line into it,
+or the harness is blind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -172,7 +175,7 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    code = attacker_code(out, ATTACK_SECONDS, project=scratch.project, parents=(control.pid,))
+    code = attacker_code(out, ATTACK_SECONDS, project=scratch.project)
     outputs: dict[str, list[str]] = {"own": [], "other": []}
     opened: dict = {}
     errors: list[str] = []
@@ -210,6 +213,9 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
             await anyio.sleep(0.5)
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
+    plain = attacker_argv(out, 1.0, parents=(control.pid,))
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(plain, capture_output=True, timeout=60)
     control_seen = _control_seen(control, out)
     return _report(out, outputs, opened, control_seen, errors)
 
