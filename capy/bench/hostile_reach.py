@@ -16,14 +16,13 @@ is what a call was before it had namespaces of its own: it must get through ever
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from capy.bench.hostile_common import Scratch, mcp_session, reply_text
+from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_text
 
 if TYPE_CHECKING:
     from capy.bench.report import Table
@@ -184,7 +183,7 @@ async def _attack(scratch: Scratch) -> dict:
                         reply = await attacker.call_tool(
                             "capy_execute", {"language": "python", "code": code, "timeout": 30}
                         )
-                        found[side] = _last_json(reply_text(reply), errors)
+                        found[side] = last_json(reply_text(reply), errors)
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
     return _report(found, victim_replies, errors)
@@ -235,18 +234,7 @@ def _run_plain(argv: list[str], errors: list[str]) -> dict:
     done = subprocess.run(
         [sys.executable, "-c", ATTACKER, *argv], capture_output=True, text=True, timeout=60
     )
-    return _last_json(done.stdout, errors)
-
-
-def _last_json(text: str, errors: list[str]) -> dict:
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                break
-    errors.append(f"the attacker printed no report: {text[-300:]!r}")
-    return {}
+    return last_json(done.stdout, errors)
 
 
 def _report(found: dict, replies: dict, errors: list) -> dict:

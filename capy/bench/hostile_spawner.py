@@ -22,13 +22,12 @@ or the harness is blind.
 from __future__ import annotations
 
 import contextlib
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from capy.bench.hostile_common import Scratch, mcp_session, reply_text
+from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_text
 
 if TYPE_CHECKING:
     from capy.bench.report import Table
@@ -190,7 +189,7 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
                     "capy_execute",
                     {"language": "python", "code": code, "timeout": ATTACK_SECONDS + 20},
                 )
-                opened.update(_last_json(reply_text(reply), errors))
+                opened.update(last_json(reply_text(reply), errors))
 
             async def victim_calls() -> None:
                 await anyio.sleep(0.5)
@@ -226,17 +225,6 @@ def attacker_code(
     """Python for `capy_execute` that runs the attacker (see `attacker_argv`)."""
     argv = attacker_argv(out, seconds, project=project, parents=parents)[2:]
     return f"import sys\nsys.argv = {argv!r}\nexec(sys.argv[0])\n"
-
-
-def _last_json(text: str, errors: list[str]) -> dict:
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                break
-    errors.append(f"the attacker printed no report: {text[-300:]!r}")
-    return {}
 
 
 def _control_seen(control: subprocess.Popen, out: Path) -> bool:
