@@ -42,7 +42,7 @@ from capy.executor.errors import ExecutorError
 from capy.rules.views.executor import Isolation, IsolationMount
 
 # The call's first shell: opens the files named before the joins by capy's /proc path (fd 3
-# the mount table, fd 4 a spawner's line), enters its cgroups, then the namespaces.
+# the mount table, fd 4 a spawner's line) and enters its cgroups, before any mount is made.
 _OPEN = {1: 'exec 3<"$1" || exit 125; shift; ', 2: 'exec 3<"$1" 4<"$2" || exit 125; shift 2; '}
 # Made with the machine's `mount` by its full path: the call's PATH is the user's.
 _MOUNT = (
@@ -68,6 +68,10 @@ class Plan:
     tail: tuple[str, ...]  # run inside, before the program: what drops the call's privileges
     mount_table: str  # capy's /proc path of the sealed fstab
     mount: str  # the mount command's full path
+    # Whether the first shell inside may open capy's files and join the cgroups itself: root
+    # may; in a user namespace opening capy's files by /proc path is refused (another user
+    # namespace's process), so a shell outside does it first.
+    inside: bool
 
     def command(self, argv: list[str], join_files: list[str]) -> list[str]:
         """`argv` run isolated, after joining `join_files` (cgroup.procs paths)."""
@@ -79,11 +83,24 @@ class Plan:
         return self._wrap([self.mount_table, line_path], join_files, _EXEC, [*self.tail, *waiting])
 
     def _wrap(self, files: list[str], joins: list[str], last: str, inner: list[str]) -> list[str]:
-        outer = _OPEN[len(files)] + cgroups.JOIN_LOOP + 'shift; exec "$@"'
+        opens_and_joins = _OPEN[len(files)] + cgroups.JOIN_LOOP + "shift; "
+        if self.inside:  # one shell fewer: it opens and joins from inside, before its mounts
+            return [
+                *self.unshare,
+                "--",
+                cgroups.SHELL,
+                "-c",
+                opens_and_joins + _MOUNT + last,
+                self.mount,
+                *files,
+                *joins,
+                "--",
+                *inner,
+            ]
         return [
             cgroups.SHELL,
             "-c",
-            outer,
+            opens_and_joins + 'exec "$@"',
             "capy-sandbox",
             *files,
             *joins,
@@ -147,7 +164,7 @@ def _plan(isolation: Isolation, offline: bool) -> Plan | None:
     if os.geteuid() == 0:
         keep = ",".join(["-all", *(f"+{cap}" for cap in isolation.keep_capabilities)])
         drop = (str(_tool("setpriv")), "--bounding-set", keep, "--inh-caps", "-all", "--")
-        candidates.append(((unshare, *_NAMESPACES, *net), drop, False))
+        candidates.append(((unshare, *_NAMESPACES, *net), drop, False))  # see Plan.inside
     back_to_user = (
         unshare,
         "--user",
@@ -160,7 +177,7 @@ def _plan(isolation: Isolation, offline: bool) -> Plan | None:
         table = _mount_table(isolation, in_user_namespace)
         if table is None:
             return None
-        candidate = Plan(options, tail, table, str(_tool("mount")))
+        candidate = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
         if _works(candidate):
             return candidate
     return None
