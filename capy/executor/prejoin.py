@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import select
 import shlex
@@ -59,12 +60,14 @@ import shutil
 import socket
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 
 from capy.executor import cgroups, processes, sealed
 from capy.executor.errors import ExecutorError
 from capy.executor.isolation import QUIET_CHILD
 from capy.executor.isolation import plan as isolation_plan
+from capy.executor.janitor import run_later
 from capy.rules.views.executor import Isolation
 
 # Waits for the signal on the socket on stdin, then sources the call's sealed line (fd 4); the
@@ -73,6 +76,7 @@ from capy.rules.views.executor import Isolation
 _RUN_LINE = "IFS= read -r go && . /dev/fd/4; exit 126"
 _WAIT_LINE = 'exec 4<"$1" || exit 125; shift; ' + cgroups.JOIN_LOOP + "shift; " + _RUN_LINE
 _IDLE_CWD = "/"
+_HOLD_TRIES = 200  # milliseconds for a new helper to enter its namespaces
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,9 @@ class _Helper:
     channel: socket.socket  # capy's end of the helper's stdin
     line: int  # the blank memfd the helper holds as fd 4
     isolated: bool  # PID 1 of its own namespaces: runs the program as its child
+    # The helper's mount namespace, held open by capy: the kernel then tears it down (its
+    # mounts, an RCU wait) when capy lets go after the call, not while the call ends.
+    namespace: int | None = None
 
 
 _lock = threading.Lock()
@@ -100,7 +107,7 @@ _ready: _Helper | None = None
 _calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
 _env_binary: str | None = None
-_handed: dict[int, int] = {}  # a taken helper's pid -> its sealed line, open until the call ends
+_handed: dict[int, _Helper] = {}  # a taken helper's pid -> it, until its call ends
 
 
 def keep_ready() -> None:
@@ -152,7 +159,7 @@ def claim(
         return None
     helper.channel.close()
     with _lock:
-        _handed[helper.proc.pid] = helper.line
+        _handed[helper.proc.pid] = helper
     return helper.proc, helper.group
 
 
@@ -162,12 +169,37 @@ def release(pid: int | None = None) -> bool:
     global _calls
     with _lock:
         _calls = max(0, _calls - 1)
-        fd = _handed.pop(pid, None) if pid is not None else None
+        helper = _handed.pop(pid, None) if pid is not None else None
         idle = _calls == 0
-    if fd is not None:
-        with contextlib.suppress(OSError):
-            os.close(fd)
+    if helper is not None:
+        _close(helper.line)
+        if helper.namespace is not None:
+            run_later(functools.partial(_close, helper.namespace))
     return idle
+
+
+def _close(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _hold_namespace(pid: int) -> int | None:
+    """A descriptor of `pid`'s mount namespace once it has left capy's (None if it does not
+    in time, or cannot be opened)."""
+    try:
+        own = os.stat("/proc/self/ns/mnt").st_ino
+    except OSError:
+        return None
+    for _ in range(_HOLD_TRIES):
+        try:
+            fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        if os.fstat(fd).st_ino != own:
+            return fd
+        os.close(fd)
+        time.sleep(0.001)
+    return None
 
 
 def _output_waiting(helper: _Helper) -> bool:
@@ -237,7 +269,8 @@ def _start(key: Key) -> _Helper | None:
         group.remove()
         return None
     ours.shutdown(socket.SHUT_RD)  # capy only ever writes to it
-    return _Helper(proc, group, key, ours, line, ns is not None)
+    held = _hold_namespace(proc.pid) if ns is not None else None
+    return _Helper(proc, group, key, ours, line, ns is not None, held)
 
 
 def _discard(helper: _Helper) -> None:
@@ -250,8 +283,9 @@ def _discard(helper: _Helper) -> None:
     helper.proc.wait()
     processes.reap_orphans(inner)
     helper.channel.close()
-    with contextlib.suppress(OSError):
-        os.close(helper.line)
+    _close(helper.line)
+    if helper.namespace is not None:
+        _close(helper.namespace)
     for stream in (helper.proc.stdin, helper.proc.stdout, helper.proc.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):
