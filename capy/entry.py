@@ -114,22 +114,29 @@ def end_hook(code: int) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # AttributeError: started with fd 1 or 2 closed
         sys.exit(code)  # the interpreter reports an unwritable stream as it always has
     threading = sys.modules.get("threading")
     if threading is not None:
         main = threading.main_thread()
         if any(not item.daemon for item in threading.enumerate() if item is not main):
             sys.exit(code)
+    exit_without_teardown(code)
+
+
+def exit_without_teardown(code: int) -> None:
+    """Run the exit functions (caches written back, children ended), flush, and end the process
+    without the interpreter freeing every module; an unwritable stream gets the normal exit,
+    which reports it and sets the status. The caller knows no non-daemon thread is running."""
     import atexit
     import os
 
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # runs each once and clears them, so a fallback exit repeats none
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    except (AttributeError, OSError, ValueError):
+        sys.exit(code)
     os._exit(code)
 
 

@@ -111,15 +111,14 @@ def _write(path: str, data: dict[str, Any], *, marshalled: bool = False) -> None
     import json
     import marshal
 
+    from capy.atomicfile import write_atomically
+
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        if marshalled:
-            handle.write(marshal.dumps(_exact(data)))
-        else:
-            handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
-    os.replace(temporary, path)
+    if marshalled:
+        content = marshal.dumps(_exact(data))
+    else:
+        content = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    write_atomically(path, content)
 
 
 def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
