@@ -143,6 +143,9 @@ def cleanup(phase: Phase) -> None:
     with processes.spawn_lock:
         processes.forget_leader(phase.pid)
     phase.procs.sweep()
+    # Killed together with `unshare` (the leader, now reaped), an isolated call's PID 1 was
+    # handed to capy before the leader's exit completed: collect it too.
+    processes.reap_session_orphans(phase.pid)
     phase.procs.release()
     # The next call's spawner joins its groups while nothing waits, once no call runs.
     if prejoin.release(phase.pid) and prejoin.enabled():

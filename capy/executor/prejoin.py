@@ -274,14 +274,14 @@ def _start(key: Key) -> _Helper | None:
 
 
 def _discard(helper: _Helper) -> None:
-    # An isolated helper's PID 1 is the child of `unshare`; killed together, it may be left
-    # to capy (the subreaper) to reap.
-    inner = processes.children_of(helper.proc.pid)
+    # An isolated helper's PID 1 is the child of `unshare`; killed together (or forked just
+    # as `unshare` died), it is left to capy, the subreaper, to reap: it is found by its
+    # session, which is the helper's.
     with contextlib.suppress(OSError):
         helper.proc.kill()
     helper.group.kill()
     helper.proc.wait()
-    processes.reap_orphans(inner)
+    processes.reap_session_orphans(helper.proc.pid)
     helper.channel.close()
     _close(helper.line)
     if helper.namespace is not None:

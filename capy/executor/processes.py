@@ -297,12 +297,16 @@ def _send(pids: set[int], signum: int) -> None:
             os.kill(pid, signum)
 
 
-def reap_orphans(pids: list[int]) -> None:
-    """Collect the exit status of these (killed) processes if they were left to capy; never
-    one of capy's live Popen leaders, whose status belongs to Popen."""
+def reap_session_orphans(sid: int) -> None:
+    """Kill and collect capy's adopted children of session `sid` (what a killed call or helper
+    left: its leader is gone, so nothing of it may live on); never one of capy's live Popen
+    leaders, whose status belongs to Popen."""
     with spawn_lock:
-        for pid in pids:
-            if pid not in _live_leaders:
+        for pid in children_of(os.getpid()):
+            info = proc_info(pid)
+            if info is not None and info.sid == sid and pid not in _live_leaders:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
                 _reap(pid)
 
 
