@@ -163,8 +163,7 @@ def _random_vectors(store: Any, rules: Any, seed: int) -> int:
 
 
 def _piece_count(cutter: Any, pieces: Any, title: str | None, content: str | None) -> int:
-    cut = cutter.windows(title or "", content or "", pieces.stride, pieces.most, pieces.size)
-    return max(1, len(cut))
+    return max(1, len(pieces.cut(cutter, title, content)))
 
 
 def latency_table(report: dict[str, Any]) -> Any:

@@ -7,7 +7,9 @@ rest stays in the vault), a file change (`capture.diff_tools`) a `diff` holding 
 hook capture keeps it (a change is recalled by what it changed, not by "updated successfully"),
 and a failed call an `error`. Harness text (slash-command echoes,
 injected skills, compaction summaries) is not an event of the session and is left out.
-Capsule ids hash the original time and text, so a second backfill adds nothing.
+A second backfill adds nothing: capsule ids hash the original time and text, and an event the
+log already holds from a backfill (its session, kind and tool call or transcript line) is left
+out even when capy now renders it otherwise (a summary reworded, a diff's header added).
 """
 
 from __future__ import annotations
@@ -64,8 +66,26 @@ def backfill_from_vault(
             drafts.append((f"session {session.session_id}", draft))
         if progress is not None:
             progress(done, len(rowids))
-    report.imported = import_drafts(store, drafts)
+    fresh = _unrecorded(store, drafts)
+    report.imported = import_drafts(store, fresh)
+    report.imported.read += len(drafts) - len(fresh)
+    report.imported.known += len(drafts) - len(fresh)
     return report
+
+
+def _unrecorded(
+    store: CapsuleStore, drafts: list[tuple[str, CapsuleDraft]]
+) -> list[tuple[str, CapsuleDraft]]:
+    """The drafts whose event no earlier backfill put in the log."""
+    sessions = {str(draft.metadata.get("session_id")) for _, draft in drafts}
+    recorded = store.backend.recorded_events(BACKFILL_SOURCE, sessions)
+    return [(where, draft) for where, draft in drafts if _event_key(draft) not in recorded]
+
+
+def _event_key(draft: CapsuleDraft) -> tuple[str, str, str] | None:
+    meta = draft.metadata
+    event = meta.get("tool_use_id") or meta.get("message_uuid")
+    return (str(meta.get("session_id")), draft.kind, str(event)) if event else None
 
 
 def session_drafts(

@@ -152,6 +152,15 @@ class Pieces:
     stride: int
     most: int
     size: int | None = None  # tokens per piece (None: the model's max_tokens)
+    # A chunk's text as the model reads it: less the markup no reader sees (None: as stored).
+    readable: Callable[[str], str] | None = None
+
+    def cut(self, embedder: Any, title: str | None, content: str | None) -> list[str]:
+        """The model inputs of one chunk (see the embedder's `windows`)."""
+        text = content or ""
+        if self.readable is not None:
+            text = self.readable(text)
+        return embedder.windows(title or "", text, self.stride, self.most, self.size)
 
 
 def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
@@ -165,6 +174,7 @@ def pieces_for(rules: RuleSet) -> tuple[EmbeddingModel, Pieces] | None:
         settings.window_stride,
         settings.max_windows,
         settings.window_tokens,
+        settings.without_unseen if settings.unseen else None,
     )
 
 
@@ -195,9 +205,7 @@ def _embed_source(
     parts = [
         (rowid, part, text)
         for rowid, title, content in chunks
-        for part, text in enumerate(
-            embedder.windows(title or "", content or "", pieces.stride, pieces.most, pieces.size)
-        )
+        for part, text in enumerate(pieces.cut(embedder, title, content))
     ]
     vectors: list[bytes] = []
     for start in range(0, len(parts), batch_size):

@@ -7,7 +7,11 @@ the body; the structured record adds what the block lacks, chiefly the diff of a
 
 from __future__ import annotations
 
-from typing import Any
+# Annotations only: a PostToolUse hook that records a created file reads NEW_FILE from here, and
+# the hook path loads neither `typing` nor the `re` it pulls in (capy/packregex.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Placeholder for non-text content blocks (images, documents) that have no searchable text.
 _BINARY_BLOCK = "[{type}]"

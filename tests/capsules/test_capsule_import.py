@@ -167,6 +167,28 @@ def test_the_vault_backfill_keeps_times_and_sessions_and_runs_once(
     assert all(chain.ok for chain in capsules.verify())
 
 
+def test_a_backfill_rendered_otherwise_adds_no_capsule_again(
+    capsules, vault_with_a_real_session, monkeypatch
+) -> None:
+    """A later capy renders the same events otherwise (a call's summary reworded, a created
+    file's diff marked): their capsules' ids change, yet the events are in the log already."""
+    from dataclasses import replace
+
+    from capy.capsules import backfill
+
+    first = backfill_from_vault(capsules, vault_with_a_real_session)
+    rendered = backfill.session_drafts
+
+    def reworded(*arguments):
+        for draft in rendered(*arguments):
+            yield replace(draft, content=f"{draft.content}\nrendered anew")
+
+    monkeypatch.setattr(backfill, "session_drafts", reworded)
+    again = backfill_from_vault(capsules, vault_with_a_real_session)
+    assert (again.imported.new, again.imported.known) == (0, first.imported.read)
+    assert len(list(capsules.backend.scan())) == first.imported.new
+
+
 def test_a_batch_mixing_stored_repeated_and_new_capsules_numbers_each_once(capsules) -> None:
     from capy.capsules import CapsuleDraft
 

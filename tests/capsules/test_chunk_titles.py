@@ -59,3 +59,25 @@ def test_every_chunk_of_a_long_result_names_the_call_it_came_from(capsules):
     assert len(titles) > 2
     for title in titles:
         assert title.startswith("tool call Task general-purpose subagent: Check hex package")
+
+
+def _titles(capsules, kind: str, content: str, metadata: dict) -> list[str]:
+    capsules.write([CapsuleDraft(kind=kind, content=content, source="hook", metadata=metadata)])
+    drain(capsules)
+    return [row[0] for row in capsules.conn.execute("SELECT title FROM capsule_chunks")]
+
+
+def test_a_hook_diff_title_names_its_file_not_its_patch_header(capsules):
+    """A hook-captured diff leads with its patch's header, which is no summary of the call."""
+    patch = "new file\n--- /p/a.py\n+++ /p/a.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2"
+    meta = {"session_id": "s1", "tool": "Write", "files": ["/p/a.py"]}
+    for title in _titles(capsules, "diff", patch, meta):
+        assert title.startswith("diff Write /p/a.py"), title
+        assert "new file" not in title and "---" not in title and "@@" not in title
+
+
+def test_a_file_the_command_does_not_name_stays_in_the_title(capsules):
+    """`a.py` is a file of its own, though `cat data.py` holds those letters."""
+    meta = {"session_id": "s1", "tool": "Bash", "command": "cat data.py", "files": ["a.py"]}
+    [title] = _titles(capsules, "tool_call", "Bash\nx = 1", meta)
+    assert title.startswith("tool call Bash cat data.py a.py"), title

@@ -218,3 +218,25 @@ def test_a_batch_commits_many_jobs_and_a_failing_one_alone_is_recorded(capsules,
         ).fetchall()
     )
     assert states.pop(bad) == "ready" and set(states.values()) == {"done"}
+
+
+def test_a_stage_revision_changes_its_version_and_no_other_stages(capsules):
+    """The chunk stage's code changed what it derives (its titles name the call) with no pack
+    change: its `revision` makes every store's chunks stale, and only the chunk stage's."""
+    import copy
+    from dataclasses import replace
+
+    from capy.capsules.versions import current_versions
+
+    rules = capsules.rules
+    data = copy.deepcopy(rules.packs["capsules"].data)
+    chunk = next(stage for stage in data["stages"] if stage["name"] == "chunk")
+    assert chunk.get("revision", 1) >= 2  # the titles' change is one revision on
+    chunk.pop("revision")
+    packs = {**rules.packs, "capsules": replace(rules.packs["capsules"], data=data)}
+    before = current_versions(replace(rules, packs=packs, _views={}))
+    now = current_versions(rules)
+    assert before["chunk"] != now["chunk"]
+    assert {k: v for k, v in before.items() if k != "chunk"} == {
+        k: v for k, v in now.items() if k != "chunk"
+    }

@@ -157,3 +157,27 @@ def test_end_hook_waits_for_a_thread_as_a_normal_exit_does(tmp_path):
     )
     assert process.returncode == 0
     assert marker.exists()
+
+
+def test_a_write_that_creates_a_file_loads_no_typing(project):
+    """The created file's diff is marked with the transcripts' own NEW_FILE, read from
+    capy.sessions.results: that import must stay as lean as the rest of the hook path."""
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
+            "tool_use_id": "toolu_1",
+            "tool_input": {"file_path": str(project / "a.py"), "content": "x = 1\n"},
+            "tool_response": {"type": "create", "filePath": str(project / "a.py")},
+        }
+    ).encode()
+    run_hook_process("PostToolUse", payload, "claude-code", project)  # warm the caches
+    entry = "import sys; from capy.entry import run; sys.exit(run())"
+    argv = [sys.executable, "-X", "importtime", "-c", entry, "hook", "PostToolUse"]
+    process = subprocess.run(argv, input=payload, capture_output=True, cwd=project, timeout=60)
+    assert process.returncode == 0, process.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in process.stderr.decode().splitlines()}
+    assert "capy.sessions.results" in imported  # the create path was taken
+    assert not imported & {"typing", "re"}, sorted(imported & {"typing", "re"})

@@ -246,6 +246,37 @@ def test_the_piece_size_is_part_of_the_vector_version() -> None:
     assert pack.vector_version(model) != other.vector_version(model)
 
 
+def test_the_unseen_markup_rules_are_part_of_the_vector_version() -> None:
+    from capy.rules.views.base import with_fields
+
+    pack = RULES.view("semantic")
+    model = pack.model()
+    assert model is not None and pack.embedding.unseen
+    other = with_fields(pack, embedding=with_fields(pack.embedding, unseen=()))
+    assert pack.vector_version(model) != other.vector_version(model)
+
+
+@needs_model
+def test_markup_no_reader_sees_is_not_what_the_model_reads() -> None:
+    from capy.semantic.service import index_now
+
+    section = "Stops the event loop from waiting on this timer.\n"
+    history = "<!-- YAML\nadded: v0.9.1\nchanges:\n  - version: v18.0.0\n-->\n\n"
+    with scratch_store() as store:
+        index_content(
+            store, f"# unref\n\n{history}{section}", label="a.md", kind="durable", rules=RULES
+        )
+        index_content(store, f"# unref\n\n{section}", label="b.md", kind="durable", rules=RULES)
+        index_now(store, RULES)
+        rows = store.conn.execute(
+            "SELECT c.content, v.vector FROM chunk_vectors AS v JOIN chunks AS c "
+            "ON c.rowid = v.chunk_id ORDER BY v.chunk_id"
+        ).fetchall()
+    assert len(rows) == 2
+    assert "<!-- YAML" in rows[0][0]  # the chunk search shows keeps it
+    assert rows[0][1] == rows[1][1]  # the model read the same text
+
+
 @needs_model
 def test_a_long_chunk_is_cut_into_pieces_of_the_size_asked() -> None:
     from capy.semantic.embedder import shared_embedder
@@ -278,10 +309,7 @@ def test_the_latency_bench_gives_each_chunk_as_many_vectors_as_its_pieces() -> N
         index_content(store, DOC, label="doc.md", kind="durable", rules=RULES)
         chunks = store.conn.execute("SELECT title, content FROM chunks").fetchall()
         cutter = shared_embedder(model)
-        expected = sum(
-            len(cutter.windows(title, content, pieces.stride, pieces.most, pieces.size))
-            for title, content in chunks
-        )
+        expected = sum(len(pieces.cut(cutter, title, content)) for title, content in chunks)
         assert expected > len(chunks)  # the long section is several pieces
         assert _random_vectors(store, RULES, seed=1) == expected
         rows = store.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]

@@ -63,6 +63,9 @@ class SqliteBackend:
         """The proxy's message fingerprints among `fingerprints` that are in the log."""
         return proxied.recorded_fingerprints(self.conn, fingerprints)
 
+    def recorded_events(self, source: str, sessions: Iterable[str]) -> set[tuple[str, str, str]]:
+        return listing.recorded_events(self.conn, source, sessions)
+
     # The job queue
     def enqueue(self, jobs: Sequence[tuple[str, str, str]]) -> int:
         return queue.enqueue(self.conn, jobs)

@@ -1,7 +1,9 @@
-"""Capsules for a person to browse (`capy capsules list`): newest first, filtered."""
+"""Capsules for a person to browse (`capy capsules list`): newest first, filtered; and the
+transcript events a source already holds, which a repeated backfill leaves out."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import sqlcipher3
@@ -34,3 +36,23 @@ def newest(conn: sqlcipher3.Connection, wanted: CapsuleFilter) -> list[tuple[int
         (*params, wanted.limit),
     )
     return [_capsule(row) for row in rows]
+
+
+def recorded_events(
+    conn: sqlcipher3.Connection, source: str, session_ids: Iterable[str]
+) -> set[tuple[str, str, str]]:
+    """(session id, kind, event id) of `source`'s capsules in those sessions, the event id
+    being the tool call's (`tool_use_id`), else the transcript line's (`message_uuid`)."""
+    wanted = sorted(set(session_ids))
+    found: set[tuple[str, str, str]] = set()
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            "SELECT session_id, kind, coalesce(json_extract(metadata, '$.tool_use_id'), "
+            "json_extract(metadata, '$.message_uuid')) FROM capsules "
+            f"WHERE session_id IN ({marks}) AND source = ?",
+            (*part, source),
+        )
+        found.update((str(s), str(k), str(e)) for s, k, e in rows if e is not None)
+    return found

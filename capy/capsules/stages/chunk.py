@@ -47,7 +47,7 @@ def capsule_label(capsule: Capsule, rules: ChunkingPack) -> str:
     meta = capsule.metadata
     tool = meta.get("tool") if isinstance(meta.get("tool"), str) else ""
     command = meta.get("command") if isinstance(meta.get("command"), str) else ""
-    first = capsule.content.strip().split("\n", 1)[0] if tool else ""
+    first = capsule.content.strip().split("\n", 1)[0] if tool and _leads_with_call(capsule) else ""
     call = command or (first if first.strip() != tool else "")  # hook capture leads with the tool
     call = rules.titles.clip(call, rules.transcript.max_tool_input_chars) if call.strip() else ""
     parts = [capsule.kind.replace("_", " ")]
@@ -57,8 +57,25 @@ def capsule_label(capsule: Capsule, rules: ChunkingPack) -> str:
         parts.append(call)
     files = meta.get("files")
     if isinstance(files, list) and files:
-        parts += [str(name) for name in files[:3] if str(name) not in call]
+        named = _words(call)  # a file the call names as a word: `a.py` is not in `cat data.py`
+        parts += [str(name) for name in files[:3] if str(name) not in named]
     return " ".join(parts)
+
+
+def _leads_with_call(capsule: Capsule) -> bool:
+    """Whether the content's first line is the call's one-line summary: the backfill leads
+    every capsule with it; a hook-captured diff leads with its patch's header ("new file",
+    "--- a.py", "@@ -1,3 +1,4 @@"), which names no call."""
+    from capy.capsules.backfill import BACKFILL_SOURCE
+
+    return capsule.kind != "diff" or capsule.source == BACKFILL_SOURCE
+
+
+def _words(call: str) -> set[str]:
+    """The call's words as a shell or a summary line writes them: unquoted, an option's value
+    apart from its name (`--file=a.py`)."""
+    words = {word.strip("\"'`()[],;:") for word in call.split()}
+    return words | {word.split("=", 1)[1] for word in words if "=" in word}
 
 
 def _title(label: str, title: str, rules: ChunkingPack) -> str:

@@ -59,6 +59,7 @@ class Stage(RuleView):
     after: tuple[str, ...]
     shaped_by: tuple[str, ...]
     optional: bool = False
+    revision: int | None = None
 
 
 class Worker(Section):

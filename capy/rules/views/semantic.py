@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from functools import cached_property
+
+from pydantic import field_validator
+
 from capy.rules.views.base import Field, PackView, RuleView, Section, active
 
 
@@ -48,12 +53,19 @@ class CapsuleContext(Section):
         return f"b{self.before}a{self.after}c{self.chars}"
 
 
+class UnseenRule(RuleView):
+    kind: str
+    pattern: str
+
+
 class Embedding(Section):
     batch_size: int
     # Tokens per piece of a long chunk (absent: the model's max_tokens).
     window_tokens: int | None = None
     window_stride: int
     max_windows: int
+    # Markup removed from a chunk's text before it is cut into pieces (active rules, in order).
+    unseen: tuple[UnseenRule, ...] = ()
     cpu_share: float
     threads: int
     kinds: tuple[str, ...]
@@ -63,6 +75,21 @@ class Embedding(Section):
     release_after_seconds: float | None = None
     # What a capsule's vector reads besides its chunk: its session neighbours (None: nothing).
     capsule_context: CapsuleContext | None = None
+
+    @field_validator("unseen", mode="after")
+    @classmethod
+    def _active_only(cls, rules: tuple[UnseenRule, ...]) -> tuple[UnseenRule, ...]:
+        return active(rules)
+
+    @cached_property
+    def _unseen_compiled(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(rule.pattern) for rule in self.unseen)
+
+    def without_unseen(self, text: str) -> str:
+        """`text` less the markup no reader sees (the `unseen` rules, in order)."""
+        for pattern in self._unseen_compiled:
+            text = pattern.sub("", text)
+        return text
 
 
 class SemanticPack(PackView):
@@ -77,6 +104,11 @@ class SemanticPack(PackView):
         cut = f"w{embedding.window_stride}x{embedding.max_windows}"
         if embedding.window_tokens is not None:
             cut = f"t{embedding.window_tokens}{cut}"
+        if embedding.unseen:
+            from capy.digests import sha256
+
+            rules = "\n".join(rule.pattern for rule in embedding.unseen)
+            cut = f"{cut}u{sha256(rules.encode()).hexdigest()[:8]}"
         return f"{model.model_id}+{cut}"
 
     def capsule_vector_version(self, model: EmbeddingModel) -> str:
