@@ -22,6 +22,7 @@ from capy.store import Store
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.trigram_blocks import chunks_of_blocks
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -107,6 +108,8 @@ class StoreCorpus:
                 budget=budget,
                 database=str(self.store.path),
             )
+            if top and table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
+                top = chunks_of_blocks(self.store.conn, top, fts_query, limit)
             return self._read(top or [])
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
@@ -115,8 +118,8 @@ class StoreCorpus:
         if not top:
             return []
         ids = [rowid for rowid, _ in top]
-        # From `chunks` whichever list ranked them: the trigram table is an index only, and a
-        # chunk has the same rowid in both (migration 0009).
+        # From `chunks` whichever list ranked them: the trigram table is an index only
+        # (migration 0009), and its blocks are resolved to chunk rowids before this (0011).
         rows = self.store.conn.execute(
             f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content, s.content_type
                   FROM chunks AS c
