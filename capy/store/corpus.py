@@ -19,6 +19,7 @@ from capy.retrieval.model import WorkBudget
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
+from capy.store.budget import fetch_within
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
@@ -109,7 +110,16 @@ class StoreCorpus:
                 database=str(self.store.path),
             )
             if top and table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
-                top = chunks_of_blocks(self.store.conn, top, fts_query, limit)
+                conn = self.store.conn
+                top = chunks_of_blocks(
+                    conn,
+                    top,
+                    fts_query,
+                    limit,
+                    weights=self.weights,
+                    fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
+                    database=str(self.store.path),
+                )
             return self._read(top or [])
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import groupby, zip_longest
+from itertools import groupby
 
 import sqlcipher3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from capy.store.disjunction import Fetch
 
 # 16 chunks a block: a power of two, so a block is an aligned run of chunk rowids and the rowid
 # range delete of a source still removes its blocks. A schema constant, not a tuning knob:
@@ -35,6 +39,10 @@ TRIGRAM_BLOCK_BITS = 4
 TRIGRAM_BLOCK_CHUNKS = 1 << TRIGRAM_BLOCK_BITS
 _BLOCK_MASK = ~(TRIGRAM_BLOCK_CHUNKS - 1)
 _JOIN = "\n"
+TABLE = "chunks_trigram"
+# FTS5's bm25 constants (fts5_aux.c).
+_K1 = 1.2
+_B = 0.75
 INSERT_BLOCK = "INSERT INTO chunks_trigram (rowid, title, content) VALUES (?, ?, ?)"
 
 # A quoted FTS5 string ("" inside is one quote) or the AND that separates groups.
@@ -74,35 +82,79 @@ def phrase_groups(fts_query: str) -> list[tuple[str, ...]]:
 
 
 def chunks_of_blocks(
-    conn: sqlcipher3.Connection, blocks: Sequence[tuple[int, float]], fts_query: str, limit: int
+    conn: sqlcipher3.Connection,
+    blocks: Sequence[tuple[int, float]],
+    fts_query: str,
+    limit: int,
+    *,
+    weights: Sequence[float],
+    fetch: Fetch,
+    database: str,
 ) -> list[tuple[int, float]]:
-    """The matching chunks of ranked (block rowid, bm25) pairs, as ranked (rowid, bm25)."""
+    """The matching chunks of ranked (block rowid, bm25) pairs, as ranked (rowid, bm25): each
+    chunk scored by FTS5's bm25 formula as a row of its own would be (`_Scorer`)."""
     groups = phrase_groups(fts_query)
     if not blocks or not groups:
         return []
-    per_block = []
-    for block, score in blocks:
+    matched: list[tuple[int, str, str]] = []
+    for block, _ in blocks:
         rows = conn.execute(
             "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ?",
             (block, block + TRIGRAM_BLOCK_CHUNKS - 1),
         ).fetchall()
-        matched = []
         for rowid, title, content in rows:
-            found, occurrences = _strength(groups, (title or "").lower(), (content or "").lower())
-            if found:  # most phrases found, then most occurrences, then the earlier chunk
-                matched.append((-found, -occurrences, rowid))
-        per_block.append([(rowid, score) for *_, rowid in sorted(matched)])
-    found = [pair for rank in zip_longest(*per_block) for pair in rank if pair is not None]
-    return found[:limit]
+            title, content = (title or "").lower(), (content or "").lower()
+            if all(any(p in title or p in content for p in group) for group in groups):
+                matched.append((rowid, title, content))
+    if not matched:
+        return []
+    scorer = _Scorer.of(conn, [p for group in groups for p in group], weights, fetch, database)
+    scored = sorted((scorer.score(title, content), rowid) for rowid, title, content in matched)
+    return [(rowid, score) for score, rowid in scored[:limit]]
 
 
-def _strength(groups: Sequence[tuple[str, ...]], title: str, content: str) -> tuple[int, int]:
-    """(phrases found, occurrences) when every group has a phrase in the chunk, else (0, 0)."""
-    found = occurrences = 0
-    for group in groups:
-        hits = [title.count(phrase) + content.count(phrase) for phrase in group]
-        if not any(hits):
-            return 0, 0
-        found += sum(1 for hit in hits if hit)
-        occurrences += sum(hits)
-    return found, occurrences
+class _Scorer:
+    """bm25 of one chunk as FTS5 computes it for a row (fts5_aux.c): per phrase, idf times the
+    column-weighted occurrences f, as f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl)), with D
+    the chunk's trigram count. The idf and the average length come from the block table (its
+    row and phrase counts, its token total over the chunks it holds): what a chunk-level table
+    would give, up to how phrases spread over blocks instead of chunks."""
+
+    def __init__(self, idfs: dict[str, float], weights: Sequence[float], average: float) -> None:
+        self.idfs, self.weights, self.average = idfs, weights, max(average, 1.0)
+
+    @classmethod
+    def of(
+        cls,
+        conn: sqlcipher3.Connection,
+        phrases: Sequence[str],
+        weights: Sequence[float],
+        fetch: Fetch,
+        database: str,
+    ) -> _Scorer:
+        from capy.store.disjunction import idf, phrase_counts, table_totals  # search only
+
+        quoted = {phrase: '"' + phrase.replace('"', '""') + '"' for phrase in phrases}
+        counts = phrase_counts(TABLE, list(quoted.values()), fetch=fetch, database=database)
+        totals = table_totals(TABLE, fetch)
+        if counts is None or totals is None:  # out of work: every phrase weighs the same
+            return cls(dict.fromkeys(phrases, 1.0), weights, 1.0)
+        rows, tokens = totals
+        chunks = conn.execute("SELECT coalesce(sum(chunks), 0) FROM kind_counters").fetchone()[0]
+        idfs = {phrase: idf(rows, counts[quoted[phrase]]) for phrase in phrases}
+        return cls(idfs, weights, tokens / max(chunks, 1))
+
+    def score(self, title: str, content: str) -> float:
+        title_weight, content_weight = self.weights
+        length = _trigrams(title) + _trigrams(content)
+        norm = _K1 * (1 - _B + _B * length / self.average)
+        total = 0.0
+        for phrase, weight in self.idfs.items():
+            f = title_weight * title.count(phrase) + content_weight * content.count(phrase)
+            if f:
+                total += weight * f * (_K1 + 1) / (f + norm)
+        return -total  # FTS5's sign: lower is better
+
+
+def _trigrams(text: str) -> int:
+    return max(len(text) - 2, 0)
