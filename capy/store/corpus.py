@@ -23,7 +23,7 @@ from capy.store.budget import fetch_within
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
-from capy.store.trigram_blocks import chunks_of_blocks
+from capy.store.trigram_blocks import Statistics, chunks_of_blocks
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -117,8 +117,11 @@ class StoreCorpus:
                     fts_query,
                     limit,
                     weights=self.weights,
-                    fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
-                    database=str(self.store.path),
+                    statistics=Statistics(
+                        fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
+                        database=str(self.store.path),
+                        counted=len(any_of) > 1,
+                    ),
                 )
             return self._read(top or [])
 

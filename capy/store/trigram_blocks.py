@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 
 import sqlcipher3
@@ -81,6 +82,16 @@ def phrase_groups(fts_query: str) -> list[tuple[str, ...]]:
     return [tuple(group) for group in groups if group]
 
 
+@dataclass(frozen=True)
+class Statistics:
+    """How the table's statistics are read: `fetch` within the pass's work budget, and whether
+    the pass counted its phrases (an OR pass of several: see `_Scorer`)."""
+
+    fetch: Fetch
+    database: str
+    counted: bool
+
+
 def chunks_of_blocks(
     conn: sqlcipher3.Connection,
     blocks: Sequence[tuple[int, float]],
@@ -88,8 +99,7 @@ def chunks_of_blocks(
     limit: int,
     *,
     weights: Sequence[float],
-    fetch: Fetch,
-    database: str,
+    statistics: Statistics,
 ) -> list[tuple[int, float]]:
     """The matching chunks of ranked (block rowid, bm25) pairs, as ranked (rowid, bm25): each
     chunk scored by FTS5's bm25 formula as a row of its own would be (`_Scorer`)."""
@@ -108,7 +118,7 @@ def chunks_of_blocks(
                 matched.append((rowid, title, content))
     if not matched:
         return []
-    scorer = _Scorer.of(conn, [p for group in groups for p in group], weights, fetch, database)
+    scorer = _Scorer.of(conn, [p for group in groups for p in group], weights, statistics)
     scored = sorted((scorer.score(title, content), rowid) for rowid, title, content in matched)
     return [(rowid, score) for score, rowid in scored[:limit]]
 
@@ -116,9 +126,15 @@ def chunks_of_blocks(
 class _Scorer:
     """bm25 of one chunk as FTS5 computes it for a row (fts5_aux.c): per phrase, idf times the
     column-weighted occurrences f, as f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl)), with D
-    the chunk's trigram count. The idf and the average length come from the block table (its
-    row and phrase counts, its token total over the chunks it holds): what a chunk-level table
-    would give, up to how phrases spread over blocks instead of chunks."""
+    the chunk's trigram count. The average length comes from the block table's token total over
+    the chunks it holds, the idf from its row and phrase counts: what a chunk-level table would
+    give, up to how phrases spread over blocks instead of chunks.
+
+    Phrase counts are taken only where the OR pass takes them anyway (`counted`: it starts from
+    its rarest phrases, capy.store.disjunction, and caches the counts): counting a common
+    phrase walks its whole doclist, which on a large store costs more than the search. Elsewhere
+    every phrase weighs the same: one phrase alone is ordered the same by any weight, and in an
+    AND every chunk holds every group."""
 
     def __init__(self, idfs: dict[str, float], weights: Sequence[float], average: float) -> None:
         self.idfs, self.weights, self.average = idfs, weights, max(average, 1.0)
@@ -129,20 +145,26 @@ class _Scorer:
         conn: sqlcipher3.Connection,
         phrases: Sequence[str],
         weights: Sequence[float],
-        fetch: Fetch,
-        database: str,
+        scope: Statistics,
     ) -> _Scorer:
         from capy.store.disjunction import idf, phrase_counts, table_totals  # search only
 
-        quoted = {phrase: '"' + phrase.replace('"', '""') + '"' for phrase in phrases}
-        counts = phrase_counts(TABLE, list(quoted.values()), fetch=fetch, database=database)
-        totals = table_totals(TABLE, fetch)
-        if counts is None or totals is None:  # out of work: every phrase weighs the same
-            return cls(dict.fromkeys(phrases, 1.0), weights, 1.0)
+        even = dict.fromkeys(phrases, 1.0)
+        totals = table_totals(TABLE, scope.fetch)
+        if totals is None:  # out of work
+            return cls(even, weights, 1.0)
         rows, tokens = totals
         chunks = conn.execute("SELECT coalesce(sum(chunks), 0) FROM kind_counters").fetchone()[0]
-        idfs = {phrase: idf(rows, counts[quoted[phrase]]) for phrase in phrases}
-        return cls(idfs, weights, tokens / max(chunks, 1))
+        average = tokens / max(chunks, 1)
+        if not scope.counted:
+            return cls(even, weights, average)
+        quoted = {phrase: '"' + phrase.replace('"', '""') + '"' for phrase in phrases}
+        counts = phrase_counts(
+            TABLE, list(quoted.values()), fetch=scope.fetch, database=scope.database
+        )
+        if counts is None:
+            return cls(even, weights, average)
+        return cls({p: idf(rows, counts[quoted[p]]) for p in phrases}, weights, average)
 
     def score(self, title: str, content: str) -> float:
         title_weight, content_weight = self.weights
