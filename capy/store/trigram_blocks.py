@@ -147,15 +147,15 @@ class _Scorer:
         weights: Sequence[float],
         scope: Statistics,
     ) -> _Scorer:
-        from capy.store.disjunction import idf, phrase_counts, table_totals  # search only
+        from capy.store.counters import total_chunks  # search only
+        from capy.store.disjunction import idf, phrase_counts, table_totals
 
         even = dict.fromkeys(phrases, 1.0)
         totals = table_totals(TABLE, scope.fetch)
         if totals is None:  # out of work
             return cls(even, weights, 1.0)
         rows, tokens = totals
-        chunks = conn.execute("SELECT coalesce(sum(chunks), 0) FROM kind_counters").fetchone()[0]
-        average = tokens / max(chunks, 1)
+        average = tokens / max(total_chunks(conn), 1)
         if not scope.counted:
             return cls(even, weights, average)
         quoted = {phrase: '"' + phrase.replace('"', '""') + '"' for phrase in phrases}
