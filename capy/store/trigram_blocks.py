@@ -12,9 +12,10 @@ matched row reads at most 16 chunks.
 The trigram list ranks blocks by bm25 as it ranked chunks, and each block then gives the chunks
 in it that match the query themselves (every AND group has a phrase that is a substring of the
 chunk's title or content, case folded as the trigram tokenizer folds it); a block whose terms
-are spread over several chunks gives none, as no chunk row would have matched. Blocks give
-their best chunk first, in block order, then their second ones, and so on: the same best
-candidate per block that a chunk-level list would rank near the block's place.
+are spread over several chunks gives none, as no chunk row would have matched. The chunks of
+the top blocks are then ranked together by bm25 computed per chunk (`_Scorer`), so the list
+orders chunks as a row per chunk did: `capy bench quality` gives the same figures in every
+table as with a row per chunk (an order by block first moved one case from rank 2 to 3).
 
 Newlines join the chunks: no query phrase holds a newline (query text has control characters
 turned into spaces), so a trigram across a join never matches a phrase that no chunk holds.
