@@ -1,11 +1,13 @@
 """`capy bench hostile`: the red team's figures, measured by attacking capy for real.
 
-Seven families, each in its own module (hostile_escape, hostile_secrets, hostile_inputs,
-hostile_terminal, hostile_ssrf, hostile_crash, hostile_spawner), each run in a throw-away home
+Eight families, each in its own module (hostile_escape, hostile_secrets, hostile_inputs,
+hostile_terminal, hostile_ssrf, hostile_crash, hostile_spawner, hostile_reach), each run in a
+throw-away home
 and project, each with a control case that must come out bad (a survivor started outside capy,
 a secret with nothing in between, a traceback and a hang, escape sequences printed by a plain
 process, a loopback connection made without the guard, a store damaged on purpose, a line
-slipped into a spawner of the old kind): a harness that cannot
+slipped into a spawner of the old kind, another process's memory read by a plain process of
+the same user): a harness that cannot
 see a bad outcome proves nothing. The goal of every bad count is 0.
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from capy.bench.hostile_common import scratch
 
-FAMILIES = ("escape", "secrets", "inputs", "terminal", "ssrf", "crash", "spawner")
+FAMILIES = ("escape", "secrets", "inputs", "terminal", "ssrf", "crash", "spawner", "reach")
 QUICK_CRASH_RUNS = 6
 Progress = Callable[[str, int, int], None]
 
@@ -70,6 +72,10 @@ def _family(family: str, place, quick: bool, runs: int, ssrf_data: Path | None) 
         from capy.bench import hostile_spawner
 
         return hostile_spawner.run(place, quick=quick)
+    if family == "reach":
+        from capy.bench import hostile_reach
+
+        return hostile_reach.run(place, quick=quick)
     from capy.bench import hostile_crash
 
     return hostile_crash.run(place, runs=runs)
@@ -87,6 +93,7 @@ BAD_COUNTS = (
     ("ssrf", "reached", "SSRF forms that reached loopback"),
     ("crash", "damaged", "kill -9 runs that damaged the store"),
     ("spawner", "got_through", "spawner injections that got through"),
+    ("reach", "got_through", "reaches into other processes that got through"),
 )
 
 

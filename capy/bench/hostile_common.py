@@ -188,6 +188,20 @@ def reply_text(result) -> str:
     return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
+def last_json(text: str, errors: list[str]) -> dict:
+    """The last JSON object line an attacker printed; {} (and a note in `errors`) if none."""
+    import json
+
+    for line in reversed(text.splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                break
+    errors.append(f"the attacker printed no report: {text[-300:]!r}")
+    return {}
+
+
 def which(*names: str) -> str | None:
     for name in names:
         found = shutil.which(name)

@@ -68,10 +68,13 @@ def check(db_path: Path, key_hex: str, committed: list[str]) -> str | None:
         verdict = [row[0] for row in conn.execute("PRAGMA integrity_check").fetchall()]
         if verdict != ["ok"]:
             return f"integrity_check: {'; '.join(verdict)[:200]}"
+        # A trigram row holds a block of chunks (capy.store.trigram_blocks).
+        from capy.store.trigram_blocks import TRIGRAM_BLOCK_CHUNKS as BLOCK
+
         half = conn.execute(
             "SELECT s.label FROM sources s WHERE "
             "(SELECT count(*) FROM chunks WHERE source_id = s.id) = 0 OR "
-            "(SELECT count(*) FROM chunks WHERE source_id = s.id) != "
+            f"((SELECT count(*) FROM chunks WHERE source_id = s.id) + {BLOCK - 1}) / {BLOCK} != "
             "(SELECT count(*) FROM chunks_trigram "
             "WHERE rowid BETWEEN s.id << 20 AND (s.id << 20) + 1048575)"
         ).fetchall()

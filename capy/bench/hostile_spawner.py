@@ -14,18 +14,20 @@ spawner) is bad when the victim's or the attacker's own next call ran the inject
 returned the injected bytes.
 
 The control is a spawner of the old kind (a shell sourcing its stdin pipe) kept by this
-harness: the same attacker must get a line into it, or the harness is blind.
+harness: the same attacker, run as a plain process of the same user (from inside a call it
+sees no process but the call's own, see `capy.executor.isolation`), must get a line into it,
+or the harness is blind.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from capy.bench.hostile_common import Scratch, mcp_session, reply_text
+from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_text
 
 if TYPE_CHECKING:
     from capy.bench.report import Table
@@ -172,7 +174,7 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    code = attacker_code(out, ATTACK_SECONDS, project=scratch.project, parents=(control.pid,))
+    code = attacker_code(out, ATTACK_SECONDS, project=scratch.project)
     outputs: dict[str, list[str]] = {"own": [], "other": []}
     opened: dict = {}
     errors: list[str] = []
@@ -187,7 +189,7 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
                     "capy_execute",
                     {"language": "python", "code": code, "timeout": ATTACK_SECONDS + 20},
                 )
-                opened.update(_last_json(reply_text(reply), errors))
+                opened.update(last_json(reply_text(reply), errors))
 
             async def victim_calls() -> None:
                 await anyio.sleep(0.5)
@@ -210,6 +212,9 @@ async def _attack(scratch: Scratch, out: Path) -> dict:
             await anyio.sleep(0.5)
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
+    plain = attacker_argv(out, 1.0, parents=(control.pid,))
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(plain, capture_output=True, timeout=60)
     control_seen = _control_seen(control, out)
     return _report(out, outputs, opened, control_seen, errors)
 
@@ -220,17 +225,6 @@ def attacker_code(
     """Python for `capy_execute` that runs the attacker (see `attacker_argv`)."""
     argv = attacker_argv(out, seconds, project=project, parents=parents)[2:]
     return f"import sys\nsys.argv = {argv!r}\nexec(sys.argv[0])\n"
-
-
-def _last_json(text: str, errors: list[str]) -> dict:
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                break
-    errors.append(f"the attacker printed no report: {text[-300:]!r}")
-    return {}
 
 
 def _control_seen(control: subprocess.Popen, out: Path) -> bool:

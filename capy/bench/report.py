@@ -425,6 +425,10 @@ def hostile_tables(report: dict) -> list[Table]:
         from capy.bench.hostile_spawner import spawner_table
 
         tables.append(spawner_table(report["spawner"], summary))
+    if "reach" in report:
+        from capy.bench.hostile_reach import reach_table
+
+        tables.append(reach_table(report["reach"], summary))
     from capy.bench.hostile import FAMILIES
 
     spent = [f"{family} {report[family]['seconds']} s" for family in FAMILIES if family in report]

@@ -23,8 +23,9 @@ def hostile(
     Sandbox escapes (cancelled MCP calls included), secrets returned raw per tool, bad inputs
     (tracebacks, "internal error", hangs, work lost), terminal control sequences printed raw,
     SSRF forms that reached loopback, stores damaged by kill -9, and lines or output slipped
-    into another call's pre-joined spawner (another server's too); all on loopback, in
-    throw-away homes, every survivor killed at the end.
+    into another call's pre-joined spawner (another server's too), and reaches from one call
+    into other processes (servers' memory and environment, ptrace, a running call's pipes,
+    live cgroup limits); all on loopback, in throw-away homes, every survivor killed at the end.
 
     Parameters
     ----------
@@ -34,7 +35,7 @@ def hostile(
         when it is heavily loaded).
     only
         Comma-separated families to run: escape, secrets, inputs, terminal, ssrf, crash,
-        spawner (default: all).
+        spawner, reach (default: all).
     runs
         kill -9 runs (default 20, or 6 with --quick).
     ssrf_data

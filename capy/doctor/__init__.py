@@ -27,6 +27,7 @@ def _checks() -> list[tuple[str, str, CheckFunction]]:
         (configuration.GROUP, "keys", configuration.key_files),
         (environment.GROUP, "SQLCipher and FTS5", environment.sqlcipher_fts5),
         (environment.GROUP, "runtimes", environment.runtimes),
+        (environment.GROUP, "sandbox isolation", environment.isolation),
         (semantic.GROUP, semantic.NAME, semantic.semantic_search),
         (knowledge.GROUP, knowledge.NAME, knowledge.knowledge_base),
         (agents.GROUP, "registration", agents.registrations),

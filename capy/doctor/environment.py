@@ -41,6 +41,33 @@ def runtimes(ctx: DoctorContext) -> list[Check]:
     return checks
 
 
+def isolation(ctx: DoctorContext) -> list[Check]:
+    """Whether each sandboxed call is kept from the user's other processes, in plain words."""
+    from capy.executor.isolation import unavailable_reason
+
+    rules = ctx.view("executor").isolation
+    name = "sandbox isolation"
+    reason = unavailable_reason(rules)
+    if reason is None:
+        detail = (
+            "each call runs in its own PID and mount namespaces: it cannot see, trace or "
+            "signal capy or other calls, open their pipes, or change cgroup limits"
+        )
+        return [Check(GROUP, name, Status.OK, detail)]
+    fix = (
+        "run capy where the kernel allows PID and mount namespaces "
+        "(root, or unprivileged user namespaces)"
+    )
+    if rules.required:
+        detail = f"calls are refused: the executor pack requires isolation and {reason}"
+        return [Check(GROUP, name, Status.FAIL, detail, fix)]
+    detail = (
+        "calls are NOT isolated from this user's other processes: code in one call can read "
+        f"capy's memory (its keys) and other calls' output, and change cgroup limits ({reason})"
+    )
+    return [Check(GROUP, name, Status.WARN, detail, fix)]
+
+
 def _one_of(candidates: tuple[str, ...]) -> str:
     if len(candidates) == 1:
         return candidates[0]

@@ -36,11 +36,11 @@ _OWN_CGROUPS = Path("/proc/self/cgroup")
 SHELL = "/bin/sh"
 # Joins every group named before `--`, then becomes the program. A join that fails stops the
 # call (fail closed): the sandbox promised to track it.
-_JOIN_SCRIPT = (
+JOIN_LOOP = (
     'while [ "$1" != -- ]; do { echo 0 > "$1"; } 2>/dev/null || '
     '{ echo "capy: the call could not enter its cgroup $1" >&2; exit 125; }; shift; done; '
-    'shift; exec "$@"'
 )
+_JOIN_SCRIPT = JOIN_LOOP + 'shift; exec "$@"'
 _GROUP_PREFIX = "capy-"
 _EMPTY_WAIT_S = 2.0
 

@@ -9,10 +9,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-from capy.executor import cgroups, prejoin, processes
+from capy.executor import cgroups, network, prejoin, processes
+from capy.executor.isolation import plan as isolation_plan
 from capy.executor.janitor import run_later
 from capy.executor.pump import Pump, Stop
-from capy.rules.views.executor import Limits
+from capy.rules.views.executor import Isolation, Limits, NetworkMode
 
 _KILLED_REASON = {
     Stop.DEADLINE: "timeout",
@@ -30,6 +31,7 @@ class Phase:
     pump: Pump
     procs: processes.CallProcesses
     limits: Limits
+    key: prejoin.Key  # how it was spawned: the next call's spawner is made alike
 
     @property
     def pid(self) -> int:
@@ -50,14 +52,17 @@ def spawn(
     cwd: str,
     marker: str,
     limits: Limits,
+    isolation: Isolation,
+    offline: bool = False,
     cancel: threading.Event | None = None,
 ) -> Phase:
-    """Start `argv` in its own session and cgroup, stdin closed, both output pipes captured."""
+    """Start `argv` in its own session, cgroup and namespaces (see `isolation`), stdin closed,
+    both output pipes captured; `offline`: with no network (see `network`)."""
     processes.enable_subreaper()
     processes.terminate_all_at_exit()
     started = processes.boot_ticks_now()
     max_processes = limits.processes.max_new_processes
-    key = (max_processes, limits.memory.max_bytes)
+    key = spawn_key(limits, isolation, offline)
     ready = prejoin.claim(argv, env, cwd, key)
     if ready is not None:
         proc, group = ready
@@ -74,20 +79,32 @@ def spawn(
         over_process_limit=lambda: call.over_limit(max_processes),
         cancel=cancel,
     )
-    return Phase(proc, pump, call, limits)
+    return Phase(proc, pump, call, limits, key)
+
+
+def spawn_key(limits: Limits, isolation: Isolation, offline: bool) -> prejoin.Key:
+    return prejoin.Key(
+        limits.processes.max_new_processes, limits.memory.max_bytes, offline, isolation
+    )
 
 
 def _spawn_joining(
-    argv: list[str], env: dict[str, str], cwd: str, marker: str, key: tuple[int, int | None]
+    argv: list[str], env: dict[str, str], cwd: str, marker: str, key: prejoin.Key
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup | None]:
-    """Start `argv` through a shell that first moves itself into the call's new groups."""
-    max_processes, max_memory = key
-    group = cgroups.call_group(marker, max_tasks=max_processes, max_memory_bytes=max_memory)
-    if group is not None:
-        argv = group.wrap(argv)
+    """Start `argv` through a shell that first moves itself into the call's new groups, then
+    into the call's own namespaces where this machine allows them."""
+    ns = isolation_plan(key.isolation, offline=key.offline)  # before a group exists to remove
+    group = cgroups.call_group(marker, max_tasks=key.max_tasks, max_memory_bytes=key.max_memory)
+    joins = group.join_files if group is not None else []
+    if ns is not None:
+        argv = ns.command(argv, joins)
+    else:
+        argv = network.isolate(argv, NetworkMode.OFF if key.offline else NetworkMode.ON)
+        if group is not None:
+            argv = group.wrap(argv)
     try:
         proc = processes.start_leader(
-            argv, stdin=subprocess.DEVNULL, env=env, cwd=cwd, max_tasks=max_processes
+            argv, stdin=subprocess.DEVNULL, env=env, cwd=cwd, max_tasks=key.max_tasks
         )
     except BaseException:
         if group is not None:
@@ -126,12 +143,13 @@ def cleanup(phase: Phase) -> None:
     with processes.spawn_lock:
         processes.forget_leader(phase.pid)
     phase.procs.sweep()
+    # Killed together with `unshare` (the leader, now reaped), an isolated call's PID 1 was
+    # handed to capy before the leader's exit completed: collect it too.
+    processes.reap_session_orphans(phase.pid)
     phase.procs.release()
     # The next call's spawner joins its groups while nothing waits, once no call runs.
     if prejoin.release(phase.pid) and prejoin.enabled():
-        limits = phase.limits
-        key = (limits.processes.max_new_processes, limits.memory.max_bytes)
-        run_later(functools.partial(prejoin.refill, key))
+        run_later(functools.partial(prejoin.refill, phase.key))
     # Everything is dead now, so the pipes hold all that will ever come: keep it.
     phase.pump.drain()
     phase.pump.close()

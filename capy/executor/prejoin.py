@@ -20,16 +20,21 @@ usual. An idle helper belongs to no call: it carries no marker, is registered as
 leader (so no call's stray sweep takes it), dies with capy's cgroups at exit, and reads
 end-of-file and exits if capy is killed outright.
 
+Where calls are isolated (`isolation`), the helper has also entered the call's own PID and
+mount namespaces and dropped its privileges: it is PID 1 there, and runs the call's program as
+its child. No call's code can name it (nor capy, nor another call) at all.
+
 No other process can put a line into a helper through a descriptor, root included. Any
 process of the same user may open `/proc/<pid>/fd/N` of another's files: through a pipe on its
 stdin, code in one call (or in ANOTHER capy server of the same user) could slip a line into an
 idle helper that the next call took, and so run in that call's groups and environment. So the
 helper's stdin is one end of a socketpair, which no process can open through /proc (ENXIO)
 nor connect to (it is bound to no address); the other end lives only in capy, close-on-exec.
-The line it carries is short (a path), so the shell's byte-at-a-time `read` costs nothing;
-the command itself sits in a memfd that is sealed before its path is sent and read back once
-sealed, so nothing can have changed it. What is left is ptrace (or pidfd_getfd) over the
-helper, which is the same right as ptrace over the server itself: the spawner adds none.
+It carries one newline, the signal to go. The command sits in a memfd the helper opened (as
+fd 4, by capy's /proc path, before entering any namespace) while it was still empty: capy
+writes the call's line there and seals it before the signal, and reads it back once sealed,
+so nothing can have changed it. Without isolation what is left is ptrace (or pidfd_getfd)
+over the helper, which is the same right as ptrace over the server itself.
 
 Bytes written into an idle helper's output pipes (also openable through /proc) would come back
 as the next call's output: a helper whose pipes hold anything when a call takes it is ended.
@@ -47,6 +52,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import select
 import shlex
@@ -54,22 +60,46 @@ import shutil
 import socket
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 
 from capy.executor import cgroups, processes, sealed
+from capy.executor.errors import ExecutorError
+from capy.executor.isolation import QUIET_CHILD
+from capy.executor.isolation import plan as isolation_plan
+from capy.executor.janitor import run_later
+from capy.rules.views.executor import Isolation
 
-# Reads the path of the call's sealed line from the socket on stdin and sources it; the line
-# moves stdin to /dev/null first. End-of-file (capy ended the helper, or died) runs nothing.
-_RUN_LINE = 'IFS= read -r line && . "$line"; exit 126'
+# Waits for the signal on the socket on stdin, then sources the call's sealed line (fd 4); the
+# line moves stdin to /dev/null and closes fd 4 first. End-of-file (capy ended the helper, or
+# died) runs nothing.
+_RUN_LINE = "IFS= read -r go && . /dev/fd/4; exit 126"
+_WAIT_LINE = 'exec 4<"$1" || exit 125; shift; ' + cgroups.JOIN_LOOP + "shift; " + _RUN_LINE
 _IDLE_CWD = "/"
+_HOLD_TRIES = 200  # milliseconds for a new helper to enter its namespaces
+
+
+@dataclass(frozen=True)
+class Key:
+    """What a helper was made for: a call takes it only if the call would be made alike."""
+
+    max_tasks: int
+    max_memory: int | None
+    offline: bool
+    isolation: Isolation
 
 
 @dataclass
 class _Helper:
     proc: subprocess.Popen[bytes]
     group: cgroups.CallGroup
-    key: tuple[int, int | None]
+    key: Key
     channel: socket.socket  # capy's end of the helper's stdin
+    line: int  # the blank memfd the helper holds as fd 4
+    isolated: bool  # PID 1 of its own namespaces: runs the program as its child
+    # The helper's mount namespace, held open by capy: the kernel then tears it down (its
+    # mounts, an RCU wait) when capy lets go after the call, not while the call ends.
+    namespace: int | None = None
 
 
 _lock = threading.Lock()
@@ -77,7 +107,7 @@ _ready: _Helper | None = None
 _calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
 _env_binary: str | None = None
-_handed: dict[int, int] = {}  # a taken helper's pid -> its sealed line, open until the call ends
+_handed: dict[int, _Helper] = {}  # a taken helper's pid -> it, until its call ends
 
 
 def keep_ready() -> None:
@@ -105,7 +135,7 @@ def stop() -> None:
 
 
 def claim(
-    argv: list[str], env: dict[str, str], cwd: str, key: tuple[int, int | None]
+    argv: list[str], env: dict[str, str], cwd: str, key: Key
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup] | None:
     """A call begins (it must `release()` at its cleanup, or if it fails to start): the ready
     helper running `argv` in `env` and `cwd`, with its groups; None when there is none for these
@@ -117,21 +147,19 @@ def claim(
         helper, _ready = _ready, None
     if helper is None:
         return None
-    line = _line(argv, env, cwd)
+    line = _line(argv, env, cwd, isolated=helper.isolated)
     usable = helper.key == key and helper.proc.poll() is None and not _output_waiting(helper)
-    fd = sealed.sealed_file(line, "capy-call") if line is not None and usable else None
-    if fd is None:
+    if line is None or not usable or not sealed.fill(helper.line, line):
         _discard(helper)  # not usable here, tampered with, or it could not join its groups
         return None
     try:
-        helper.channel.sendall(f"/proc/{os.getpid()}/fd/{fd}\n".encode())
+        helper.channel.sendall(b"\n")
     except OSError:
-        os.close(fd)
         _discard(helper)
         return None
     helper.channel.close()
     with _lock:
-        _handed[helper.proc.pid] = fd
+        _handed[helper.proc.pid] = helper
     return helper.proc, helper.group
 
 
@@ -141,12 +169,37 @@ def release(pid: int | None = None) -> bool:
     global _calls
     with _lock:
         _calls = max(0, _calls - 1)
-        fd = _handed.pop(pid, None) if pid is not None else None
+        helper = _handed.pop(pid, None) if pid is not None else None
         idle = _calls == 0
-    if fd is not None:
-        with contextlib.suppress(OSError):
-            os.close(fd)
+    if helper is not None:
+        _close(helper.line)
+        if helper.namespace is not None:
+            run_later(functools.partial(_close, helper.namespace))
     return idle
+
+
+def _close(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _hold_namespace(pid: int) -> int | None:
+    """A descriptor of `pid`'s mount namespace once it has left capy's (None if it does not
+    in time, or cannot be opened)."""
+    try:
+        own = os.stat("/proc/self/ns/mnt").st_ino
+    except OSError:
+        return None
+    for _ in range(_HOLD_TRIES):
+        try:
+            fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        if os.fstat(fd).st_ino != own:
+            return fd
+        os.close(fd)
+        time.sleep(0.001)
+    return None
 
 
 def _output_waiting(helper: _Helper) -> bool:
@@ -158,7 +211,7 @@ def _output_waiting(helper: _Helper) -> bool:
         return True
 
 
-def refill(key: tuple[int, int | None]) -> None:
+def refill(key: Key) -> None:
     """Start the next helper for these limits, unless one is ready, helpers are off, or a call
     runs (checked again once the helper started: a call may have begun meanwhile)."""
     global _ready
@@ -178,38 +231,61 @@ def refill(key: tuple[int, int | None]) -> None:
         _discard(helper)
 
 
-def _start(key: tuple[int, int | None]) -> _Helper | None:
+def _start(key: Key) -> _Helper | None:
     global _env_binary
     _env_binary = _env_binary or shutil.which("env", path=os.defpath)
     if _env_binary is None or not sealed.available():
         return None
-    max_tasks, max_memory = key
+    try:
+        ns = isolation_plan(key.isolation, offline=key.offline)
+    except ExecutorError:
+        return None  # isolation is required and unavailable: the call itself will say so
+    if ns is None and key.offline:
+        return None  # the network prefix goes inside the joins: such calls spawn as usual
+    line = sealed.blank("capy-call")
+    if line is None:
+        return None
     group = cgroups.call_group(
-        f"ready-{os.urandom(8).hex()}", max_tasks=max_tasks, max_memory_bytes=max_memory
+        f"ready-{os.urandom(8).hex()}", max_tasks=key.max_tasks, max_memory_bytes=key.max_memory
     )
     if group is None:
+        os.close(line)
         return None
-    argv = group.wrap([cgroups.SHELL, "-c", _RUN_LINE])
+    line_path = f"/proc/{os.getpid()}/fd/{line}"
+    waiting = [cgroups.SHELL, "-c", _RUN_LINE]
+    if ns is not None:
+        argv = ns.helper(line_path, group.join_files, waiting)
+    else:
+        argv = [cgroups.SHELL, "-c", _WAIT_LINE, "capy-ready", line_path, *group.join_files, "--"]
     ours, theirs = socket.socketpair()  # both close-on-exec; Popen dups theirs onto stdin
     try:
         with theirs:
             proc = processes.start_leader(
-                argv, stdin=theirs.fileno(), env={}, cwd=_IDLE_CWD, max_tasks=max_tasks
+                argv, stdin=theirs.fileno(), env={}, cwd=_IDLE_CWD, max_tasks=key.max_tasks
             )
     except OSError:
         ours.close()
+        os.close(line)
         group.remove()
         return None
     ours.shutdown(socket.SHUT_RD)  # capy only ever writes to it
-    return _Helper(proc, group, key, ours)
+    held = _hold_namespace(proc.pid) if ns is not None else None
+    return _Helper(proc, group, key, ours, line, ns is not None, held)
 
 
 def _discard(helper: _Helper) -> None:
+    # An isolated helper's PID 1 is the child of `unshare`; killed together (or forked just
+    # as `unshare` died), it is left to capy, the subreaper, to reap: it is found by its
+    # session, which is the helper's.
     with contextlib.suppress(OSError):
         helper.proc.kill()
     helper.group.kill()
     helper.proc.wait()
+    processes.reap_session_orphans(helper.proc.pid)
     helper.channel.close()
+    _close(helper.line)
+    if helper.namespace is not None:
+        _close(helper.namespace)
     for stream in (helper.proc.stdin, helper.proc.stdout, helper.proc.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):
@@ -219,9 +295,10 @@ def _discard(helper: _Helper) -> None:
     helper.group.remove()
 
 
-def _line(argv: list[str], env: dict[str, str], cwd: str) -> bytes | None:
-    """`cd` and `exec env -i NAME=VALUE... PROGRAM ARGS...`, quoted for the shell; None when
-    `env` would read an argument otherwise than `Popen` would pass it."""
+def _line(argv: list[str], env: dict[str, str], cwd: str, *, isolated: bool) -> bytes | None:
+    """`cd` and `env -i NAME=VALUE... PROGRAM ARGS...`, quoted for the shell (exec'd, or run
+    as the child of an isolated helper, which is PID 1); None when `env` would read an argument
+    otherwise than `Popen` would pass it."""
     if _env_binary is None or not argv or "=" in argv[0] or argv[0].startswith("-"):
         return None
     if any("=" in name or name.startswith("-") or not name for name in env):
@@ -231,11 +308,15 @@ def _line(argv: list[str], env: dict[str, str], cwd: str) -> bytes | None:
     words = [_env_binary, "-i", *(f"{name}={value}" for name, value in env.items()), *argv]
     if any("\0" in word for word in (*words, cwd)):
         return None  # Popen refuses these with ValueError: let it
-    try:
+    command = " ".join(shlex.quote(word) for word in words)
+    if isolated:  # PID 1 runs it as its child, quietly (see `isolation`)
         text = (
-            f"exec </dev/null; cd -P -- {shlex.quote(cwd)} && "
-            f"exec {' '.join(shlex.quote(word) for word in words)}\n"
+            f"exec </dev/null 4<&-; {QUIET_CHILD}(cd -P -- {shlex.quote(cwd)} 2>&9 && "
+            f"exec {command} 2>&9 9>&-); exit $?\n"
         )
+    else:
+        text = f"exec </dev/null 4<&-; cd -P -- {shlex.quote(cwd)} && exec {command}\n"
+    try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return None

@@ -297,6 +297,19 @@ def _send(pids: set[int], signum: int) -> None:
             os.kill(pid, signum)
 
 
+def reap_session_orphans(sid: int) -> None:
+    """Kill and collect capy's adopted children of session `sid` (what a killed call or helper
+    left: its leader is gone, so nothing of it may live on); never one of capy's live Popen
+    leaders, whose status belongs to Popen."""
+    with spawn_lock:
+        for pid in children_of(os.getpid()):
+            info = proc_info(pid)
+            if info is not None and info.sid == sid and pid not in _live_leaders:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                _reap(pid)
+
+
 def _reap(pid: int) -> None:
     deadline = time.monotonic() + 0.5
     while True:

@@ -16,6 +16,7 @@ from capy.executor import background as background_jobs
 from capy.executor.cancel import current_cancel
 from capy.executor.environment import sandbox_environment
 from capy.executor.errors import ExecutorError
+from capy.executor.isolation import plan as isolation_plan
 from capy.executor.janitor import remove_later
 from capy.executor.network import isolate, resolve_mode
 from capy.executor.output import decode, returned_text
@@ -128,6 +129,7 @@ def _execute(
     runtime = resolve_runtime(lang)
     mode = resolve_mode(network, view.network.default)
     isolate([], mode)  # refuse a mode this machine cannot give before anything starts
+    isolation_plan(view.isolation)  # and a call the pack requires isolated where it cannot be
     if background:
         background_jobs.check_capacity(view.limits.background)
     source = _encode(lang.source(code, with_file_content=file_path is not None))
@@ -179,11 +181,13 @@ def _spawn(call: _Call, template: tuple[str, ...]) -> Phase:
     workdir = call.project_dir if language.cwd is WorkingDir.PROJECT else call.temp_dir
     try:
         return spawn(
-            isolate(_argv(call, template), call.network),
+            _argv(call, template),
             env=call.env,
             cwd=str(workdir),
             marker=call.marker,
             limits=call.view.limits,
+            isolation=call.view.isolation,
+            offline=call.network is NetworkMode.OFF,
             cancel=call.cancel,
         )
     except OSError as exc:

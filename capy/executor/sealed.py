@@ -29,21 +29,35 @@ def available() -> bool:
 def sealed_file(data: bytes, name: str = "capy") -> int | None:
     """A close-on-exec descriptor of a sealed memfd holding exactly `data`; None if one cannot
     be made or something else wrote to it before the seal (the caller closes the descriptor)."""
+    fd = blank(name)
+    if fd is None:
+        return None
+    if fill(fd, data):
+        return fd
+    with contextlib.suppress(OSError):
+        os.close(fd)
+    return None
+
+
+def blank(name: str = "capy") -> int | None:
+    """A close-on-exec descriptor of an empty memfd that `fill` can seal later (a reader may
+    open it first); None where memfds cannot be sealed."""
     if not available():
         return None
     try:
-        fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        return os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     except OSError:
         return None
+
+
+def fill(fd: int, data: bytes) -> bool:
+    """Write `data` into the blank memfd `fd` and seal it: whether it now holds exactly `data`
+    (False: something else wrote to it, or it could not be sealed; do not hand it over)."""
     try:
         written = 0
         while written < len(data):
             written += os.pwrite(fd, data[written:], written)
         fcntl.fcntl(fd, _ADD_SEALS, _SEALS)
-        if os.fstat(fd).st_size == len(data) and os.pread(fd, len(data) + 1, 0) == data:
-            return fd
+        return os.fstat(fd).st_size == len(data) and os.pread(fd, len(data) + 1, 0) == data
     except OSError:
-        pass
-    with contextlib.suppress(OSError):
-        os.close(fd)
-    return None
+        return False

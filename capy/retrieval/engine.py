@@ -163,8 +163,8 @@ def _run(
 
     A list that can only add to what is already shown runs within the pack's work budget (its
     steps, and only on a store of at most its chunks) and adds nothing when cut short: the
-    porter list of an OR pass after AND filled every slot the caller sees (`found_already`),
-    and the trigram list when every query word is a known word.
+    porter and trigram lists of an OR pass after AND filled every slot the caller sees
+    (`found_already`), and the trigram list when every query word is a known word.
     A list that is the only way to an answer (a word that occurs only inside longer words) is
     never cut, and a trigram AND with a word that occurs nowhere, even inside a word, is not run.
     With the pack's `skip_optional_when_shown`, an optional trigram list is not run once porter
@@ -191,7 +191,10 @@ def _run(
         trigram = build_trigram_query(terms, conjunction=conjunction, min_chars=min_chars)
     if trigram:
         reach = _substring_reach(corpus, terms, conjunction, rules)
-        optional = reach is _Reach.KNOWN_WORDS
+        # After AND filled every shown slot, even a word found only inside longer words adds
+        # spare candidates at most: the list is optional (bounded, and skipped on a large
+        # store), not the unbounded way to an answer a porter list cut short would make it.
+        optional = found_already or reach is _Reach.KNOWN_WORDS
         # The trigram list of the same words costs more than the porter list (every trigram
         # of a word has at least the word's postings, and there are several per word): when
         # the porter list alone used the budget, an optional trigram pass would be cut short

@@ -111,8 +111,9 @@ class Corpus(Protocol):
         """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
         `fts_query` is always well-formed: the core builds it from quoted terms only. With a
         budget, the list adds the work it does to `budget.spent`, a list that passes
-        `budget.limit` is stopped and returns nothing, and a corpus holding more than
-        `budget.max_rows` rows returns nothing without running it.
+        `budget.limit` is stopped and returns nothing, and a corpus that counts its rows cheaply
+        (the knowledge store's counters) returns nothing without running it when it holds more
+        than `budget.max_rows`; the others ignore `max_rows`.
         `any_of`, when given, holds the quoted phrases an OR query is made of (`fts_query` is
         them joined by OR), so that a corpus may rank it without scoring every match."""
         ...

@@ -1,5 +1,8 @@
 """Writing and removing one source's chunks in both FTS tables, with its vocabulary counts.
 
+The porter table takes a row per chunk, the trigram table a row per block of chunks
+(capy.store.trigram_blocks).
+
 Shared by indexing, re-indexing and cleanup; callers hold the write transaction. A writer moves
 the source's chunk count (capy.store.counters) in that same transaction: `drop_chunks` does,
 and one that adds chunks calls `add_chunk_count` with its rows, then hands the chunks to
@@ -17,6 +20,7 @@ import sqlcipher3
 from capy.store.content import ContentError
 from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
+from capy.store.trigram_blocks import INSERT_BLOCK, trigram_blocks
 from capy.store.vocabulary import apply_term_delta, term_counts
 
 TYPE_CHECKING = False
@@ -80,23 +84,24 @@ def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Seque
         insert_fts_rows(conn, table, rows)
 
 
-# The trigram table is an index only (migration 0009): it takes the text to index and no
-# stored columns; `chunks` keeps the one copy of each chunk.
+# The trigram table is an index only (migration 0009) of blocks of chunks (0011,
+# capy.store.trigram_blocks); `chunks` keeps the one copy of each chunk.
 _FTS_INSERTS = {
     "chunks": "INSERT INTO chunks (rowid, title, content, source_id, ordinal) "
     "VALUES (?, ?, ?, ?, ?)",
-    "chunks_trigram": "INSERT INTO chunks_trigram (rowid, title, content) VALUES (?, ?, ?)",
+    "chunks_trigram": INSERT_BLOCK,
 }
 
 
 def insert_fts_rows(
     conn: sqlcipher3.Connection, table: str, rows: Sequence[tuple[int, str, str, int, int]]
 ) -> None:
-    """Rows of (rowid, title, content, source_id, ordinal) into one FTS table, as it takes them."""
+    """Rows of (rowid, title, content, source_id, ordinal), in rowid order, into one FTS table
+    as it takes them: every chunk of a block of the trigram table must be in the same call."""
     if table == "chunks":
         conn.executemany(_FTS_INSERTS[table], rows)
     else:
-        conn.executemany(_FTS_INSERTS[table], [row[:3] for row in rows])
+        conn.executemany(_FTS_INSERTS[table], trigram_blocks(rows))
 
 
 def chunk_terms(chunks: Sequence[Chunk]) -> Counter[str]:

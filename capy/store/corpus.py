@@ -19,10 +19,12 @@ from capy.retrieval.model import WorkBudget
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
+from capy.store.budget import fetch_within
 from capy.store.counters import total_chunks
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.trigram_blocks import Statistics, chunks_of_blocks
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -110,6 +112,20 @@ class StoreCorpus:
                 budget=budget,
                 database=str(self.store.path),
             )
+            if top and table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
+                conn = self.store.conn
+                top = chunks_of_blocks(
+                    conn,
+                    top,
+                    fts_query,
+                    limit,
+                    weights=self.weights,
+                    statistics=Statistics(
+                        fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
+                        database=str(self.store.path),
+                        counted=len(any_of) > 1,
+                    ),
+                )
             return self._read(top or [])
 
     def _too_large_for(self, budget: WorkBudget | None) -> bool:
@@ -125,8 +141,8 @@ class StoreCorpus:
         if not top:
             return []
         ids = [rowid for rowid, _ in top]
-        # From `chunks` whichever list ranked them: the trigram table is an index only, and a
-        # chunk has the same rowid in both (migration 0009).
+        # From `chunks` whichever list ranked them: the trigram table is an index only
+        # (migration 0009), and its blocks are resolved to chunk rowids before this (0011).
         rows = self.store.conn.execute(
             f"""SELECT c.rowid, s.id, s.label, s.kind, c.title, c.content, s.content_type
                   FROM chunks AS c

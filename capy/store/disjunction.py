@@ -226,16 +226,36 @@ def row_count(table: str, fetch: Fetch) -> int | None:
     return _varint(rows[0][0]) if rows and rows[0][0] else 0
 
 
-def _varint(blob: bytes) -> int:
-    """SQLite's big-endian varint: seven bits a byte while the top bit is set, eight in a ninth."""
+def table_totals(table: str, fetch: Fetch) -> tuple[int, int] | None:
+    """(rows, tokens in every column) from the FTS5 averages record: its varints are the row
+    count, then each column's token total."""
+    rows = fetch(f"SELECT block FROM {table}_data WHERE id = ?", (_AVERAGES_ID,))
+    if rows is None:
+        return None
+    blob = rows[0][0] if rows and rows[0][0] else b""
+    values = []
+    while blob:
+        value, size = _varint_sized(blob)
+        values.append(value)
+        blob = blob[size:]
+    return (values[0], sum(values[1:])) if values else (0, 0)
+
+
+def _varint_sized(blob: bytes) -> tuple[int, int]:
+    """A varint (see `_varint`) and how many bytes it took."""
     value = 0
     for place, byte in enumerate(blob[:9]):
         if place == 8:
-            return (value << 8) | byte
+            return (value << 8) | byte, 9
         value = (value << 7) | (byte & 0x7F)
         if not byte & 0x80:
-            return value
-    return value
+            return value, place + 1
+    return value, len(blob)
+
+
+def _varint(blob: bytes) -> int:
+    """SQLite's big-endian varint: seven bits a byte while the top bit is set, eight in a ninth."""
+    return _varint_sized(blob)[0]
 
 
 def forget_phrase_counts() -> None:

@@ -18,6 +18,7 @@ from capy.bench import (
     hostile_escape,
     hostile_input_cases,
     hostile_inputs,
+    hostile_reach,
     hostile_secrets,
     hostile_spawner,
     hostile_ssrf,
@@ -189,10 +190,32 @@ def test_spawner_family_finds_the_victims_spawner_and_nothing_gets_in(place) -> 
     assert report["control_seen"] is True, report
     assert not report["errors"], report["errors"]
     rows = {(row["channel"], row["whose"]): row for row in report["rows"]}
-    # The attacker found another server's waiting spawner: the zero below means something.
-    assert rows["command", "other"]["attempts"] > 0, report
+    if _isolated():  # from inside a call no spawner can be seen at all
+        assert rows["command", "other"]["attempts"] == 0, report
+    else:  # the attacker found another server's waiting spawner: the zero below means something
+        assert rows["command", "other"]["attempts"] > 0, report
     assert report["victim_calls"] == hostile_spawner.VICTIM_CALLS + 1
     expect_zero(report["got_through"], len(report["wrong_outputs"]), bad=report)
+
+
+def _isolated() -> bool:
+    from capy.executor import isolation
+    from capy.rules import build_ruleset
+
+    rules = build_ruleset(include_shipped=True).view("executor").isolation
+    return isolation.plan(rules) is not None
+
+
+def test_reach_family_gets_nowhere_where_the_plain_control_gets_everywhere(place) -> None:
+    """Each channel's control (a plain process of the same user) got through; a call did not."""
+    if not _isolated():
+        pytest.skip("calls are not isolated on this machine")
+    report = hostile_reach.run(place, quick=True)
+    assert not report["errors"], report["errors"]
+    assert report["control_seen"] is True, report
+    channels = {row["channel"] for row in report["rows"]}
+    assert channels == set(hostile_reach.CHANNELS), report
+    expect_zero(report["got_through"], bad=report)
 
 
 def test_cli_prints_the_figures_as_json(capsys) -> None:

@@ -22,6 +22,13 @@ def chunks_of(store, source_id: int, table: str = "chunks") -> list[tuple]:
     ).fetchall()
 
 
+def block_rowids(chunk_rowids) -> list[int]:
+    """The trigram table's rows that hold these chunks: a row per block (migration 0011)."""
+    from capy.store.trigram_blocks import block_rowid
+
+    return sorted({block_rowid(rowid) for rowid in chunk_rowids})
+
+
 def trigram_rowids(store, source_id: int) -> list[int]:
     """The source's rows in the trigram table (an index only: it returns no text)."""
     first, last = chunk_rowid_range(source_id)

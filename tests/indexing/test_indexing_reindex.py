@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from indexing_helpers import (
+    block_rowids,
     chunks_of,
     expected_vocabulary,
     source_row,
@@ -51,7 +52,7 @@ def test_stale_sources_are_rebuilt_from_raw(store, rules) -> None:
     assert rebuilt == 2
     assert seen[-1] == (2, 2)
     assert chunks_of(store, result.source_id) == fresh_chunks
-    assert trigram_rowids(store, result.source_id) == [row[0] for row in fresh_chunks]
+    assert trigram_rowids(store, result.source_id) == block_rowids(row[0] for row in fresh_chunks)
     assert trigram_finds(store, result.source_id, "stale words") == []
     assert trigram_finds(store, result.source_id, "quokka")
     assert stale_count(store, rules) == 0

@@ -59,10 +59,13 @@ def put_chunks(
         )
         source_id = cursor.lastrowid
         words: Counter[str] = Counter()
-        for ordinal, (title, content) in enumerate(chunks):
-            rowid = chunk_rowid(source_id, ordinal)
-            for table in ("chunks", "chunks_trigram"):
-                insert_fts_rows(conn, table, [(rowid, title, content, source_id, ordinal)])
+        rows = [
+            (chunk_rowid(source_id, ordinal), title, content, source_id, ordinal)
+            for ordinal, (title, content) in enumerate(chunks)
+        ]
+        for table in ("chunks", "chunks_trigram"):  # a trigram row holds a block of chunks
+            insert_fts_rows(conn, table, rows)
+        for _, title, content, _, _ in rows:
             words.update(term_counts((title, content)))
         conn.executemany(
             "INSERT INTO vocabulary (term, frequency) VALUES (?, ?) "

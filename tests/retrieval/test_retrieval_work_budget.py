@@ -137,3 +137,24 @@ def test_a_pass_that_is_the_only_way_runs_on_a_store_of_any_size(tmp_path, rules
         add_chunk_count(store.conn, later, 40)
         result = search(recording(store, small), "WriterSize", rules=small.view("search"))
     assert [hit.title for hit in result.hits] == ["Options"]
+
+
+def test_an_or_pass_after_and_filled_the_slots_stays_optional_on_a_large_store(tmp_path, rules):
+    # "config" occurs only inside "RetryConfig", which would make a trigram list the way to an
+    # answer; but after AND filled every shown slot the OR pass adds spare candidates only, so
+    # both its lists are optional: within the step budget, and not run on a store past the
+    # pack's size (the porter list skipped for size once sent the trigram list unbudgeted).
+    from capy.store.counters import add_chunk_count
+
+    small = with_search(rules, "query", optional_pass_max_chunks=20)
+    with open_store(db_path=tmp_path / "k.db") as store:
+        code = put_chunks(store, "a.go", [(f"c{n}", "retry uses RetryConfig") for n in range(5)])
+        notes = put_chunks(store, "b.md", [(f"r{n}", f"retry later {n}") for n in range(30)])
+        add_chunk_count(store.conn, code, 5)
+        add_chunk_count(store.conn, notes, 30)
+        corpus = recording(store, small)
+        search(corpus, "retry config", rules=small.view("search"))
+    trigram_or = [call for call in corpus.calls if call[0] == "trigram" and " OR " in call[1]]
+    assert trigram_or == [
+        ("trigram", '"retry" OR "config"', small.view("search").query.optional_pass_budget_steps)
+    ]

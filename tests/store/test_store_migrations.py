@@ -73,9 +73,10 @@ def test_deleting_a_source_deletes_its_chunks_in_both_indexes(env) -> None:
             left = conn.execute(f"SELECT DISTINCT rowid >> 20 FROM {table}").fetchall()
             assert left == [(2,)]
         assert conn.execute("SELECT count(*) FROM chunks WHERE chunks MATCH 'haystacks'").fetchone()
+        # The three chunks of source 2 are one block of the trigram table (migration 0011).
         assert conn.execute(
             "SELECT count(*) FROM chunks_trigram WHERE chunks_trigram MATCH 'ayst'"
-        ).fetchone() == (3,)
+        ).fetchone() == (1,)
 
 
 def test_rowid_scheme_matches_the_trigger() -> None:
@@ -135,3 +136,53 @@ def test_contentless_trigram_migration_keeps_every_chunk_findable(env) -> None:
         conn.execute("DELETE FROM sources WHERE id = 1")  # the rebuilt trigger still cascades
     assert conn.execute("SELECT DISTINCT rowid >> 20 FROM chunks_trigram").fetchall() == [(2,)]
     conn.close()
+
+
+def test_trigram_blocks_migration_finds_the_same_chunks(env) -> None:
+    """0011 rebuilds the trigram table a block of 16 chunks a row, from the chunks an 0010 store
+    holds; a deleted source still takes its blocks with it."""
+    from capy.retrieval import SearchFilters
+    from capy.rules import build_ruleset
+    from capy.store.corpus import StoreCorpus
+
+    key = load_key(key_source("db", None, env.key_file.parent))
+    path = env.home / "old.db"
+    conn = connect(path, key)
+    before = [migration.name for migration in MIGRATIONS].index("0011-trigram-blocks")
+    migrate(conn, MIGRATIONS[:before])
+    with transaction(conn):
+        for source_id, count in ((1, 20), (2, 3)):
+            conn.execute(
+                "INSERT INTO sources (id, label, kind, content_hash, content_type, raw, raw_size)"
+                " VALUES (?, ?, 'durable', 'h', 'plaintext', x'00', 1)",
+                (source_id, f"s{source_id}"),
+            )
+            for ordinal in range(count):
+                content = "RetryConfig here" if (source_id, ordinal) == (1, 17) else "filler"
+                rowid = chunk_rowid(source_id, ordinal)
+                conn.execute(
+                    "INSERT INTO chunks (rowid, title, content, source_id, ordinal) "
+                    "VALUES (?, 't', ?, ?, ?)",
+                    (rowid, content, source_id, ordinal),
+                )
+                conn.execute(  # the 0010 shape: a trigram row per chunk
+                    "INSERT INTO chunks_trigram (rowid, title, content) VALUES (?, 't', ?)",
+                    (rowid, content),
+                )
+    assert migrate(conn) == ["0011-trigram-blocks"]
+    assert conn.execute("SELECT rowid FROM chunks_trigram ORDER BY rowid").fetchall() == [
+        (chunk_rowid(1, 0),),
+        (chunk_rowid(1, 16),),
+        (chunk_rowid(2, 0),),
+    ]
+    conn.close()
+    with open_store(db_path=path) as store:
+        corpus = StoreCorpus(
+            store, default_kinds=("durable",), bm25=build_ruleset().view("search").bm25
+        )
+        found = corpus.match("trigram", '"tryconf"', 10, SearchFilters())
+        assert [candidate.chunk_id for candidate in found] == [chunk_rowid(1, 17)]
+        with transaction(store.conn):
+            store.conn.execute("DELETE FROM sources WHERE id = 1")
+        left = store.conn.execute("SELECT rowid FROM chunks_trigram").fetchall()
+        assert left == [(chunk_rowid(2, 0),)]

@@ -332,6 +332,18 @@ class Network(Section):
     default: NetworkMode
 
 
+class IsolationMount(Section):
+    target: str
+    type: str
+    options: str
+
+
+class Isolation(Section):
+    required: bool
+    mounts: tuple[IsolationMount, ...]
+    keep_capabilities: tuple[str, ...]
+
+
 class FileContentEnv(Section):
     path_env: str
 
@@ -342,6 +354,7 @@ class ExecutorPack(PackView):
     env: Env
     limits: Limits
     network: Network
+    isolation: Isolation
 
     @cached_property
     def by_name(self) -> dict[str, Language]:

@@ -1,0 +1,221 @@
+"""Each call in its own PID and mount namespaces: no other process is within its reach.
+
+Code in a call runs as capy's user. Without more, it could name any process of that user and
+read its memory (ptrace, process_vm_readv, /proc/<pid>/mem: another running call, or a capy
+server holding the database keys), read its environment, open a running call's pipes through
+/proc/<pid>/fd, and rewrite the limits of another server's live cgroups. So each call starts
+as PID 1 of a new PID namespace, in a new mount namespace (util-linux `unshare`), where the
+executor pack's mounts are made before any of its code runs: its own /proc, read-only, which
+lists only the call's own processes and through which no kernel setting can be written, and an
+empty read-only tmpfs over the cgroup tree. No other process has a pid the call can name, so
+ptrace, signals, pidfds and /proc reach only its own.
+
+What keeps the call from undoing this depends on who capy is:
+- root: the call keeps only the pack's `keep_capabilities` (`setpriv` clears the rest from its
+  bounding set), so it can neither unmount its /proc (to find the machine's beneath) nor load
+  a module or read raw memory; root's file access stays, so package managers still work;
+- anyone else: the call runs in a user namespace (as root there while its mounts are made,
+  then as the user's own id in a nested one), whose mounts it cannot undo.
+
+The call's first shell stays PID 1 and runs the program as its child, so the program keeps
+ordinary signal behaviour (PID 1 ignores signals it has no handler for) and the namespace,
+with everything left in it, ends when the program does. The mount table comes from a sealed
+memfd that the call's first shell opens by capy's /proc path before entering the namespaces.
+
+What works is found once per process by a real trial (a probe that must not see capy's own
+pid). Where the kernel refuses (no namespaces, a container without the rights) a call runs
+as before unless the pack says `required`, and `capy doctor` says plainly that calls are not
+isolated from other processes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+
+from capy.executor import cgroups, sealed
+from capy.executor.errors import ExecutorError
+from capy.rules.views.executor import Isolation, IsolationMount
+
+# The call's first shell: opens the files named before the joins by capy's /proc path (fd 3
+# the mount table, fd 4 a spawner's line) and enters its cgroups, before any mount is made.
+_OPEN = {1: 'exec 3<"$1" || exit 125; shift; ', 2: 'exec 3<"$1" 4<"$2" || exit 125; shift 2; '}
+# Made with the machine's `mount` by its full path: the call's PATH is the user's.
+_MOUNT = (
+    '"$0" -a -T /dev/fd/3 || '
+    '{ echo "capy: the call could not set up its own namespaces" >&2; exit 125; }; exec 3<&-; '
+)
+# PID 1 stays a shell (see the module docstring) and runs the program in a subshell that
+# execs it: the shell's own stderr goes to /dev/null, so it adds no "Killed" or "Terminated"
+# to the call's output when the program dies of a signal; the program gets the real one.
+QUIET_CHILD = "exec 9>&2 2>/dev/null; "
+_RUN = QUIET_CHILD + '(exec "$@" 2>&9 9>&-); exit $?'
+_EXEC = 'exec "$@"'  # a spawner's waiting shell becomes PID 1 and runs the call as its child
+_NAMESPACES = ("--pid", "--fork", "--kill-child", "--mount")
+_AS_USER_ROOT = ("--user", "--map-root-user")
+_PROBE_SECONDS = 10
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How this process starts an isolated call."""
+
+    unshare: tuple[str, ...]  # the unshare command and its options
+    tail: tuple[str, ...]  # run inside, before the program: what drops the call's privileges
+    mount_table: str  # capy's /proc path of the sealed fstab
+    mount: str  # the mount command's full path
+    # Whether the first shell inside may open capy's files and join the cgroups itself: root
+    # may; in a user namespace opening capy's files by /proc path is refused (another user
+    # namespace's process), so a shell outside does it first.
+    inside: bool
+
+    def command(self, argv: list[str], join_files: list[str]) -> list[str]:
+        """`argv` run isolated, after joining `join_files` (cgroup.procs paths)."""
+        return self._wrap([self.mount_table], join_files, _RUN, [*self.tail, *argv])
+
+    def helper(self, line_path: str, join_files: list[str], waiting: list[str]) -> list[str]:
+        """A spawner: `waiting` (a shell that sources fd 4 once told to) runs isolated, with the
+        file at `line_path` open as fd 4."""
+        return self._wrap([self.mount_table, line_path], join_files, _EXEC, [*self.tail, *waiting])
+
+    def _wrap(self, files: list[str], joins: list[str], last: str, inner: list[str]) -> list[str]:
+        opens_and_joins = _OPEN[len(files)] + cgroups.JOIN_LOOP + "shift; "
+        if self.inside:  # one shell fewer: it opens and joins from inside, before its mounts
+            return [
+                *self.unshare,
+                "--",
+                cgroups.SHELL,
+                "-c",
+                opens_and_joins + _MOUNT + last,
+                self.mount,
+                *files,
+                *joins,
+                "--",
+                *inner,
+            ]
+        return [
+            cgroups.SHELL,
+            "-c",
+            opens_and_joins + 'exec "$@"',
+            "capy-sandbox",
+            *files,
+            *joins,
+            "--",
+            *self.unshare,
+            "--",
+            cgroups.SHELL,
+            "-c",
+            _MOUNT + last,
+            self.mount,
+            *inner,
+        ]
+
+
+def plan(isolation: Isolation, *, offline: bool = False) -> Plan | None:
+    """This machine's plan for `isolation` (None: calls run unisolated); ExecutorError where the
+    pack requires isolation and the kernel refuses it."""
+    found = _plan(isolation, offline)
+    if found is None and isolation.required:
+        raise ExecutorError(
+            "the executor pack requires each call to run isolated from other processes, and "
+            f"this machine cannot: {unavailable_reason(isolation)}. Run capy where PID and "
+            "mount namespaces are allowed, or set isolation.required to false."
+        )
+    return found
+
+
+def unavailable_reason(isolation: Isolation) -> str | None:
+    """Why calls run unisolated here; None when they are isolated."""
+    if _plan(isolation, False) is not None:
+        return None
+    return _missing() or (
+        "the kernel refused new PID and mount namespaces (it takes root with CAP_SYS_ADMIN, "
+        "or unprivileged user namespaces)"
+    )
+
+
+def _missing() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return "it needs Linux namespaces"
+    if not sealed.available():
+        return "this Python cannot seal a memfd"
+    for tool in ("unshare", "mount", "setpriv"):
+        if _tool(tool) is None:
+            return f"the `{tool}` command (util-linux) is not on PATH"
+    return None
+
+
+@cache
+def _tool(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin")
+
+
+@cache
+def _plan(isolation: Isolation, offline: bool) -> Plan | None:
+    if _missing() is not None:
+        return None
+    net = ("--net",) if offline else ()
+    unshare = str(_tool("unshare"))
+    candidates = []
+    if os.geteuid() == 0:
+        keep = ",".join(["-all", *(f"+{cap}" for cap in isolation.keep_capabilities)])
+        drop = (str(_tool("setpriv")), "--bounding-set", keep, "--inh-caps", "-all", "--")
+        candidates.append(((unshare, *_NAMESPACES, *net), drop, False))  # see Plan.inside
+    back_to_user = (
+        unshare,
+        "--user",
+        f"--map-user={os.geteuid()}",
+        f"--map-group={os.getegid()}",
+        "--",
+    )
+    candidates.append(((unshare, *_AS_USER_ROOT, *_NAMESPACES, *net), back_to_user, True))
+    for options, tail, in_user_namespace in candidates:
+        table = _mount_table(isolation, in_user_namespace)
+        if table is None:
+            return None
+        candidate = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
+        if _works(candidate):
+            return candidate
+    return None
+
+
+@cache
+def _mount_table(isolation: Isolation, in_user_namespace: bool) -> str | None:
+    """capy's /proc path of a sealed fstab of the pack's mounts (kept open for the process).
+
+    In a user namespace /proc stays writable: the nested namespace that gives the call back
+    its own user id writes its id map there, and no kernel setting is writable by a call
+    that is not root on the machine anyway."""
+    lines = [
+        f"capy-{mount.type} {mount.target} {mount.type} {_options(mount, in_user_namespace)} 0 0\n"
+        for mount in isolation.mounts
+        if os.path.isdir(mount.target)
+    ]
+    fd = sealed.sealed_file("".join(lines).encode(), "capy-mounts")
+    return None if fd is None else f"/proc/{os.getpid()}/fd/{fd}"
+
+
+def _options(mount: IsolationMount, in_user_namespace: bool) -> str:
+    if not (in_user_namespace and mount.type == "proc"):
+        return mount.options
+    return ",".join(option for option in mount.options.split(",") if option != "ro") or "rw"
+
+
+def _works(candidate: Plan) -> bool:
+    """A trial call that must not see capy's own pid (its /proc is the call's own)."""
+    probe = [cgroups.SHELL, "-c", f"test ! -e /proc/{os.getpid()}"]
+    try:
+        done = subprocess.run(
+            candidate.command(probe, []),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=_PROBE_SECONDS,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

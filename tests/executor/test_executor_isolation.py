@@ -1,0 +1,225 @@
+"""No call reaches another process of the same user: not capy, not another running call.
+
+Each call runs in its own PID and mount namespaces (`capy.executor.isolation`). Before that,
+code in a call could read this process's environment and memory, trace it, write into a
+running call's output pipes through /proc, and rewrite live cgroup limits: every test here
+got through on that code. The same holds for a call made through a server's ready spawner,
+and for a user who is not root (the tests run as root; that case runs as uid 65534).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from capy.executor import cgroups, execute, isolation, janitor, prejoin, processes
+from capy.executor.errors import ExecutorError
+from tests.executor.test_executor_prejoin import _took_the_ready_spawner, _warm_up
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux namespaces")
+
+# Tries every way into process `pid`; prints what got in.
+REACH = r"""
+import ctypes, json, os, sys
+pid = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+got = []
+for name in ("environ", "mem", "maps", "fd/1"):
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as handle:
+            handle.read(1)
+        got.append(name)
+    except OSError:
+        pass
+if libc.ptrace(0x4206, pid, None, None) == 0:  # PTRACE_SEIZE
+    got.append("ptrace")
+try:
+    os.kill(pid, 0)
+    got.append("signal")
+except OSError:
+    pass
+print(json.dumps(got))
+"""
+
+
+@pytest.fixture
+def isolated(view):
+    if isolation.plan(view.isolation) is None:
+        pytest.skip(f"calls are not isolated here: {isolation.unavailable_reason(view.isolation)}")
+
+
+def _reach(view, pid: int) -> list[str]:
+    code = f"import sys\nsys.argv = ['reach', '{pid}']\n" + REACH
+    result = execute("python", code, rules=view, timeout=30)
+    assert result.exit_code == 0, result
+    return json.loads(result.output)
+
+
+def test_a_call_cannot_reach_the_process_that_runs_it(isolated, view) -> None:
+    """capy itself: its memory holds the database keys, its environment may too."""
+    assert _reach(view, os.getpid()) == []
+
+
+def test_a_call_sees_only_its_own_processes(isolated, view) -> None:
+    result = execute(
+        "shell",
+        f"ls /proc | grep -c '^[0-9]'; test -e /proc/{os.getpid()} && echo seen; true",
+        rules=view,
+    )
+    assert result.exit_code == 0, result
+    assert "seen" not in result.output
+    assert int(result.output.split()[0]) <= 6, result.output  # its shell, script, ls, grep
+
+
+def test_a_call_cannot_reach_another_running_call(isolated, view) -> None:
+    """The victim's pipes hold its output: a write through /proc/<pid>/fd/1 would land in it."""
+    replies: list = []
+    victim = threading.Thread(
+        target=lambda: replies.append(execute("shell", "sleep 3; echo victim-done", rules=view))
+    )
+    victim.start()
+    pids: list[int] = []
+    deadline = time.monotonic() + 20
+    while not pids and time.monotonic() < deadline:
+        with processes.spawn_lock:
+            calls = list(processes._live_calls)
+        pids = sorted(pid for call in calls for pid in call.members())
+        time.sleep(0.02)
+    assert pids, "the victim call never started"
+    for pid in pids:
+        assert _reach(view, pid) == [], pid
+    victim.join()
+    assert replies[0].output == "victim-done\n", replies[0]
+
+
+def test_a_call_cannot_rewrite_a_live_cgroup_limit(isolated, view) -> None:
+    """The call's own group's cap, the one most worth raising; other groups sit beside it."""
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    homes = " ".join(str(hierarchy.home) for hierarchy in cgroups.hierarchies())
+    code = (
+        f"for home in {homes}; do for file in $home/*/pids.max $home/*/cgroup.procs; do "
+        '[ -e "$file" ] && echo "seen $file"; '
+        '{ value=$(cat "$file") && echo "$value" > "$file"; } 2>/dev/null && echo "wrote $file"; '
+        "done; done; ls /sys/fs/cgroup | wc -l"
+    )
+    result = execute("shell", code, rules=view)
+    assert "seen" not in result.output and "wrote" not in result.output, result.output
+    assert result.output.split()[-1] == "0"
+
+
+def test_a_call_keeps_no_capability_to_undo_its_mounts(isolated, view) -> None:
+    """Unmounting its /proc would show the machine's: refused, also from a new user namespace."""
+    code = (
+        "umount /proc 2>/dev/null && echo unmounted; "
+        "unshare --user --map-root-user --mount sh -c 'umount /proc && echo nested' 2>/dev/null; "
+        "{ echo x > /proc/sys/kernel/core_pattern; } 2>/dev/null && echo wrote-sysctl; "
+        f"test -e /proc/{os.getpid()} && echo seen; echo done"
+    )
+    result = execute("shell", code, rules=view)
+    assert result.output.strip() == "done", result.output
+
+
+def test_a_signal_still_ends_the_program_and_its_status_comes_back(isolated, view) -> None:
+    """The program is not PID 1 (which ignores signals it has no handler for), and the shell
+    that is adds nothing to the output."""
+    result = execute("shell", "echo before; kill -TERM $$; echo after", rules=view)
+    assert (result.exit_code, result.output) == (143, "before\n")
+    result = execute("python", "import os\nprint(os.getppid())", rules=view)
+    assert result.output == "1\n"
+
+
+@pytest.fixture
+def ready():
+    if not cgroups.hierarchies():
+        pytest.skip("no usable cgroup hierarchy on this machine, so nothing to join ahead")
+    prejoin.keep_ready()
+    yield
+    prejoin.stop()
+
+
+def test_a_call_through_the_ready_spawner_is_isolated_too(
+    isolated, ready, view, monkeypatch
+) -> None:
+    _warm_up(view)
+    taken = _took_the_ready_spawner(monkeypatch)
+    assert _reach(view, os.getpid()) == []
+    assert taken == [True]
+    janitor.wait_for_cleanup()
+
+
+def test_a_pack_that_requires_isolation_refuses_where_there_is_none(view) -> None:
+    """Fail closed: a mount the kernel refuses (a tmpfs of no size) leaves no way to isolate,
+    and a pack that requires isolation then runs nothing."""
+    broken = view.isolation.mounts[-1].model_copy(update={"options": "size=nonsense"})
+    strict = view.isolation.model_copy(update={"required": True, "mounts": (broken,)})
+    with pytest.raises(ExecutorError, match="requires each call to run isolated"):
+        isolation.plan(strict)
+    lenient = strict.model_copy(update={"required": False})
+    assert isolation.plan(lenient) is None
+    assert isolation.unavailable_reason(lenient)
+
+
+def test_a_user_who_is_not_root_gets_isolated_calls(tmp_path: Path) -> None:
+    """uid 65534 in a real subprocess: the user-namespace variant, the call under its own id."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to start a process as another user")
+    home = Path(tempfile.mkdtemp(prefix="capy-nobody-", dir="/tmp"))  # that user reaches it
+    os.chown(home, 65534, 65534)
+    try:
+        _as_nobody(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _as_nobody(home: Path) -> None:
+    script = (
+        "import json, os\n"
+        "from capy.executor import execute, isolation\n"
+        "from capy.rules import build_ruleset\n"
+        "view = build_ruleset(include_shipped=True).view('executor')\n"
+        "plan = isolation.plan(view.isolation)\n"
+        "code = f'id -u; test -e /proc/{os.getpid()} && echo seen; umount /proc 2>/dev/null "
+        "&& echo unmounted; echo done'\n"
+        "result = execute('shell', code, rules=view, cwd=os.environ['HOME'])\n"
+        "print(json.dumps([plan is not None, isolation.unavailable_reason(view.isolation), "
+        "result.output]))\n"
+    )
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    done = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=str(home),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    isolated_here, reason, output = json.loads(done.stdout.splitlines()[-1])
+    if not isolated_here:
+        pytest.skip(f"no unprivileged user namespaces here: {reason}")
+    assert output == "65534\ndone\n"
