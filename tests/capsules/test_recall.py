@@ -106,6 +106,35 @@ def test_the_context_list_ranks_first_what_lies_between_good_hits(recalled):
     assert order[:3] == [numbers[2], numbers[3], numbers[1]]
 
 
+def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
+    from capy.capsules.recall import _settings, _where
+    from capy.capsules.recall.lists import context_list
+
+    turns = [
+        ("prompt", "Here is the agency I found for the adoption."),
+        ("response", "It looks great, and the people there seem kind."),
+        ("prompt", "That agency looks great! What made you pick it?"),
+        ("response", "They help LGBTQ+ folks adopt; their inclusivity spoke to me."),
+        ("prompt", "Sounds like a good fit."),
+    ]
+    capsules.write(
+        [
+            _draft(kind, text, "talk", f"2026-05-01T10:0{i}:00Z")
+            for i, (kind, text) in enumerate(turns)
+        ]
+    )
+    drain(capsules)
+    numbers = [n for n, _ in capsules.backend.scan()]
+    where = _where(capsules, "project", None, None, None)
+    order = context_list(capsules.conn, [numbers[2]], where, _settings(capsules))
+    # The question's words are in the turn that asked; the reply after it holds the reason.
+    # Without the rule the nearest earlier turn came first.
+    assert order[0] == numbers[3]
+    answer = capsules.backend.by_number([numbers[3]])[numbers[3]].id
+    ids = [item.capsule_id for item in recall(capsules, "What made her pick it?").items]
+    assert answer in ids[:2]
+
+
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
     result = recall(recalled, "retry_busy()")
     assert any("graph" in item.lists for item in result.items)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import sqlcipher3
 
     from capy.rules.ruleset import RuleSet
-    from capy.rules.views.capsules import CapsulesPack, Recall
+    from capy.rules.views.capsules import CapsulesPack, Recall, RecallAnswers
     from capy.rules.views.search import SearchPack
 
 VECTOR_PROVIDER = "capy.semantic.capsules"
@@ -183,15 +183,34 @@ def context_list(
     sits next to what names its subject (the reply after an error, the fix after a failed
     check), and a capsule amid several good hits lies inside the episode the question is about;
     listed top hit by top hit, the farthest neighbours of the first outranked the nearest of
-    the second. Ties keep that order (nearest first, earlier before later)."""
+    the second. A top capsule that asks something (the pack's `context.answers`) is answered
+    by the capsule after it, which gains that much more: a question's words match the turn
+    that asked it, while the reply says what was asked for. Ties keep the order nearest
+    first, earlier before later."""
     context = settings.context
     top = list(ranked[: context.from_top])
     around = sql.session_neighbours(conn, top, context.reach, scope)
+    asking = _asking(conn, top, context.answers)
     near: dict[int, float] = {}
     for rank, n in enumerate(top, start=1):
-        for other in around.get(n, ()):
-            near[other] = near.get(other, 0.0) + 1.0 / (settings.rrf_k + rank)
+        neighbours = around.get(n, ())
+        answer = next((other for other, offset in neighbours if offset > 0), None)
+        for other, _ in neighbours:
+            gain = 1.0 / (settings.rrf_k + rank)
+            if other == answer and n in asking:
+                gain *= context.answers.weight  # type: ignore[union-attr]
+            near[other] = near.get(other, 0.0) + gain
     return sorted(near, key=lambda other: -near[other])
+
+
+def _asking(
+    conn: sqlcipher3.Connection, numbers: Sequence[int], answers: RecallAnswers | None
+) -> set[int]:
+    """Which of the capsules `numbers` ask something (their text matches the rule)."""
+    if answers is None or not answers.active or answers.weight == 1.0 or not numbers:
+        return set()
+    asks = _compiled(answers.pattern)
+    return {n for n, text in sql.contents(conn, numbers).items() if asks.search(text)}
 
 
 class VectorSearch(Protocol):

@@ -186,9 +186,18 @@ class RecallChunkWeights(Section):
     content: float
 
 
+class RecallAnswers(RuleView):
+    """A capsule whose text matches `pattern` asks something; the capsule after it in its
+    session answers, and gains `weight` times a neighbour's share in the context list."""
+
+    pattern: str
+    weight: float
+
+
 class RecallContext(Section):
     from_top: int
     reach: int
+    answers: RecallAnswers | None = None  # None: every neighbour gains alike
 
 
 class RecallGraph(Section):
