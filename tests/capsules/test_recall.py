@@ -131,8 +131,28 @@ def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
     # Without the rule the nearest earlier turn came first.
     assert order[0] == numbers[3]
     answer = capsules.backend.by_number([numbers[3]])[numbers[3]].id
-    ids = [item.capsule_id for item in recall(capsules, "What made her pick it?").items]
-    assert answer in ids[:2]
+    items = recall(capsules, "What made her pick it?").items
+    assert answer in [item.capsule_id for item in items[:2]]
+    # The answer list ranks the reply on its own, at the rank of the turn that asked.
+    assert "answer" in next(item.lists for item in items if item.capsule_id == answer)
+
+
+def test_a_question_asking_when_ranks_the_capsule_that_says_when(capsules):
+    turns = [
+        "I went to the adoption council meeting, so many people wanted to help.",
+        "The adoption council meeting sounds inspiring, tell me more.",
+        "Last Friday I went to the adoption council meeting and met a mentor.",
+        "Adoption council meetings are held in the town hall.",
+    ]
+    capsules.write(
+        [_draft("note", text, "talk", f"2026-05-01T10:0{i}:00Z") for i, text in enumerate(turns)]
+    )
+    drain(capsules)
+    when = recall(capsules, "When did she go to the adoption council meeting?").items
+    assert when[0].text.startswith("Last Friday") and "dated" in when[0].lists
+    # A question that does not ask when has no dated list.
+    what = recall(capsules, "What happened at the adoption council meeting?").items
+    assert not any("dated" in item.lists for item in what)
 
 
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):

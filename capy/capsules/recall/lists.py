@@ -203,6 +203,38 @@ def context_list(
     return sorted(near, key=lambda other: -near[other])
 
 
+def answer_list(
+    conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
+) -> list[int]:
+    """The capsule after each of the best-ranked capsules that asks something, in the asking
+    ones' order: fused on its own (`weights.answer`), a reply ranks near the question it
+    answers, where the context list alone left it below the word hits around it."""
+    context = settings.context
+    top = list(ranked[: context.from_top])
+    asking = [n for n in top if n in _asking(conn, top, context.answers)]
+    after = sql.session_neighbours(conn, asking, 1, scope)
+    found = (next((o for o, offset in after.get(n, ()) if offset > 0), None) for n in asking)
+    return list(dict.fromkeys(n for n in found if n is not None))
+
+
+def dated_list(
+    conn: sqlcipher3.Connection, query: str, ranked: Sequence[int], settings: Recall
+) -> list[int]:
+    """For a question asking when (the pack's `dated.question`), the best-ranked capsules that
+    say when something happened (`dated.moment`: "last Friday", "two weeks ago", a month), in
+    their order; empty for other questions. A topic's words match every turn about it, while
+    the one that dates it answers a "when"."""
+    dated = settings.dated
+    if dated is None or not (dated.question.active and dated.moment.active):
+        return []
+    if not _compiled(dated.question.pattern).search(query):
+        return []
+    top = list(ranked[: dated.from_top])
+    moment = _compiled(dated.moment.pattern)
+    texts = sql.contents(conn, top)
+    return [n for n in top if moment.search(texts.get(n, ""))]
+
+
 def _asking(
     conn: sqlcipher3.Connection, numbers: Sequence[int], answers: RecallAnswers | None
 ) -> set[int]:

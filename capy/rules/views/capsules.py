@@ -179,6 +179,8 @@ class RecallWeights(Section):
     vector: float
     context: float
     speaker: float = 0.0
+    answer: float = 0.0
+    dated: float = 0.0
 
 
 class RecallChunkWeights(Section):
@@ -192,6 +194,18 @@ class RecallAnswers(RuleView):
 
     pattern: str
     weight: float
+
+
+class RegexRule(RuleView):
+    pattern: str
+
+
+class RecallDated(Section):
+    """Questions asking when, and the capsules that say when (see the pack)."""
+
+    from_top: int
+    question: RegexRule
+    moment: RegexRule
 
 
 class RecallContext(Section):
@@ -247,6 +261,7 @@ class Recall(Section):
     recency_weight: float
     graph: RecallGraph
     context: RecallContext
+    dated: RecallDated | None = None  # None: no dated list
     relevance_floor: float
     floor_power: float | None = None
     speakers: tuple[SpeakerRule, ...] = ()
