@@ -95,12 +95,12 @@ def test_the_words_naming_a_speaker_do_not_count_against_a_questions_coverage(re
 
 def test_the_context_list_ranks_first_what_lies_between_good_hits(recalled):
     from capy.capsules.recall import _settings, _where
-    from capy.capsules.recall.lists import context_list
+    from capy.capsules.recall.lists import context_lists
 
     numbers = [n for n, _ in recalled.backend.scan()]
     where = _where(recalled, "project", None, None, None)
     first, sixth = numbers[0], numbers[5]
-    order = context_list(recalled.conn, [first, sixth], where, _settings(recalled))
+    order, _ = context_lists(recalled.conn, [first, sixth], where, _settings(recalled))
     # The third and fourth events are within reach of both hits: they outrank the second,
     # which only the first hit is near (listed hit by hit, the second came first).
     assert order[:3] == [numbers[2], numbers[3], numbers[1]]
@@ -108,7 +108,7 @@ def test_the_context_list_ranks_first_what_lies_between_good_hits(recalled):
 
 def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
     from capy.capsules.recall import _settings, _where
-    from capy.capsules.recall.lists import context_list
+    from capy.capsules.recall.lists import context_lists
 
     turns = [
         ("prompt", "Here is the agency I found for the adoption."),
@@ -126,10 +126,10 @@ def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
     drain(capsules)
     numbers = [n for n, _ in capsules.backend.scan()]
     where = _where(capsules, "project", None, None, None)
-    order = context_list(capsules.conn, [numbers[2]], where, _settings(capsules))
+    order, answers = context_lists(capsules.conn, [numbers[2]], where, _settings(capsules))
     # The question's words are in the turn that asked; the reply after it holds the reason.
     # Without the rule the nearest earlier turn came first.
-    assert order[0] == numbers[3]
+    assert order[0] == numbers[3] and answers == [numbers[3]]
     answer = capsules.backend.by_number([numbers[3]])[numbers[3]].id
     items = recall(capsules, "What made her pick it?").items
     assert answer in [item.capsule_id for item in items[:2]]

@@ -5,7 +5,9 @@
 - graph: capsules that mention the entities the query names, then one hop out;
 - vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without);
 - speaker: the lexical list within the kinds of the speaker a question names (the pack's
-  `recall.speakers`), empty for other questions.
+  `recall.speakers`), empty for other questions;
+- context, answer, dated: built from the best lexical hits: their session neighbours, the reply
+  after each hit that asks, and for a question asking when, the hits that say when.
 """
 
 from __future__ import annotations
@@ -175,46 +177,43 @@ def graph_list(
     return direct + further[:room]
 
 
-def context_list(
+def context_lists(
     conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
-) -> list[int]:
-    """The session neighbours of the best-ranked capsules, by how much of the ranking sits near
-    them: each gains 1 / (rrf_k + rank) from every top capsule within reach. An answer often
-    sits next to what names its subject (the reply after an error, the fix after a failed
-    check), and a capsule amid several good hits lies inside the episode the question is about;
-    listed top hit by top hit, the farthest neighbours of the first outranked the nearest of
-    the second. A top capsule that asks something (the pack's `context.answers`) is answered
-    by the capsule after it, which gains that much more: a question's words match the turn
-    that asked it, while the reply says what was asked for. Ties keep the order nearest
-    first, earlier before later."""
+) -> tuple[list[int], list[int]]:
+    """The context list and the answer list, from one read of the best-ranked capsules'
+    session neighbours.
+
+    Context: the neighbours, by how much of the ranking sits near them; each gains
+    1 / (rrf_k + rank) from every top capsule within reach. An answer often sits next to what
+    names its subject (the reply after an error, the fix after a failed check), and a capsule
+    amid several good hits lies inside the episode the question is about; listed top hit by
+    top hit, the farthest neighbours of the first outranked the nearest of the second. Ties
+    keep the order nearest first, earlier before later.
+
+    Answer: a top capsule that asks something (the pack's `context.answers`) is answered by
+    the capsule after it in its session: a question's words match the turn that asked, while
+    the reply says what was asked for. That reply gains the rule's weight times a neighbour's
+    share in the context list, and the answer list holds the replies in the asking capsules'
+    order, fused on its own (`weights.answer`), so a reply ranks near its question where the
+    context list alone left it below the word hits around it."""
     context = settings.context
     top = list(ranked[: context.from_top])
     around = sql.session_neighbours(conn, top, context.reach, scope)
     asking = _asking(conn, top, context.answers)
     near: dict[int, float] = {}
+    answers: list[int] = []
     for rank, n in enumerate(top, start=1):
         neighbours = around.get(n, ())
-        answer = next((other for other, offset in neighbours if offset > 0), None)
+        # The nearest later capsule of the session: another session's may come between.
+        reply = next((other for other, offset in neighbours if offset > 0), None)
+        if n in asking and reply is not None:
+            answers.append(reply)
         for other, _ in neighbours:
             gain = 1.0 / (settings.rrf_k + rank)
-            if other == answer and n in asking:
+            if other == reply and n in asking:
                 gain *= context.answers.weight  # type: ignore[union-attr]
             near[other] = near.get(other, 0.0) + gain
-    return sorted(near, key=lambda other: -near[other])
-
-
-def answer_list(
-    conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
-) -> list[int]:
-    """The capsule after each of the best-ranked capsules that asks something, in the asking
-    ones' order: fused on its own (`weights.answer`), a reply ranks near the question it
-    answers, where the context list alone left it below the word hits around it."""
-    context = settings.context
-    top = list(ranked[: context.from_top])
-    asking = [n for n in top if n in _asking(conn, top, context.answers)]
-    after = sql.session_neighbours(conn, asking, 1, scope)
-    found = (next((o for o, offset in after.get(n, ()) if offset > 0), None) for n in asking)
-    return list(dict.fromkeys(n for n in found if n is not None))
+    return sorted(near, key=lambda other: -near[other]), list(dict.fromkeys(answers))
 
 
 def dated_list(

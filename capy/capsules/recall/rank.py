@@ -66,9 +66,10 @@ def ranked_items(
     dropped: set[int] = set()
     while True:
         kept = {name: [n for n in order if n not in dropped] for name, order in listed.items()}
+        context, answers = ranked_lists.context_lists(conn, kept[LEXICAL], where, settings)
         built = {
-            CONTEXT: ranked_lists.context_list(conn, kept[LEXICAL], where, settings),
-            ANSWER: ranked_lists.answer_list(conn, kept[LEXICAL], where, settings),
+            CONTEXT: context,
+            ANSWER: answers,
             DATED: ranked_lists.dated_list(conn, query, kept[LEXICAL], settings),
         }
         # The lists in a fixed order: fusion breaks ties by it.
