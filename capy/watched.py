@@ -49,7 +49,7 @@ def write_cache_file(path: str, data: bytes) -> bool:
     bring back the folder `capy uninstall --data` has just deleted, and a capy that has stored
     nothing yet only goes without the speed. A read-only or full disk costs speed only too.
     """
-    from capy.hooks.state import write_atomically
+    from capy.atomicfile import write_atomically
 
     if not os.path.isdir(data_root()):
         return False

@@ -91,7 +91,9 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         room_share=budget.room_share(judged.relevance),
         label=indexed.label,
     )
-    lines += _follow_up(terms, [shown_intent], indexed.label, workspace.hints)
+    lines += _follow_up(
+        terms[: budget.terms_with_sections], [shown_intent], indexed.label, workspace.hints
+    )
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -10,12 +10,13 @@ at exit (`flush`).
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from capy.atomicfile import write_atomically
 
 if TYPE_CHECKING:
     from capy.api.reply import ToolReply
@@ -133,9 +134,7 @@ class SessionStats:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
-            os.replace(temporary, self.path)
+            write_atomically(self.path, json.dumps(self.to_dict(), indent=1).encode())
         except OSError:
             # Stats are a report, not data: a read-only disk must not fail the tool call.
             self.path = None

@@ -105,7 +105,9 @@ def drain_and_learn(project: Path) -> None:
         learn(store)
 
 
-def run(fixtures: Path, root: Path, progress: Any = None) -> dict[str, Any]:
+def run(
+    fixtures: Path, root: Path, progress: Any = None, *, instructions: bool = False
+) -> dict[str, Any]:
     scenarios = load_scenarios(fixtures)
     with scratch_home(root) as project:
         for episode in scenarios.episodes:
@@ -125,6 +127,8 @@ def run(fixtures: Path, root: Path, progress: Any = None) -> dict[str, Any]:
         report["blocking"] = _blocking(project, scenarios)
         report["latency"] = _latency(project)
         report["processes"] = _processes(project)
+        if instructions:
+            report["instructions"] = _instructions(project)
         report["reinforcement"] = _reinforcement(project, records)
         report["llm"] = _with_llm(project, scenarios)
     from capy.bench.memory_real import real_sessions
@@ -310,24 +314,41 @@ def _processes(project: Path, runs: int = 9) -> dict[str, float]:
     digest in place, and of a bare Python start beside them (interleaved), in ms: the ratio is
     what the hooks' goal is stated in."""
     import subprocess
+
+    commands = _commands(project)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, (argv, payload) in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, input=payload, capture_output=True, cwd=project, check=False)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: round(statistics.median(values), 1) for name, values in times.items()}
+
+
+def _instructions(project: Path) -> dict[str, int | None]:
+    """The same processes' instructions under callgrind (after `_processes` warmed every cache),
+    which the machine's load does not move: the hooks' goal is a ratio to the bare start."""
+    from capy.bench.callgrind import available, instructions
+
+    if not available():
+        return {}
+    return {
+        name: instructions(argv, payload, project)
+        for name, (argv, payload) in _commands(project).items()
+    }
+
+
+def _commands(project: Path) -> dict[str, tuple[list[str], bytes]]:
+    """A bare Python start and each timed event's hook process, as argv and stdin."""
     import sys
 
     from capy.bench.hooks import hook_command
 
     registered = hook_command()
-    cases: dict[str, dict[str, Any] | None] = {"bare python": None, **TIMED}
-    times: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(runs):
-        for name, event in cases.items():
-            if event is None:
-                argv, payload = [sys.executable, "-c", "pass"], b""
-            else:
-                # The very command `capy setup` registers, as `capy bench hooks` times it.
-                argv = [*registered, "--platform", "claude-code", event["hook_event_name"]]
-                payload = json.dumps(
-                    {**event, "session_id": "latency", "cwd": str(project)}
-                ).encode()
-            start = time.perf_counter()
-            subprocess.run(argv, input=payload, capture_output=True, cwd=project, check=False)
-            times[name].append((time.perf_counter() - start) * 1000)
-    return {name: round(statistics.median(values), 1) for name, values in times.items()}
+    commands = {"bare python": ([sys.executable, "-c", "pass"], b"")}
+    for name, event in TIMED.items():
+        # The very command `capy setup` registers, as `capy bench hooks` times it.
+        argv = [*registered, "--platform", "claude-code", event["hook_event_name"]]
+        payload = json.dumps({**event, "session_id": "latency", "cwd": str(project)}).encode()
+        commands[name] = (argv, payload)
+    return commands

@@ -162,22 +162,31 @@ def memory_tables(report: dict[str, Any]) -> list[Table]:
             ],
         )
     )
-    processes = report.get("processes") or {}
-    bare = processes.get("bare python")
-    rows = [
-        (name, fmt(value, 1), fmt(value / bare if bare else None, 2))
-        for name, value in processes.items()
-    ]
-    if rows:
-        tables.append(
-            Table(
-                "memory hook processes with a digest (median ms)",
-                ("event", "ms", "x bare python"),
-                rows,
-                [
-                    "Real hook processes, started as `capy setup` registers them,"
-                    " interleaved with a bare Python start."
-                ],
-            )
-        )
+    tables += _against_bare(
+        report.get("processes") or {},
+        "memory hook processes with a digest (median ms)",
+        ("ms", 1, 1.0, 2),
+        "Real hook processes, started as `capy setup` registers them, interleaved with a bare "
+        "Python start.",
+    )
+    tables += _against_bare(
+        report.get("instructions") or {},
+        "memory hook processes with a digest (callgrind instructions)",
+        ("M instructions", 2, 1e6, 3),
+        "One run each under valgrind's callgrind, after the timed runs warmed caches.",
+    )
     return tables
+
+
+def _against_bare(
+    figures: dict[str, Any], title: str, unit: tuple[str, int, float, int], note: str
+) -> list[Table]:
+    """One table of hook-process figures beside the bare Python start's, with their ratio to it;
+    `unit` is the column's name, its digits, its divisor and the ratio's digits."""
+    name, digits, scale, ratio_digits = unit
+    bare = figures.get("bare python")
+    rows = []
+    for event, value in figures.items():
+        ratio = value and bare and value / bare
+        rows.append((event, fmt(value and value / scale, digits), fmt(ratio, ratio_digits)))
+    return [Table(title, ("event", name, "x bare python"), rows, [note])] if rows else []

@@ -178,8 +178,8 @@ def _build(
     if progress:
         progress("copying the porter index into the store", 0, 1)
     _copy_fts_table(work / "knowledge.db", work / "porter.db", raw_key, "chunks")
-    (work / "porter.db").unlink()
-    for leftover in work.glob("porter.db-*"):
+    # The file and everything opening it left beside it (-wal, -shm, .keycheck, .lock).
+    for leftover in work.glob("porter.db*"):
         leftover.unlink()
     return {
         "chunks": chunks,

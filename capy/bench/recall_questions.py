@@ -32,6 +32,10 @@ HEADER_KEYS = (
     "questions",
 )
 QUESTION_KEYS = ("id", "half", "category", "session", "question", "evidence")
+# `added`: the day a question was written after the split was fixed. Such questions widen the
+# tuning half with classes the held half shows weak, so they are dev by rule and never move a
+# question of the fixed split.
+OPTIONAL_QUESTION_KEYS = ("added",)
 EVIDENCE_ID_KEYS = ("uuid", "tool_use_id")
 
 
@@ -65,6 +69,7 @@ class RecallQuestion:
     session: str
     question: str
     evidence: tuple[Evidence, ...]
+    added: str | None = None  # written after the split (dev by rule), or None
 
 
 @dataclass(frozen=True)
@@ -103,12 +108,16 @@ def split_halves(questions: Iterable[RecallQuestion], halves: tuple[str, ...]) -
 
     Within each category the questions are ordered by the sha256 of their id, and the ranks
     alternate between the halves. Hashing makes the split independent of file order and of
-    anyone's choice; going category by category keeps both halves alike in their mix.
+    anyone's choice; going category by category keeps both halves alike in their mix. A
+    question `added` after the split is in the tuning half and takes no rank.
     """
     by_category: dict[str, list[str]] = defaultdict(list)
-    for question in questions:
-        by_category[question.category].append(question.id)
     assigned: dict[str, str] = {}
+    for question in questions:
+        if question.added is not None:
+            assigned[question.id] = halves[0]
+        else:
+            by_category[question.category].append(question.id)
     for ids in by_category.values():
         for rank, question_id in enumerate(sorted(ids, key=id_digest)):
             assigned[question_id] = halves[rank % len(halves)]
@@ -165,11 +174,13 @@ class _Checker:
             questions=tuple(questions),
         )
 
-    def _keys(self, data: dict, where: tuple, expected: tuple[str, ...]) -> None:
+    def _keys(
+        self, data: dict, where: tuple, expected: tuple[str, ...], optional: tuple[str, ...] = ()
+    ) -> None:
         missing = [key for key in expected if key not in data]
         if missing:
             raise self.fail(where, f"missing {', '.join(f'`{key}`' for key in missing)}")
-        extra = sorted(set(data) - set(expected))
+        extra = sorted(set(data) - set(expected) - set(optional))
         if extra:
             raise self.fail((*where, extra[0]), f"unknown key `{extra[0]}`; expected {expected}")
 
@@ -183,14 +194,20 @@ class _Checker:
         categories, halves, max_evidence = context
         if not isinstance(item, dict):
             raise self.fail(where, "each question must be a mapping")
-        self._keys(item, where, QUESTION_KEYS)
-        for key in ("id", "half", "category", "session", "question"):
-            if not isinstance(item[key], str) or not item[key].strip():
+        self._keys(item, where, QUESTION_KEYS, OPTIONAL_QUESTION_KEYS)
+        for key in ("id", "half", "category", "session", "question", *OPTIONAL_QUESTION_KEYS):
+            if key in item and (not isinstance(item[key], str) or not item[key].strip()):
                 raise self.fail((*where, key), f"`{key}` must be a non-empty string")
         if item["category"] not in categories:
             raise self.fail((*where, "category"), f"category must be one of {list(categories)}")
         if item["half"] not in halves:
             raise self.fail((*where, "half"), f"half must be one of {list(halves)}")
+        if "added" in item and item["half"] != halves[0]:
+            raise self.fail(
+                (*where, "half"),
+                f"a question added after the split belongs to {halves[0]!r}: "
+                "the held half is fixed",
+            )
         evidence = item["evidence"]
         if not isinstance(evidence, list) or not 1 <= len(evidence) <= max_evidence:
             raise self.fail(
@@ -204,6 +221,7 @@ class _Checker:
             session=item["session"],
             question=item["question"],
             evidence=items,
+            added=item.get("added"),
         )
 
     def _evidence(self, item: Any, where: tuple) -> Evidence:

@@ -14,6 +14,7 @@ def memory(
     json_output: JsonFlag = False,
     markdown: Path | None = None,
     scenarios: Path | None = None,
+    instructions: bool = False,
 ) -> int:
     """Lessons learned without an LLM, noise rejected, recall@3 on later prompts, injections
     where none belong, tokens per prompt, blocking variants and benign commands, reinforcement
@@ -25,6 +26,9 @@ def memory(
         Also write the tables as markdown to this file.
     scenarios
         Folder of scenario files (default: the repository's fixtures/memory).
+    instructions
+        Also count each hook process's instructions under valgrind's callgrind (load-free;
+        about half a minute more).
     """
     import tempfile
 
@@ -37,5 +41,5 @@ def memory(
         error_line(f"no scenario files in {folder}: give --scenarios DIR with episodes.yaml")
         return 2
     with tempfile.TemporaryDirectory(prefix="capy-bench-memory-") as scratch:
-        report = run(folder, Path(scratch))
+        report = run(folder, Path(scratch), instructions=instructions)
     return _emit(report, memory_tables(report), json_output, markdown)

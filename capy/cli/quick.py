@@ -159,15 +159,9 @@ def _as_main(command: Callable[[], int]) -> int:
 def end(code: int) -> None:
     """Exit with `code`: at once after a short-lived command answered here, else as usual."""
     if _ends_early:
-        import atexit
+        from capy.entry import exit_without_teardown
 
-        atexit._run_exitfuncs()  # what the teardown would run (caches written back)
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            sys.exit(code)  # the interpreter's own teardown says so, and sets the status
-        os._exit(code)
+        exit_without_teardown(code)
     sys.exit(code)
 
 
@@ -357,6 +351,8 @@ def _hash_line() -> tuple[str, list[str]]:
 
 
 def _printed(text: str) -> int:
+    if sys.stdout is None:  # started with fd 1 closed: nowhere to answer, nothing wrong
+        return 0
     try:
         print(text)
         sys.stdout.flush()

@@ -117,9 +117,14 @@ def _as_text(value: Any) -> str:
 
 def diff_text(tool_input: dict[str, Any], response: Any, files: list[str]) -> str:
     """The change as a unified diff: the platform's structured patch when it gives one (Claude
-    Code's `structuredPatch`), else built from the edit's own old and new text."""
+    Code's `structuredPatch`), else built from the edit's own old and new text. A file the call
+    created opens with git's marker for one (Claude Code's result `type` is "create")."""
     path = files[0] if files else ""
     header = [f"--- {path}", f"+++ {path}"] if path else []
+    if isinstance(response, dict) and response.get("type") == "create":
+        from capy.sessions.results import NEW_FILE
+
+        header.insert(0, NEW_FILE)
     patch = response.get("structuredPatch") if isinstance(response, dict) else None
     if isinstance(patch, list) and patch:
         return "\n".join([*header, *_hunks(patch)])

@@ -25,7 +25,8 @@ from __future__ import annotations
 import os
 import time
 
-from capy.hooks.state import forget_session, state_dir, state_path, write_atomically
+from capy.atomicfile import write_atomically
+from capy.hooks.state import forget_session, state_dir, state_path
 from capy.leanjson import dumps, loads
 
 TYPE_CHECKING = False

@@ -20,8 +20,9 @@ session's first. Whoever reads the state replays the lines past the offset the s
 fell back to `.prev` has the older offset, so it replays the lines the newer one had folded.
 Only whole lines count; an append is one `write` of a short line with O_APPEND.
 
-Paths are plain strings and temp names are made by hand: `pathlib` and `tempfile` would cost
-more to import than the whole state update.
+Paths are plain strings: `pathlib` would cost more to import than the whole state update. The
+temp file comes from `capy.atomicfile`, imported only where a state is rewritten or removed, so
+an append (the common case) imports nothing more.
 """
 
 from __future__ import annotations
@@ -138,40 +139,27 @@ class session_state:
 
 def forget_session(data_dir: str, session_id: str) -> None:
     """Remove a finished session's state and lock files (its events are in the knowledge base)."""
+    from capy.atomicfile import unlink_quietly
+
     path = state_path(data_dir, session_id)
-    _unlink_quietly(path)
-    _unlink_quietly(path + PREVIOUS)
-    _unlink_quietly(path + JOURNAL)
-    _unlink_quietly(path[: -len(".json")] + ".lock")
-
-
-def write_atomically(path: str, content: bytes, *, durable: bool = False) -> None:
-    """Write to a private temp file beside `path`, then rename it over `path`; `durable`
-    flushes the data and then the folder to disk, so the file and its name survive a stop."""
-    temporary = _written_temporary(path, content, durable=durable)
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        _unlink_quietly(temporary)
-        raise
-    if durable:
-        folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    unlink_quietly(path)
+    unlink_quietly(path + PREVIOUS)
+    unlink_quietly(path + JOURNAL)
+    unlink_quietly(path[: -len(".json")] + ".lock")
 
 
 def _write_beside(path: str, content: bytes) -> None:
     """Give `path` new content without renaming over a file (see the module's note); the
     caller holds the state's lock."""
-    temporary = _written_temporary(path, content)
+    from capy.atomicfile import unlink_quietly, written_temporary
+
+    temporary = written_temporary(path, content)
     try:
-        _unlink_quietly(path + PREVIOUS)
+        unlink_quietly(path + PREVIOUS)
         _step_aside(path)
         os.rename(temporary, path)
     except BaseException:
-        _unlink_quietly(temporary)
+        unlink_quietly(temporary)
         raise
 
 
@@ -180,28 +168,6 @@ def _step_aside(path: str) -> None:
         os.rename(path, path + PREVIOUS)
     except FileNotFoundError:
         return  # the session's first state
-
-
-def _written_temporary(path: str, content: bytes, *, durable: bool = False) -> str:
-    temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(content)
-            if durable:
-                stream.flush()
-                os.fsync(stream.fileno())
-    except BaseException:
-        _unlink_quietly(temporary)
-        raise
-    return temporary
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        return
 
 
 def _lock(descriptor: int) -> None:

@@ -14,6 +14,7 @@ import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # 2: blocking classes carry their command regexes and the wrappers are the view's plain copy,
@@ -110,15 +111,14 @@ def _write(path: str, data: dict[str, Any], *, marshalled: bool = False) -> None
     import json
     import marshal
 
+    from capy.atomicfile import write_atomically
+
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        if marshalled:
-            handle.write(marshal.dumps(_exact(data)))
-        else:
-            handle.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
-    os.replace(temporary, path)
+    if marshalled:
+        content = marshal.dumps(_exact(data))
+    else:
+        content = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    write_atomically(path, content)
 
 
 def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dict[str, Any]:
@@ -126,7 +126,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     import re
 
     from capy.memory.blocking import plain_wrappers
-    from capy.memory.words import stem_pairs, stems
+    from capy.memory.words import folded, pairs_of, stem_sequence, stems, synonym_table
     from capy.rules.commands import command_pattern_source
 
     pack = rules.view("memory")
@@ -136,6 +136,12 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
     stopwords = sorted(stems(" ".join(rules.view("search").stopwords.all)))
     codes = re.compile(pack.injection.prompt.code_tokens or r"(?!)")
     known = _known_programs(records)
+    synonyms = synonym_table(group.terms for group in pack.live_synonyms)
+
+    def said(text: str) -> list[str]:
+        """A record's stems as a prompt's are matched: each synonym as its group's first."""
+        return folded(stem_sequence(text), synonyms.get)
+
     kept = []
     for record in records:
         if record["status"] in ("deprecated", "superseded"):
@@ -147,21 +153,23 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
                 "type": record["type"],
                 "text": record["text"],
                 "confidence": record["confidence"],
-                "terms": sorted(stems(" ".join([record["text"], *_about(record)]))),
+                "terms": sorted(set(said(" ".join([record["text"], *_about(record)])))),
                 "anchors": sorted(
-                    stems(
-                        " ".join(
-                            [
-                                *record.get("words", ()),
-                                *_about(record),
-                                *codes.findall(record["text"]),
-                            ]
+                    set(
+                        said(
+                            " ".join(
+                                [
+                                    *record.get("words", ()),
+                                    *_about(record),
+                                    *codes.findall(record["text"]),
+                                ]
+                            )
                         )
                     )
                 ),
-                "pairs": sorted(stem_pairs(record["text"], set(stopwords))),
-                "task_terms": sorted(stems(record.get("task") or "") - set(stopwords)),
-                "task_only": sorted(_task_only(record)),
+                "pairs": sorted(pairs_of(said(record["text"]), set(stopwords))),
+                "task_terms": sorted(set(said(record.get("task") or "")) - set(stopwords)),
+                "task_only": sorted(_task_only(record, said)),
                 "programs": sorted(_programs(record, known)),
                 "corrected": sorted(_corrected(record)),
                 "block": (
@@ -184,6 +192,7 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
         "records": kept,
         "graph": graph,
         "stopwords": stopwords,
+        "synonyms": synonyms,
         "chars_per_token": data["injection"]["chars_per_token"],
         "session_start": dict(data["injection"]["session_start"]),
         "prompt": dict(data["injection"]["prompt"]),
@@ -251,12 +260,11 @@ def _corrected(record: dict[str, Any]) -> set[str]:
     return stems(" ".join(command_program(record.get("context") or "")))
 
 
-def _task_only(record: dict[str, Any]) -> set[str]:
+def _task_only(record: dict[str, Any], said: Callable[[str], list[str]]) -> set[str]:
     """The stems only the record's task holds, not its text, commands or entities."""
-    from capy.memory.words import stems
-
     own = [record["text"], *record.get("words", ()), *record.get("entities", ())]
-    return stems(record.get("task") or "") - stems(" ".join([*own, record.get("context") or ""]))
+    task = said(record.get("task") or "")
+    return set(task).difference(said(" ".join([*own, record.get("context") or ""])))
 
 
 def _about(record: dict[str, Any]) -> list[str]:

@@ -60,12 +60,13 @@ def part_records(part: dict[str, Any], ids: Any = None) -> list[dict[str, Any]]:
 
 def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     """The records of the digest's prompt part (`prompt_part`) relevant to `prompt`, best first."""
-    from capy.memory.words import pairs_of, stem_sequence
+    from capy.memory.words import folded, pairs_of, stem_sequence
 
     budget = part["prompt"]
     if not part["records"]:
         return []
-    sequence = stem_sequence(prompt)
+    synonyms = part.get("synonyms", "")
+    sequence = folded(stem_sequence(prompt), lambda key: next(iter(_line(synonyms, key)), None))
     words = set(sequence)
     stopwords = _stems_in(part["stopwords"], words)
     query = words - stopwords
@@ -75,7 +76,9 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     # The programs the prompt's words go with (the entity graph learned from the records) join
     # the query at a lower weight: "run the rust tests" is about cargo.
     graph = part["graph"]
-    linked = {program for term in query for program in _line(graph, term)} - query
+    links = {term: _line(graph, term) for term in query}
+    linked = {program for programs in links.values() for program in programs} - query
+    implied = budget.get("standing_implied", False)
     linked_weight = budget.get("graph_weight", 0.0)
     other = budget.get("unanchored_weight", 1.0)
     by_count = part["idf_by_count"]
@@ -117,6 +120,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         standing = record["type"] in standing_types and (
             bool(query & record.get("corrected", frozenset()))
             or _standing(record, query, counted & anchors, task_only, standing_need)
+            or (implied and _implied_action(record, links, query))
         )
         if not (
             standing
@@ -155,6 +159,20 @@ def _standing(
     not only of the task it was learned in."""
     programs = record.get("programs", frozenset())
     return bool(programs & query) and len(said.difference(programs, task_only)) >= need
+
+
+def _implied_action(record: dict[str, Any], links: dict[str, list[str]], query: set[str]) -> bool:
+    """A standing instruction applies where the prompt implies its program and names the action
+    it pairs with it: "apply the updated configmap to the cluster" is `kubectl apply` when other
+    records learned "cluster" beside kubectl, and "From now on, run kubectl diff before any
+    kubectl apply" holds the pair. The word that implies the program must not be the record's
+    own: its own words beside its own program say nothing the shared stems do not."""
+    terms = record["terms"]
+    programs = record.get("programs", frozenset()).intersection(
+        program for term, found in links.items() if term not in terms for program in found
+    )
+    pairs = record["pairs"]
+    return any(f"{program} {term}" in pairs for program in programs for term in query)
 
 
 def _same_task(shared: set[str], task: Any, need: int, overlap: float) -> bool:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from capy.packregex import pack_regex
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
 # Letters and digits, `_` separating: how capy.retrieval.query splits words (WORD_PART).
 WORD_PART_PATTERN = r"[^\W_]+"
 # Stems kept per process (a server stems many prompts); past this the memo starts again.
@@ -49,6 +53,35 @@ def pairs_of(sequence: list[str], stopwords: set[str] | frozenset[str]) -> set[s
         for first, second in pairs
         if first not in stopwords and second not in stopwords and first != second
     }
+
+
+def synonym_table(groups: Iterable[tuple[str, ...]]) -> dict[str, str]:
+    """Each term's stem (a two-word phrase's as "first+second") -> the stem of its group's first
+    term (the memory pack's `synonyms`): what `folded` counts each as."""
+    table: dict[str, str] = {}
+    for terms in groups:
+        first = "+".join(stem_sequence(terms[0]))
+        for term in terms[1:]:
+            table["+".join(stem_sequence(term))] = first
+    return table
+
+
+def folded(sequence: list[str], synonym: Callable[[str], str | None]) -> list[str]:
+    """`sequence` (a `stem_sequence`) with each synonym as its group's first term (`synonym`
+    looks a stem, or "first+second" for a two-word phrase, up in a `synonym_table`), so a
+    prompt's "rerun" and "kick off" meet a record's "run"."""
+    found: list[str] = []
+    index = 0
+    while index < len(sequence):
+        if index + 1 < len(sequence):
+            both = synonym(f"{sequence[index]}+{sequence[index + 1]}")
+            if both:
+                found.append(both)
+                index += 2
+                continue
+        found.append(synonym(sequence[index]) or sequence[index])
+        index += 1
+    return found
 
 
 def __getattr__(name: str):

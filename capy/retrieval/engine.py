@@ -161,18 +161,19 @@ def _run(
 ) -> list[Fused]:
     """One pass: the porter list, then the trigram list when porter came back short.
 
-    A list that can only add to what is already shown runs within the pack's work budget and
-    adds nothing when cut short: the porter list of an OR pass after AND filled every slot the
-    caller sees (`found_already`), and the trigram list when every query word is a known word.
+    A list that can only add to what is already shown runs within the pack's work budget (its
+    steps, and only on a store of at most its chunks) and adds nothing when cut short: the
+    porter list of an OR pass after AND filled every slot the caller sees (`found_already`),
+    and the trigram list when every query word is a known word.
     A list that is the only way to an answer (a word that occurs only inside longer words) is
     never cut, and a trigram AND with a word that occurs nowhere, even inside a word, is not run.
     With the pack's `skip_optional_when_shown`, an optional trigram list is not run once porter
     found as many chunks as the caller is `shown`.
     """
-    budget = rules.query.optional_pass_budget_steps
+    budget, largest = rules.query.optional_pass_budget_steps, rules.query.optional_pass_max_chunks
     lists = {}
     # The porter list's work is counted even when it is not cut: the trigram list is judged by it.
-    porter_work = WorkBudget(budget if found_already else None)
+    porter_work = WorkBudget(budget, max_rows=largest) if found_already else WorkBudget()
     porter = porter_query(terms, conjunction=conjunction)
     if porter:
         lists["porter"] = corpus.match(
@@ -207,7 +208,7 @@ def _run(
                 trigram,
                 wanted,
                 filters,
-                budget=WorkBudget(budget) if optional else None,
+                budget=WorkBudget(budget, max_rows=largest) if optional else None,
                 any_of=trigram_phrases(terms, min_chars=min_chars) if conjunction == "OR" else (),
             )
     return reciprocal_rank_fusion(lists, rules.fusion.rrf_k)

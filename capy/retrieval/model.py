@@ -60,6 +60,9 @@ class WorkBudget:
 
     limit: int | None = None
     spent: int = 0
+    # A corpus holding more rows than this does not run the list (None: any size): a step limit
+    # does not bound a query that walks long doclists between two steps.
+    max_rows: int | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -107,8 +110,9 @@ class Corpus(Protocol):
     ) -> list[Candidate]:
         """Run an FTS5 query on the "porter" or "trigram" list; at most `limit` rows, best first.
         `fts_query` is always well-formed: the core builds it from quoted terms only. With a
-        budget, the list adds the work it does to `budget.spent`, and a list that passes
-        `budget.limit` is stopped and returns nothing.
+        budget, the list adds the work it does to `budget.spent`, a list that passes
+        `budget.limit` is stopped and returns nothing, and a corpus holding more than
+        `budget.max_rows` rows returns nothing without running it.
         `any_of`, when given, holds the quoted phrases an OR query is made of (`fts_query` is
         them joined by OR), so that a corpus may rank it without scoring every match."""
         ...

@@ -94,17 +94,13 @@ def read_cache(key: str) -> dict[str, Any] | None:
 
 def write_cache(key: str, packs: dict[str, Any], ignored: Sequence[dict[str, Any]] = ()) -> None:
     """Best effort and atomic: a read-only home or a full disk only costs speed."""
-    import tempfile
+    from capy.atomicfile import write_atomically
 
     path = cache_path(key)
+    payload = {"key": key, "packs": packs, "ignored": list(ignored)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(
-                {"key": key, "packs": packs, "ignored": list(ignored)}, stream, ensure_ascii=False
-            )
-        os.replace(temporary, path)
+        write_atomically(path, json.dumps(payload, ensure_ascii=False).encode())
     except OSError:
         return
     _prune(path)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +71,9 @@ def write_shipped(key: str, loaded: dict[str, Loaded]) -> None:
             return  # e.g. a non-string mapping key, which JSON would turn into a string
         path = _path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".shipped-", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
+        from capy.atomicfile import write_atomically
+
+        write_atomically(path, text.encode())
         # A few entries: two installs of different versions may share one data folder.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for stale in entries[:-KEEP_ENTRIES]:

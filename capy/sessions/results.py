@@ -11,6 +11,8 @@ from typing import Any
 
 # Placeholder for non-text content blocks (images, documents) that have no searchable text.
 _BINARY_BLOCK = "[{type}]"
+# The first line of a created file's diff, as `git diff` marks one (less the file mode).
+NEW_FILE = "new file"
 
 
 def block_text(content: Any) -> str:
@@ -85,6 +87,8 @@ def patch_diff(record: Any) -> str:
                 f"+{hunk.get('newStart', 0)},{hunk.get('newLines', 0)} @@"
             )
             lines.extend(str(line) for line in hunk.get("lines") or [])
-    if not lines and record.get("type") == "create" and isinstance(record.get("content"), str):
+    created = record.get("type") == "create"
+    if not lines and created and isinstance(record.get("content"), str):
         lines = ["+" + line for line in record["content"].splitlines()]
-    return "\n".join(lines)
+    # A created file opens with git's own marker, so "which new file holds X" finds the patch.
+    return "\n".join([NEW_FILE, *lines] if created and lines else lines)

@@ -8,10 +8,10 @@ transcript text. A state file whose database is gone is ignored: the sessions ar
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from capy.atomicfile import write_atomically
 
 STATE_SUFFIX = ".sweep.json"
 STATE_VERSION = 1
@@ -53,15 +53,7 @@ class SweepState:
         """Atomically: a sweep killed half-way leaves the old file or the new one."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps({"version": STATE_VERSION, "sessions": self.entries}, indent=1)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".sweep-")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(data)
-            os.chmod(temporary, 0o600)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, data.encode())
 
 
 def state_path(db_path: Path) -> Path:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from capy.atomicfile import PRIVATE, write_atomically
 from capy.setup.plan import FileChange, SetupPlan
 
 
@@ -62,13 +61,4 @@ def write_atomic(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = None
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".capy-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text.encode(), mode=PRIVATE if mode is None else mode)

@@ -19,6 +19,7 @@ from capy.retrieval.model import WorkBudget
 from capy.rules.views.retention import SourceKind
 from capy.rules.views.search import Bm25
 from capy.store import Store
+from capy.store.counters import total_chunks
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
@@ -93,6 +94,8 @@ class StoreCorpus:
         scope = self._scope(filters)
         if table is None or scope is None or limit < 1 or not fts_query:
             return []
+        if self._too_large_for(budget):
+            return []
         with read_snapshot(self.store.conn):
             top = ranked_top(
                 self.store.conn,
@@ -108,6 +111,13 @@ class StoreCorpus:
                 database=str(self.store.path),
             )
             return self._read(top or [])
+
+    def _too_large_for(self, budget: WorkBudget | None) -> bool:
+        """Whether the store holds more chunks than the budget lets a list run on (the
+        counters: one row a kind)."""
+        if budget is None or budget.max_rows is None:
+            return False
+        return total_chunks(self.store.conn) > budget.max_rows
 
     def _read(self, top: list[tuple[int, float]]) -> list[Candidate]:
         """Title, content and source of the ranked rows, in their order (large chunks are

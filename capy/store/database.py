@@ -31,6 +31,7 @@ from pathlib import Path
 
 import sqlcipher3
 
+from capy.atomicfile import write_atomically
 from capy.store.errors import CorruptDatabaseError, PlaintextDatabaseError, WrongKeyError
 from capy.store.keys import DatabaseKey
 
@@ -343,14 +344,7 @@ def write_key_check(path: Path, key: DatabaseKey) -> None:
     fingerprint = key.fingerprint()
     if read_key_check(path) == fingerprint:
         return
-    target = key_check_path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, fingerprint.encode() + b"\n")
-    finally:
-        os.close(fd)
-    os.replace(temporary, target)
+    write_atomically(key_check_path(path), fingerprint.encode() + b"\n")
 
 
 def utc_stamp() -> str:

@@ -16,7 +16,6 @@ Keys are never logged or printed; `DatabaseKey` hides its bytes from `repr`.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from capy.atomicfile import unlink_quietly, written_temporary
 from capy.store.errors import KeyFileError
 
 # hashlib and secrets are imported where a key is stretched or made: opening a store with a key
@@ -183,23 +183,14 @@ def write_key_file(path: Path, raw: bytes, *, replace: bool) -> bool:
     over `path` (used when rotating).
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    import secrets
-
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, raw.hex().encode() + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    temporary = written_temporary(path, raw.hex().encode() + b"\n", durable=True)
     try:
         if replace:
             os.replace(temporary, path)
             return True
-        return _link_exclusively(temporary, path, raw)
+        return _link_exclusively(Path(temporary), path, raw)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        unlink_quietly(temporary)
 
 
 def _link_exclusively(temporary: Path, path: Path, raw: bytes) -> bool:

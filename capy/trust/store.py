@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,7 +134,7 @@ def _entries_or_empty(environ: Mapping[str, str] | None) -> list[TrustedProject]
 
 def _write(entries: list[TrustedProject], environ: Mapping[str, str] | None) -> None:
     # Imported here: every hook reads the store's path, only `capy trust` writes it.
-    import tempfile
+    from capy.atomicfile import write_atomically
 
     path = store_path(environ)
     payload = {
@@ -152,10 +151,6 @@ def _write(entries: list[TrustedProject], environ: Mapping[str, str] | None) -> 
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".trust-", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(payload, stream, indent=2)
-            stream.write("\n")
-        os.replace(temporary, path)
+        write_atomically(path, (json.dumps(payload, indent=2) + "\n").encode())
     except OSError as error:
         raise TrustStoreError(f"{path}: cannot be written ({error.strerror or error})") from None

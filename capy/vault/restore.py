@@ -8,11 +8,10 @@ overwritten: the restore stops before writing anything and says where to restore
 
 from __future__ import annotations
 
-import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from capy.atomicfile import write_atomically
 from capy.vault import Vault
 from capy.vault.blobs import content_hash, load_blob
 from capy.vault.errors import RestoreConflictError, UnknownSessionError
@@ -70,7 +69,8 @@ def restore_session(vault: Vault, wanted: str, output: Path | None = None) -> li
     restored = []
     for target, data in contents:
         if not present[target]:
-            _write_atomically(target, data)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(target, data)
         restored.append(RestoredFile(target, len(data), written=not present[target]))
     return restored
 
@@ -96,16 +96,3 @@ def _same_bytes(target: Path, data: bytes) -> bool | None:
     if not target.exists():
         return None
     return target.is_file() and content_hash(target.read_bytes()) == content_hash(data)
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

@@ -63,11 +63,22 @@ def test_large_output_shrinks_and_keeps_the_failure(workspace: Workspace) -> Non
         f'source="{LABEL}", include_kinds=["ephemeral"])'
     )
     assert call in reply
-    terms = re.search(r"^Searchable terms: (.+)$", reply, re.MULTILINE)
+    # The sections answer: the output's distinctive terms are left out (the executor pack's
+    # max_terms_with_sections), they cost bytes and answer nothing asked.
+    assert "Searchable terms" not in reply
+    assert source_rows(workspace, LABEL) == [("ephemeral", len(output.encode()))]
+
+
+def test_nothing_matched_lists_the_distinctive_terms_once_per_family(
+    workspace: Workspace,
+) -> None:
+    output = pytest_output({"test_parse_header_folds_case": "assert 'X-Id' == 'x-id'"})
+    reply = intent_reply(workspace, output, intent="kubernetes pod eviction quota", label=LABEL)
+    assert reply.startswith("Nothing in the output matched")
+    terms = re.search(r"Terms: (.+)\.$", reply, re.MULTILINE)
     assert terms and "`test_parse_header_folds_case`" in terms.group(1)
     # One family of numbered names is one term, not sixteen.
     assert len(re.findall(r"`test_behaviour_\d+`", terms.group(1))) <= 1
-    assert source_rows(workspace, LABEL) == [("ephemeral", len(output.encode()))]
 
 
 def test_a_second_output_under_the_same_label_replaces_the_first(workspace: Workspace) -> None:

@@ -61,3 +61,22 @@ def test_sections_name_their_lines_not_the_label_again(project_dir):
     assert headings, text
     assert not any(line.startswith(f"### {label}") for line in text.splitlines()), text
     assert all(needle in text for needle in intent.needles), text
+
+
+# What "is nginx installed" got from a 93 KB `dpkg-query -l` before the reply's room followed
+# a middling match down and the output's terms stayed out of a reply with sections: 3.3 KB.
+MIDDLING_MATCH_BYTES = 2600
+
+
+@pytest.mark.parametrize("intent_id", ["dpkg-query-list-06", "dpkg-query-list-07"])
+def test_a_middling_match_gets_a_smaller_room(project_dir, intent_id):
+    # "installed" meets `Inst`, `install software from`; the package asked about is nowhere.
+    text, intent = ask(project_dir, intent_id, "negative")
+    assert len(text.encode("utf-8")) <= MIDDLING_MATCH_BYTES, text
+    assert "Searchable terms" not in text
+    assert not any(needle in text.replace(intent.intent, "") for needle in intent.needles)
+
+
+def test_a_strong_match_on_the_same_output_keeps_its_answer(project_dir):
+    text, intent = ask(project_dir, "dpkg-query-list-01", "positive")
+    assert all(needle in text for needle in intent.needles), text

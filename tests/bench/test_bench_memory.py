@@ -85,3 +85,19 @@ def test_real_sessions_teach_their_labelled_lessons_and_nothing_unwanted(tmp_pat
     real = real_sessions(SCENARIOS, tmp_path, SCENARIOS.parents[1])
     assert real["missed"] == [] and real["unwanted"] == []
     assert len(real["found"]) == real["lessons"] >= 2
+
+
+def test_callgrind_counts_a_process_s_instructions(tmp_path):
+    import sys
+
+    import pytest
+
+    from capy.bench.callgrind import available, instructions
+
+    if not available():
+        pytest.skip("valgrind is not installed")
+    bare = instructions([sys.executable, "-I", "-S", "-c", "pass"], b"", tmp_path)
+    more = instructions(
+        [sys.executable, "-I", "-S", "-c", "import sys; sum(range(300000))"], b"", tmp_path
+    )
+    assert bare and more and more > bare + 1_000_000

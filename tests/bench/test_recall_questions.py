@@ -54,10 +54,29 @@ def test_stored_halves_follow_the_split_rule(questions):
 
 
 def test_both_halves_have_the_same_category_mix(questions):
-    counts = Counter((question.category, question.half) for question in questions.questions)
+    split = [question for question in questions.questions if question.added is None]
+    counts = Counter((question.category, question.half) for question in split)
     dev, held = questions.halves
     for category in questions.categories:
         assert abs(counts[category, dev] - counts[category, held]) <= 1, category
+
+
+def test_questions_added_after_the_split_are_dev_and_move_no_other(questions):
+    added = [question for question in questions.questions if question.added is not None]
+    assert added and {question.half for question in added} == {questions.halves[0]}
+    fixed = [question for question in questions.questions if question.added is None]
+    assert split_halves(fixed, questions.halves) == {
+        question.id: question.half for question in fixed
+    }
+
+
+def test_added_questions_name_no_event_an_earlier_question_uses(questions):
+    def events(chosen):
+        return {item for question in chosen for item in question.evidence}
+
+    added = [question for question in questions.questions if question.added is not None]
+    fixed = [question for question in questions.questions if question.added is None]
+    assert not events(added) & events(fixed)
 
 
 def test_every_evidence_id_exists_in_the_transcripts(questions, transcripts):
@@ -147,6 +166,11 @@ def test_absent_transcripts_folder_says_where_it_looked(tmp_path, questions):
         ("    evidence:\n", "    evidence: []\n    ignored:\n", "unknown key `ignored`"),
         ("{file: ", "{kind: diff, file: ", "evidence must be {file, uuid} or {file, tool_use_id}"),
         ("version: 1\n", "version: 1\nversion: 2\n", "duplicate key"),
+        (
+            "    half: dev\n    category: change\n    added:",
+            "    half: held\n    category: change\n    added:",
+            "belongs to 'dev': the held half is fixed",
+        ),
     ],
 )
 def test_a_malformed_file_names_its_line(tmp_path, old, new, expected):

@@ -85,6 +85,20 @@ def test_version_names_capy_its_version_and_the_checkouts_commit(flag: str) -> N
     assert full_cli(flag).stdout == done.stdout  # the cyclopts app says the same
 
 
+def test_an_answer_with_stdout_closed_is_no_error() -> None:
+    """An agent or a script may start capy with fd 1 closed: nowhere to print is not a crash."""
+    done = subprocess.run(
+        [*_capy_argv(), "--version"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 @pytest.mark.parametrize("columns", ["80", "52", "140", "30"])
 def test_help_is_what_cyclopts_prints(columns: str) -> None:
     env = {"COLUMNS": columns}

@@ -106,6 +106,16 @@ def test_a_real_edit_keeps_its_structured_patch(project, shared_testdata):
     assert all(line in content for line in hunk["lines"] if line.startswith(("+", "-")))
 
 
+def test_a_real_write_that_created_a_file_is_marked_as_a_new_file(project, shared_testdata):
+    transcript = shared_testdata(*TRANSCRIPTS, "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+    write, result = _first_call(transcript, "Write", lambda r: r.get("type") == "create")
+    _hook(project, "PostToolUse", tool_name="Write", tool_input=write, tool_response=result)
+    [(kind, _, content, _)] = _logged(project)
+    assert kind == "diff"
+    assert content.splitlines()[:2] == ["new file", f"--- {write['file_path']}"]
+    assert f"+{write['content'].splitlines()[0]}" in content
+
+
 def test_a_run_with_a_failing_exit_status_is_an_error(project):
     _hook(
         project,
@@ -253,19 +263,24 @@ def _last_assistant_text_naively(transcript: Path) -> str:
 
 
 def _first_edit(transcript: Path) -> tuple[dict, dict]:
+    return _first_call(transcript, "Edit", lambda result: bool(result.get("structuredPatch")))
+
+
+def _first_call(transcript: Path, tool: str, wanted) -> tuple[dict, dict]:  # type: ignore[no-untyped-def]
+    """The first call of `tool` in a real transcript whose structured result is `wanted`."""
     inputs = {}
     for line in transcript.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
         message = entry.get("message") or {}
         for item in message.get("content") or []:
-            if isinstance(item, dict) and item.get("type") == "tool_use" and item["name"] == "Edit":
+            if isinstance(item, dict) and item.get("type") == "tool_use" and item["name"] == tool:
                 inputs[item["id"]] = item["input"]
             if isinstance(item, dict) and item.get("type") == "tool_result":
                 result = entry.get("toolUseResult")
-                wanted = item["tool_use_id"] in inputs and isinstance(result, dict)
-                if wanted and result.get("structuredPatch"):
+                ours = item["tool_use_id"] in inputs and isinstance(result, dict)
+                if ours and wanted(result):
                     return inputs[item["tool_use_id"]], result
-    raise AssertionError("no Edit with a structured patch in the transcript")
+    raise AssertionError(f"no {tool} call with such a result in the transcript")
 
 
 def test_the_spool_is_never_readable_by_others(project):

@@ -115,3 +115,45 @@ def test_cli_command_gives_the_same_answer(project):
     assert via_cli.returncode == direct.returncode == 0
     assert json.loads(via_cli.stdout) == json.loads(direct.stdout)
     assert json.loads(direct.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def _ended(probe: str, tmp_path) -> subprocess.CompletedProcess[bytes]:
+    script = "import sys, atexit\nfrom capy.entry import end_hook\n" + probe
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, cwd=tmp_path, timeout=60
+    )
+
+
+def test_end_hook_keeps_the_answer_and_the_exit_functions(tmp_path):
+    # What a hook writes, unflushed, still reaches the agent; exit functions still run; the
+    # interpreter is not torn down (an object's finaliser at teardown never runs).
+    marker = tmp_path / "exit-function-ran"
+    process = _ended(
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').close())\n"
+        "class Late:\n"
+        "    def __del__(self): print('torn down', file=sys.stderr)\n"
+        "kept = Late()\n"
+        "sys.stdout.buffer.write(b'{\"answer\": 1}')\n"
+        "sys.stderr.write('a note')\n"
+        "end_hook(3)\n",
+        tmp_path,
+    )
+    assert process.returncode == 3
+    assert process.stdout == b'{"answer": 1}'
+    assert process.stderr == b"a note"
+    assert marker.exists()
+
+
+def test_end_hook_waits_for_a_thread_as_a_normal_exit_does(tmp_path):
+    marker = tmp_path / "thread-finished"
+    process = _ended(
+        "import threading, time\n"
+        "def work():\n"
+        "    time.sleep(0.3)\n"
+        f"    open({str(marker)!r}, 'w').close()\n"
+        "threading.Thread(target=work).start()\n"
+        "end_hook(0)\n",
+        tmp_path,
+    )
+    assert process.returncode == 0
+    assert marker.exists()

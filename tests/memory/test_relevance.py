@@ -29,6 +29,17 @@ def _asked_then_said(session: str, task: str, sentence: str) -> list:
     ]
 
 
+def _failed_then_fixed(session: str, task: str, failed: tuple[str, str], fixed: tuple[str, str]):
+    """A task asked for on May 1st, a command that failed and the one that worked after it."""
+    from memory_helpers import call
+
+    return [
+        prompt(session, task, "2026-05-01T10:00:00Z"),
+        call(session, *failed, "2026-05-01T10:00:01Z", failed=True),
+        call(session, *fixed, "2026-05-01T10:00:02Z"),
+    ]
+
+
 def _texts(digest: dict, said: str) -> list[str]:
     return [record["text"] for record in relevant(digest, said)]
 
@@ -162,3 +173,49 @@ def test_a_correction_applies_wherever_the_prompt_names_the_program_it_corrected
     assert correction["corrected"] == frozenset({"npm"})
     assert said in _texts(digest, "add lodash-es as a dependency with npm")
     assert said not in _texts(digest, "add lodash-es as a dependency")
+
+
+def test_a_standing_instruction_applies_where_the_prompt_implies_its_program(store, project):
+    diff_first = "From now on, run kubectl diff before any kubectl apply so I can see the change."
+    never_delete = "Do not run `kubectl delete namespace` on any cluster, it takes everything down."
+    store.write(
+        [
+            *_failed_then_fixed(
+                "s1",
+                "deploy the search image to staging",
+                ("kubectl rollout status deploy/search", "error: exceeded its progress deadline"),
+                ("kubectl rollout restart deploy/search", "deployment.apps/search restarted"),
+            ),
+            *_asked_then_said("s2", "clean up the old preview", never_delete),
+            prompt("s3", diff_first, "2026-05-03T10:00:00Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    # "cluster" was learned beside kubectl by another record, and the preference pairs "apply"
+    # with kubectl: the prompt asks for `kubectl apply` without naming it.
+    assert diff_first in _texts(digest, "apply the updated configmap to the cluster")
+    # The program implied, but not the action the preference is about.
+    assert diff_first not in _texts(digest, "list the pods in the cluster")
+    # The action without the program: "apply" is also a theme, a patch, a discount.
+    assert diff_first not in _texts(digest, "apply the dark theme to the settings page")
+
+
+def test_a_prompt_s_synonym_of_the_action_counts_as_the_record_s_word(store, project):
+    always = "Always run pytest with -x so it stops at the first failure; the suite is slow."
+    store.write(
+        [
+            *_failed_then_fixed(
+                "s1",
+                "run the repository tests",
+                ("pytest tests/repository", "E   KeyError: 'DATABASE_URL'"),
+                ("DATABASE_URL=sqlite:///test.db pytest tests/repository", "12 passed"),
+            ),
+            prompt("s2", always, "2026-05-02T10:00:00Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    # "rerun" and "kick off" are "run" (memory pack `synonyms`), a word of what it says.
+    assert always in _texts(digest, "rerun pytest on the integration folder")
+    assert always in _texts(digest, "kick off pytest for the billing module")
+    # The program alone is still not enough.
+    assert always not in _texts(digest, "explain the pytest fixture in conftest.py")

@@ -8,6 +8,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from capy.retrieval import search
 from capy.retrieval.model import WorkBudget
 from capy.store import open_store
@@ -92,3 +94,46 @@ def test_the_same_search_gives_the_same_results_whatever_else_burns_cpu(tmp_path
     calls, spent = quiet[0][1], quiet[0][2]
     trigram = calls.index(("trigram", '"writer" AND "segments"', 300))
     assert spent[trigram] > 300  # the cut fell, at the same step in every run
+
+
+def _substring_store(store, others: int) -> None:
+    """A chunk only the trigram list finds for "writer segments" (the words inside longer
+    ones), beside `others` chunks of other text; porter finds one chunk."""
+    from capy.store.counters import add_chunk_count
+
+    chunks = [
+        ("notes", "the writer segments"),
+        ("rewrite", "the rewriters flush subsegments"),
+        *((f"n{n}", f"an unrelated line {n}") for n in range(others)),
+    ]
+    source = put_chunks(store, "notes.md", chunks)
+    add_chunk_count(store.conn, source, len(chunks))  # as the indexer keeps the counters
+
+
+@pytest.mark.parametrize(("others", "found"), [(8, True), (40, False)])
+def test_an_optional_pass_runs_only_on_a_store_of_at_most_its_chunks(
+    tmp_path, rules, others, found
+):
+    # A step limit does not bound a query that walks long doclists between two steps, so on a
+    # store past the pack's size the optional trigram pass is not run at all.
+    small = with_search(rules, "query", optional_pass_max_chunks=20, trigram_when_porter_below=100)
+    with open_store(db_path=tmp_path / "k.db") as store:
+        _substring_store(store, others)
+        result = search(recording(store, small), "writer segments", rules=small.view("search"))
+    titles = [hit.title for hit in result.hits]
+    assert titles[0] == "notes"
+    assert ("rewrite" in titles) is found
+
+
+def test_a_pass_that_is_the_only_way_runs_on_a_store_of_any_size(tmp_path, rules):
+    from capy.store.counters import add_chunk_count
+
+    small = with_search(rules, "query", optional_pass_max_chunks=20)
+    with open_store(db_path=tmp_path / "k.db") as store:
+        put_chunks(store, "wal.go", [("Options", "w := bufio.NewWriterSize(f, 1<<16)")])
+        later = put_chunks(
+            store, "later.md", [(f"n{n}", f"an unrelated line {n}") for n in range(40)]
+        )
+        add_chunk_count(store.conn, later, 40)
+        result = search(recording(store, small), "WriterSize", rules=small.view("search"))
+    assert [hit.title for hit in result.hits] == ["Options"]

@@ -83,7 +83,8 @@ def test_long_session_matches_the_documented_figures(claude_transcripts, transcr
     edits = [r for r in session.tool_results if r.tool == "Edit" and r.shape == "patch"]
     assert all(r.diff.startswith("@@ ") for r in edits)
     writes = [r for r in session.tool_results if r.tool == "Write" and r.shape == "patch"]
-    assert writes and all(r.diff.startswith("+") for r in writes)
+    # A created file opens with git's marker, so "which new file holds X" finds the patch.
+    assert writes and all(r.diff.startswith("new file\n+") for r in writes)
 
 
 def test_content_blocks_of_one_message_id_merge_in_line_order(claude_transcripts, transcripts_pack):

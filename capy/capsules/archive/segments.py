@@ -11,7 +11,6 @@ the folder fsync'd, so a crash leaves either no segment or a whole one, never a 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -22,6 +21,7 @@ from typing import Any
 
 import zstandard
 
+from capy.atomicfile import sync_folder, unlink_quietly, write_atomically, written_temporary
 from capy.canonical import canonical_json
 from capy.capsules.chain import link_hash
 from capy.capsules.model import Capsule, CapsuleError, Scope, capsule_id
@@ -113,40 +113,17 @@ def scope_folder(scope: Scope) -> str:
 
 
 def write_once(path: Path, data: bytes) -> None:
-    """Write `path` whole or not at all; an existing file is never replaced."""
-    temporary = _synced_temporary(path, data)
+    """Write `path` whole or not at all, on disk; an existing file is never replaced."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temporary = written_temporary(path, data, durable=True)
     try:
         os.link(temporary, path)  # fails if the name is taken: a segment is never rewritten
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        unlink_quietly(temporary)
     sync_folder(path.parent)
 
 
 def replace_file(path: Path, data: bytes) -> None:
-    """Atomically replace `path` (the manifest, which grows as segments are sealed)."""
-    os.replace(_synced_temporary(path, data), path)
-    sync_folder(path.parent)
-
-
-def _synced_temporary(path: Path, data: bytes) -> Path:
-    """`data` in a private (0600) temporary file beside `path`, on disk."""
+    """Atomically replace `path` (the manifest, which grows as segments are sealed), on disk."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
-    return temporary
-
-
-def sync_folder(folder: Path) -> None:
-    """A rename is durable once its folder is: fsync it (POSIX; a no-op elsewhere)."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_atomically(path, data, durable=True)

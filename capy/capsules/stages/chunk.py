@@ -8,9 +8,14 @@ even when the output does not say pytest.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from capy.capsules.model import Capsule
 from capy.capsules.sqlite.derived import clear_chunks, write_chunks
 from capy.capsules.stages import StageContext
+
+if TYPE_CHECKING:
+    from capy.rules.views.chunking import ChunkingPack
 
 
 def run(context: StageContext, n: int, capsule: Capsule) -> int:
@@ -20,27 +25,47 @@ def run(context: StageContext, n: int, capsule: Capsule) -> int:
     clear_chunks(context.conn, n)
     if capsule.forgotten:
         return 0
-    label = capsule_label(capsule)
-    chunks = chunk_text(capsule.content, label=label, rules=context.rules.view("chunking"))
-    pieces = [(_title(label, chunk.title), chunk.content) for chunk in chunks]
+    rules = context.rules.view("chunking")
+    label = capsule_label(capsule, rules)
+    chunks = chunk_text(capsule.content, label=label, rules=rules)
+    pieces = [(_title(label, chunk.title, rules), chunk.content) for chunk in chunks]
     write_chunks(context.conn, n, pieces, context.version)
     return len(pieces)
 
 
-def capsule_label(capsule: Capsule) -> str:
-    """What the capsule is about in a few words: its kind, then its tool, command or files."""
+def capsule_label(capsule: Capsule, rules: ChunkingPack) -> str:
+    """What the capsule is about in a few words: its kind, then the call it records (its
+    command, else a tool call's first line, where the transcript backfill puts the call's
+    one-line summary: the subagent's task, the URL, the query, the file), then its files.
+
+    Every chunk of the capsule repeats this label in its title, so the call stays with each
+    part of a long result (a subagent's report, a fetched page, a diff's hunks), whose own
+    first chunk is often only that line. The call is cut as a transcript's tool-call title is
+    (the chunking pack's `transcript.max_tool_input_chars`): a whole commit message there made
+    each chunk of a long commit's output match what the message says (the capsule's content
+    still holds all of it once)."""
     meta = capsule.metadata
+    tool = meta.get("tool") if isinstance(meta.get("tool"), str) else ""
+    command = meta.get("command") if isinstance(meta.get("command"), str) else ""
+    first = capsule.content.strip().split("\n", 1)[0] if tool else ""
+    call = command or (first if first.strip() != tool else "")  # hook capture leads with the tool
+    call = rules.titles.clip(call, rules.transcript.max_tool_input_chars) if call.strip() else ""
     parts = [capsule.kind.replace("_", " ")]
-    for key in ("tool", "command"):
-        if isinstance(meta.get(key), str) and meta[key]:
-            parts.append(meta[key])
+    if tool and not call.startswith(tool):
+        parts.append(tool)
+    if call:
+        parts.append(call)
     files = meta.get("files")
     if isinstance(files, list) and files:
-        parts.append(" ".join(str(name) for name in files[:3]))
+        parts += [str(name) for name in files[:3] if str(name) not in call]
     return " ".join(parts)
 
 
-def _title(label: str, title: str) -> str:
+def _title(label: str, title: str, rules: ChunkingPack) -> str:
+    """The chunk's title led by the capsule's label once, within the pack's title bound."""
+    clip = rules.titles.clip
     if not title or title.startswith(label):
-        return title or label
-    return f"{label} - {title}"
+        return clip(title or label)
+    if label.startswith(title.removesuffix(rules.titles.ellipsis)):  # the label, clipped
+        return clip(label)
+    return clip(f"{label} - {title}")

@@ -235,6 +235,7 @@ class IntentReply(Section):
     block_lines_after: int = 0
     max_line_bytes: int
     max_terms: int
+    max_terms_with_sections: int | None = None  # None: max_terms
     relevance_floor: float
     nothing_matched_bytes: int
     line_weights: LineWeights
@@ -243,6 +244,13 @@ class IntentReply(Section):
     section_share_of_best: float = 0.0
     full_room_relevance: float = 0.0
     least_room_share: float = 1.0
+
+    @property
+    def terms_with_sections(self) -> int:
+        """How many distinctive terms a reply that shows matching sections lists."""
+        if self.max_terms_with_sections is None:
+            return self.max_terms
+        return self.max_terms_with_sections
 
     def room_share(self, relevance: float) -> float:
         """The share of max_reply_bytes the sections get for a best relevance of `relevance`."""

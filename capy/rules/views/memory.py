@@ -26,6 +26,10 @@ class Bypass(_RegexRule):
     pass
 
 
+class Synonym(RuleView):
+    terms: tuple[str, ...]
+
+
 class Quoted(_RegexRule):
     span: str
 
@@ -161,6 +165,7 @@ class PromptBudget(Section):
     unknown_weight: float = 0.0
     standing_types: tuple[str, ...] = ()
     standing_shared_terms: int = 1
+    standing_implied: bool = False
 
 
 class Injection(Section):
@@ -197,6 +202,7 @@ class MemoryPack(PackView):
     errors: tuple[ErrorRule, ...]
     bypasses: tuple[Bypass, ...] = ()
     quoted: tuple[Quoted, ...] = ()
+    synonyms: tuple[Synonym, ...] = ()
     phrasings: tuple[Phrasing, ...]
     gate: Gate
     confidence: Confidence
@@ -218,6 +224,10 @@ class MemoryPack(PackView):
 
     def quoted_spans(self, span: str) -> tuple[Quoted, ...]:
         return tuple(rule for rule in active(self.quoted) if rule.span == span)
+
+    @property
+    def live_synonyms(self) -> tuple[Synonym, ...]:
+        return active(self.synonyms)
 
     @property
     def live_phrasings(self) -> tuple[Phrasing, ...]:

@@ -28,6 +28,9 @@ class Query(Section):
     # SQLite virtual-machine steps a pass gets when it can only add to what was found (None:
     # no limit); work, not time, so results do not depend on the machine or its load.
     optional_pass_budget_steps: int | None = None
+    # ... and the most chunks a store may hold for such a pass to run (None: any size): steps
+    # alone do not bound it on a large store (see the pack).
+    optional_pass_max_chunks: int | None = None
     # An optional pass is not run once the AND results fill every result shown (see the pack).
     skip_optional_when_shown: bool = False
 
