@@ -95,15 +95,64 @@ def test_the_words_naming_a_speaker_do_not_count_against_a_questions_coverage(re
 
 def test_the_context_list_ranks_first_what_lies_between_good_hits(recalled):
     from capy.capsules.recall import _settings, _where
-    from capy.capsules.recall.lists import context_list
+    from capy.capsules.recall.lists import context_lists
 
     numbers = [n for n, _ in recalled.backend.scan()]
     where = _where(recalled, "project", None, None, None)
     first, sixth = numbers[0], numbers[5]
-    order = context_list(recalled.conn, [first, sixth], where, _settings(recalled))
+    order, _ = context_lists(recalled.conn, [first, sixth], where, _settings(recalled))
     # The third and fourth events are within reach of both hits: they outrank the second,
     # which only the first hit is near (listed hit by hit, the second came first).
     assert order[:3] == [numbers[2], numbers[3], numbers[1]]
+
+
+def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
+    from capy.capsules.recall import _settings, _where
+    from capy.capsules.recall.lists import context_lists
+
+    turns = [
+        ("prompt", "Here is the agency I found for the adoption."),
+        ("response", "It looks great, and the people there seem kind."),
+        ("prompt", "That agency looks great! What made you pick it?"),
+        ("response", "They help LGBTQ+ folks adopt; their inclusivity spoke to me."),
+        ("prompt", "Sounds like a good fit."),
+    ]
+    capsules.write(
+        [
+            _draft(kind, text, "talk", f"2026-05-01T10:0{i}:00Z")
+            for i, (kind, text) in enumerate(turns)
+        ]
+    )
+    drain(capsules)
+    numbers = [n for n, _ in capsules.backend.scan()]
+    where = _where(capsules, "project", None, None, None)
+    order, answers = context_lists(capsules.conn, [numbers[2]], where, _settings(capsules))
+    # The question's words are in the turn that asked; the reply after it holds the reason.
+    # Without the rule the nearest earlier turn came first.
+    assert order[0] == numbers[3] and answers == [numbers[3]]
+    answer = capsules.backend.by_number([numbers[3]])[numbers[3]].id
+    items = recall(capsules, "What made her pick it?").items
+    assert answer in [item.capsule_id for item in items[:2]]
+    # The answer list ranks the reply on its own, at the rank of the turn that asked.
+    assert "answer" in next(item.lists for item in items if item.capsule_id == answer)
+
+
+def test_a_question_asking_when_ranks_the_capsule_that_says_when(capsules):
+    turns = [
+        "I went to the adoption council meeting, so many people wanted to help.",
+        "The adoption council meeting sounds inspiring, tell me more.",
+        "Last Friday I went to the adoption council meeting and met a mentor.",
+        "Adoption council meetings are held in the town hall.",
+    ]
+    capsules.write(
+        [_draft("note", text, "talk", f"2026-05-01T10:0{i}:00Z") for i, text in enumerate(turns)]
+    )
+    drain(capsules)
+    when = recall(capsules, "When did she go to the adoption council meeting?").items
+    assert when[0].text.startswith("Last Friday") and "dated" in when[0].lists
+    # A question that does not ask when has no dated list.
+    what = recall(capsules, "What happened at the adoption council meeting?").items
+    assert not any("dated" in item.lists for item in what)
 
 
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):

@@ -5,7 +5,9 @@
 - graph: capsules that mention the entities the query names, then one hop out;
 - vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without);
 - speaker: the lexical list within the kinds of the speaker a question names (the pack's
-  `recall.speakers`), empty for other questions.
+  `recall.speakers`), empty for other questions;
+- context, answer, dated: built from the best lexical hits: their session neighbours, the reply
+  after each hit that asks, and for a question asking when, the hits that say when.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     import sqlcipher3
 
     from capy.rules.ruleset import RuleSet
-    from capy.rules.views.capsules import CapsulesPack, Recall
+    from capy.rules.views.capsules import CapsulesPack, Recall, RecallAnswers
     from capy.rules.views.search import SearchPack
 
 VECTOR_PROVIDER = "capy.semantic.capsules"
@@ -175,23 +177,71 @@ def graph_list(
     return direct + further[:room]
 
 
-def context_list(
+def context_lists(
     conn: sqlcipher3.Connection, ranked: Sequence[int], scope: sql.RecallScope, settings: Recall
-) -> list[int]:
-    """The session neighbours of the best-ranked capsules, by how much of the ranking sits near
-    them: each gains 1 / (rrf_k + rank) from every top capsule within reach. An answer often
-    sits next to what names its subject (the reply after an error, the fix after a failed
-    check), and a capsule amid several good hits lies inside the episode the question is about;
-    listed top hit by top hit, the farthest neighbours of the first outranked the nearest of
-    the second. Ties keep that order (nearest first, earlier before later)."""
+) -> tuple[list[int], list[int]]:
+    """The context list and the answer list, from one read of the best-ranked capsules'
+    session neighbours.
+
+    Context: the neighbours, by how much of the ranking sits near them; each gains
+    1 / (rrf_k + rank) from every top capsule within reach. An answer often sits next to what
+    names its subject (the reply after an error, the fix after a failed check), and a capsule
+    amid several good hits lies inside the episode the question is about; listed top hit by
+    top hit, the farthest neighbours of the first outranked the nearest of the second. Ties
+    keep the order nearest first, earlier before later.
+
+    Answer: a top capsule that asks something (the pack's `context.answers`) is answered by
+    the capsule after it in its session: a question's words match the turn that asked, while
+    the reply says what was asked for. That reply gains the rule's weight times a neighbour's
+    share in the context list, and the answer list holds the replies in the asking capsules'
+    order, fused on its own (`weights.answer`), so a reply ranks near its question where the
+    context list alone left it below the word hits around it."""
     context = settings.context
     top = list(ranked[: context.from_top])
     around = sql.session_neighbours(conn, top, context.reach, scope)
+    asking = _asking(conn, top, context.answers)
     near: dict[int, float] = {}
+    answers: list[int] = []
     for rank, n in enumerate(top, start=1):
-        for other in around.get(n, ()):
-            near[other] = near.get(other, 0.0) + 1.0 / (settings.rrf_k + rank)
-    return sorted(near, key=lambda other: -near[other])
+        neighbours = around.get(n, ())
+        # The nearest later capsule of the session: another session's may come between.
+        reply = next((other for other, offset in neighbours if offset > 0), None)
+        if n in asking and reply is not None:
+            answers.append(reply)
+        for other, _ in neighbours:
+            gain = 1.0 / (settings.rrf_k + rank)
+            if other == reply and n in asking:
+                gain *= context.answers.weight  # type: ignore[union-attr]
+            near[other] = near.get(other, 0.0) + gain
+    return sorted(near, key=lambda other: -near[other]), list(dict.fromkeys(answers))
+
+
+def dated_list(
+    conn: sqlcipher3.Connection, query: str, ranked: Sequence[int], settings: Recall
+) -> list[int]:
+    """For a question asking when (the pack's `dated.question`), the best-ranked capsules that
+    say when something happened (`dated.moment`: "last Friday", "two weeks ago", a month), in
+    their order; empty for other questions. A topic's words match every turn about it, while
+    the one that dates it answers a "when"."""
+    dated = settings.dated
+    if dated is None or not (dated.question.active and dated.moment.active):
+        return []
+    if not _compiled(dated.question.pattern).search(query):
+        return []
+    top = list(ranked[: dated.from_top])
+    moment = _compiled(dated.moment.pattern)
+    texts = sql.contents(conn, top)
+    return [n for n in top if moment.search(texts.get(n, ""))]
+
+
+def _asking(
+    conn: sqlcipher3.Connection, numbers: Sequence[int], answers: RecallAnswers | None
+) -> set[int]:
+    """Which of the capsules `numbers` ask something (their text matches the rule)."""
+    if answers is None or not answers.active or answers.weight == 1.0 or not numbers:
+        return set()
+    asks = _compiled(answers.pattern)
+    return {n for n, text in sql.contents(conn, numbers).items() if asks.search(text)}
 
 
 class VectorSearch(Protocol):

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from capy.rules.views.capsules import Recall
 
 LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
-FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER)
+ANSWER, DATED = "answer", "dated"
+FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER, ANSWER, DATED)
+BUILT = (CONTEXT, ANSWER, DATED)  # lists built from the lexical hits the floor keeps
 WORDS = (LEXICAL, SPEAKER)  # the word searches, whose hits the floor judges by their coverage
 
 
@@ -64,9 +66,14 @@ def ranked_items(
     dropped: set[int] = set()
     while True:
         kept = {name: [n for n in order if n not in dropped] for name, order in listed.items()}
-        context = ranked_lists.context_list(conn, kept[LEXICAL], where, settings)
+        context, answers = ranked_lists.context_lists(conn, kept[LEXICAL], where, settings)
+        built = {
+            CONTEXT: context,
+            ANSWER: answers,
+            DATED: ranked_lists.dated_list(conn, query, kept[LEXICAL], settings),
+        }
         # The lists in a fixed order: fusion breaks ties by it.
-        lists = {name: context if name == CONTEXT else kept[name] for name in FUSED}
+        lists = {name: built[name] if name in BUILT else kept[name] for name in FUSED}
         fused, capsules = _candidates(store, lists, settings, decay)
         shares = coverages([capsules[entry.n].content for entry in fused], patterns)
         found = [bool(set(WORDS) & set(entry.lists)) for entry in fused]
@@ -117,6 +124,8 @@ def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: 
         VECTOR: settings.weights.vector,
         CONTEXT: settings.weights.context,
         SPEAKER: settings.weights.speaker,
+        ANSWER: settings.weights.answer,
+        DATED: settings.weights.dated,
     }
     return fuse(lists, weights, settings.rrf_k)
 

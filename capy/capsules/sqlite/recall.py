@@ -262,22 +262,33 @@ def _marks(values: Sequence[object]) -> str:
 
 def session_neighbours(
     conn: sqlcipher3.Connection, numbers: Sequence[int], reach: int, scope: RecallScope
-) -> dict[int, list[int]]:
+) -> dict[int, list[tuple[int, int]]]:
     """For each capsule n, the capsules of the same scope and session within `reach` places
-    of it in the scope's order (nearest first, earlier before later at the same distance)."""
+    of it in the scope's order, each with its offset (negative: before n; nearest first,
+    earlier before later at the same distance)."""
     if not numbers or reach < 1:
         return {}
     condition, params = scope.condition(conn, "o.n")
-    found: dict[int, list[int]] = {n: [] for n in numbers}
+    found: dict[int, list[tuple[int, int]]] = {n: [] for n in numbers}
     rows = conn.execute(
-        f"""SELECT c.n, o.n, abs(o.seq - c.seq) AS gap FROM capsules AS c
+        f"""SELECT c.n, o.n, o.seq - c.seq AS offset FROM capsules AS c
               JOIN capsules AS o ON o.tenant = c.tenant AND o.project = c.project
                AND o.seq BETWEEN c.seq - ? AND c.seq + ? AND o.seq != c.seq
                AND o.session_id IS c.session_id
              WHERE c.n IN ({_marks(numbers)}) AND o.forgotten_reason IS NULL AND {condition}
-             ORDER BY c.n, gap, o.seq""",
+             ORDER BY c.n, abs(offset), o.seq""",
         (reach, reach, *numbers, *params),
     )
-    for n, other, _ in rows:
-        found[int(n)].append(int(other))
+    for n, other, offset in rows:
+        found[int(n)].append((int(other), int(offset)))
     return found
+
+
+def contents(conn: sqlcipher3.Connection, numbers: Sequence[int]) -> dict[int, str]:
+    """The text of each of the capsules `numbers` (a handful: the best-ranked ones)."""
+    if not numbers:
+        return {}
+    rows = conn.execute(
+        f"SELECT n, content FROM capsules WHERE n IN ({_marks(numbers)})", list(numbers)
+    )
+    return {int(n): str(text or "") for n, text in rows}

@@ -180,6 +180,8 @@ class RecallWeights(Section):
     vector: float
     context: float
     speaker: float = 0.0
+    answer: float = 0.0
+    dated: float = 0.0
 
 
 class RecallChunkWeights(Section):
@@ -187,9 +189,30 @@ class RecallChunkWeights(Section):
     content: float
 
 
+class RecallAnswers(RuleView):
+    """A capsule whose text matches `pattern` asks something; the capsule after it in its
+    session answers, and gains `weight` times a neighbour's share in the context list."""
+
+    pattern: str
+    weight: float
+
+
+class RegexRule(RuleView):
+    pattern: str
+
+
+class RecallDated(Section):
+    """Questions asking when, and the capsules that say when (see the pack)."""
+
+    from_top: int
+    question: RegexRule
+    moment: RegexRule
+
+
 class RecallContext(Section):
     from_top: int
     reach: int
+    answers: RecallAnswers | None = None  # None: every neighbour gains alike
 
 
 class RecallGraph(Section):
@@ -239,6 +262,7 @@ class Recall(Section):
     recency_weight: float
     graph: RecallGraph
     context: RecallContext
+    dated: RecallDated | None = None  # None: no dated list
     relevance_floor: float
     floor_power: float | None = None
     speakers: tuple[SpeakerRule, ...] = ()
