@@ -1,7 +1,8 @@
 """Derivation versions: what a derived row records about how it was made.
 
 A stage's version is a hash of the behaviour of the packs named in its `shaped_by` (the same
-canonical fingerprint `index_version` uses, so editing prose changes nothing), the stage's own
+canonical fingerprint `index_version` uses, so editing prose or a section the pack lists under
+`answer_time_sections`, such as recall's, changes nothing), the stage's own
 name and `revision` (bumped when the stage's code changes what it derives, which no pack shows),
 and the ids of any models involved. A derived row whose version differs from its stage's current
 one is stale and is rebuilt.

@@ -34,7 +34,10 @@ from capy.trust.ignored import IgnoredItem
 # for shipped pack <- team overlay <- user overlay <- project overlay.
 MAX_EXTENDS_DEPTH = 4
 
-HEADER_KEYS = frozenset({"pack", "schema", "version", "description", "requires", "shapes_index"})
+# `answer_time_sections` is a header key so no overlay can hide a section from the fingerprints.
+HEADER_KEYS = frozenset(
+    {"pack", "schema", "version", "description", "requires", "shapes_index", "answer_time_sections"}
+)
 ORIGIN_ORDER = {"shipped": 0, "user": 1, UNTRUSTED_PROJECT: 2, TRUSTED_PROJECT: 2, "path": 3}
 
 Origin = tuple[PackFile, tuple]
