@@ -138,3 +138,33 @@ def _first_rule_id_or_none(name: str) -> str | None:
     from capy.rules.overlays import iter_rules
 
     return next((rule_id for rule_id, _ in iter_rules(build_ruleset().packs[name].data)), None)
+
+
+def test_a_tally_rule_change_keeps_the_hash_and_a_chunking_rule_change_does_not(tmp_path):
+    """The tally rules are read only by the intent reply, so changing one must not re-chunk
+    every store; the error rules beside them cut log chunks, so changing one must."""
+    from capy.rules.overlays import iter_rules
+
+    baseline = build_ruleset().index_version
+    log = build_ruleset().packs["chunking"].data["log"]
+    tally = next(rule_id for rule_id, _ in iter_rules({"rules": log["tally_rules"]}))
+    error = next(rule_id for rule_id, _ in iter_rules({"rules": log["error_rules"]}))
+    assert _version(_overlay(tmp_path, "chunking", f"disable: [{tally}]\n")) == baseline
+    added = (
+        "patch:\n  log:\n    tally_rules:\n      - id: chunking.tally-hash-test\n"
+        "        status: active\n        since: 1.9.0\n"
+        "        description: A tally rule added for the hash test.\n"
+        "        says: counts\n        kind: regex\n"
+        "        pattern: '^\\d{1,9} widgets counted'\n"
+        "        examples:\n          match: ['3 widgets counted']\n"
+        "          no_match: ['none']\n"
+    )
+    assert _version(_overlay(tmp_path, "chunking", added)) == baseline
+    assert _version(_overlay(tmp_path, "chunking", f"disable: [{error}]\n")) != baseline
+
+
+def test_an_overlay_cannot_declare_a_section_answer_time(tmp_path):
+    patched = _overlay(tmp_path, "chunking", "patch:\n  answer_time_sections: [log]\n")
+    ruleset = build_ruleset([(patched, "path")])
+    assert not ruleset.ok
+    assert any("answer_time_sections" in item.render() for item in ruleset.diagnostics)
