@@ -39,7 +39,9 @@ def _shuffled(node, rng: random.Random):
 def _dump(data, flow: bool) -> str:
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = flow
-    yaml.width = 4096
+    # Wide enough that ruamel never folds a line: its fold of a double-quoted scalar just after
+    # an escaped backslash (a pattern's `\\w` came back as `\\ w`) does not read back as written.
+    yaml.width = 2**31
     buffer = StringIO()
     yaml.dump(data, buffer)
     return buffer.getvalue()
