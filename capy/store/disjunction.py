@@ -220,29 +220,38 @@ def idf(total_rows: int, hits: int) -> float:
 
 def row_count(table: str, fetch: Fetch) -> int | None:
     """The row count bm25 uses: the first varint of the FTS5 averages record."""
-    rows = fetch(f"SELECT block FROM {table}_data WHERE id = ?", (_AVERAGES_ID,))
-    if rows is None:
+    values = _averages(table, fetch)
+    if values is None:
         return None
-    return _varint(rows[0][0]) if rows and rows[0][0] else 0
+    return values[0] if values else 0
 
 
 def table_totals(table: str, fetch: Fetch) -> tuple[int, int] | None:
-    """(rows, tokens in every column) from the FTS5 averages record: its varints are the row
-    count, then each column's token total."""
+    """(rows, tokens in every column) from the FTS5 averages record."""
+    values = _averages(table, fetch)
+    if values is None:
+        return None
+    return (values[0], sum(values[1:])) if values else (0, 0)
+
+
+def _averages(table: str, fetch: Fetch) -> list[int] | None:
+    """The FTS5 averages record's varints: the row count, then each column's token total
+    (None: out of work)."""
     rows = fetch(f"SELECT block FROM {table}_data WHERE id = ?", (_AVERAGES_ID,))
     if rows is None:
         return None
     blob = rows[0][0] if rows and rows[0][0] else b""
     values = []
     while blob:
-        value, size = _varint_sized(blob)
+        value, size = _varint(blob)
         values.append(value)
         blob = blob[size:]
-    return (values[0], sum(values[1:])) if values else (0, 0)
+    return values
 
 
-def _varint_sized(blob: bytes) -> tuple[int, int]:
-    """A varint (see `_varint`) and how many bytes it took."""
+def _varint(blob: bytes) -> tuple[int, int]:
+    """SQLite's big-endian varint (seven bits a byte while the top bit is set, eight in a
+    ninth), and how many bytes it took."""
     value = 0
     for place, byte in enumerate(blob[:9]):
         if place == 8:
@@ -251,11 +260,6 @@ def _varint_sized(blob: bytes) -> tuple[int, int]:
         if not byte & 0x80:
             return value, place + 1
     return value, len(blob)
-
-
-def _varint(blob: bytes) -> int:
-    """SQLite's big-endian varint: seven bits a byte while the top bit is set, eight in a ninth."""
-    return _varint_sized(blob)[0]
 
 
 def forget_phrase_counts() -> None:
