@@ -218,14 +218,13 @@ def _embed_source(
     conn = store.conn
     first, last = chunk_rowid_range(source_id)
     current_version = f"SELECT index_version FROM {layout.parents} WHERE id = ?"
-    row = conn.execute(current_version, (source_id,)).fetchone()
+    typed = layout.content_type or "NULL"  # read with the version: one lookup of the parent
+    row = conn.execute(
+        f"SELECT index_version, {typed} FROM {layout.parents} WHERE id = ?", (source_id,)
+    ).fetchone()
     if row is None:
         return 0  # deleted since the backlog was read
-    content_type = None
-    if layout.content_type is not None:
-        content_type = conn.execute(
-            f"SELECT {layout.content_type} FROM {layout.parents} WHERE id = ?", (source_id,)
-        ).fetchone()[0]
+    version, content_type = row
     chunks = conn.execute(
         f"SELECT rowid, {layout.text} FROM {layout.rows} WHERE rowid BETWEEN ? AND ? "
         "ORDER BY rowid",
@@ -246,7 +245,7 @@ def _embed_source(
         _pace(time.thread_time() - started, cpu_share, stop)
     with transaction(conn):
         current = conn.execute(current_version, (source_id,)).fetchone()
-        if current != row:
+        if current != (version,):
             return 0  # re-chunked while we embedded: it is back in the backlog
         conn.execute(f"DELETE FROM {layout.vectors} WHERE source_id = ?", (source_id,))
         conn.executemany(
@@ -260,7 +259,7 @@ def _embed_source(
         conn.execute(
             f"INSERT OR REPLACE INTO {layout.done} (source_id, model, index_version, chunks) "
             "VALUES (?, ?, ?, ?)",
-            (source_id, pieces.version, row[0], len(parts)),
+            (source_id, pieces.version, version, len(parts)),
         )
         _bump(conn)
     return len(chunks)
