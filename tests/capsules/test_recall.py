@@ -155,6 +155,31 @@ def test_a_question_asking_when_ranks_the_capsule_that_says_when(capsules):
     assert not any("dated" in item.lists for item in what)
 
 
+def test_a_question_asking_what_came_of_an_event_ranks_what_followed_it(capsules):
+    events = [
+        ("prompt", "Please run the nightly job by hand tonight."),
+        ("error", "import_orders.py: sqlite3.OperationalError: database is locked"),
+        ("tool_call", "$ kill 4242  # stop the stale backup process holding the file"),
+        ("response", "Tonight's run is done and the dashboard shows fresh numbers."),
+    ]
+    capsules.write(
+        [
+            _draft(kind, text, "night", f"2026-05-01T10:0{i}:00Z")
+            for i, (kind, text) in enumerate(events)
+        ]
+    )
+    drain(capsules)
+    # The question's words name the failure; what sorted it out shares none of them. The
+    # context list reaches both ways, and ranked the prompt before the failure first.
+    items = recall(capsules, "The orders import hit a locked database; what sorted that out?").items
+    top = [item.text.split()[0] for item in items[:2]]
+    assert sorted(top) == ["$", "import_orders.py:"]
+    assert "followed" in next(item.lists for item in items if item.text.startswith("$ kill"))
+    # A question that does not ask what came of an event has no followed list.
+    other = recall(capsules, "Why did the orders import hit a locked database?").items
+    assert not any("followed" in item.lists for item in other)
+
+
 def test_the_graph_list_finds_capsules_naming_the_querys_entities(recalled):
     result = recall(recalled, "retry_busy()")
     assert any("graph" in item.lists for item in result.items)

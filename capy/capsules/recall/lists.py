@@ -6,8 +6,9 @@
 - vector: the semantic layer's nearest capsules, when it is installed (a seam: nothing without);
 - speaker: the lexical list within the kinds of the speaker a question names (the pack's
   `recall.speakers`), empty for other questions;
-- context, answer, dated: built from the best lexical hits: their session neighbours, the reply
-  after each hit that asks, and for a question asking when, the hits that say when.
+- context, answer, dated, followed: built from the best lexical hits: their session neighbours,
+  the reply after each hit that asks, for a question asking when the hits that say when, and
+  for a question asking what came of an event the capsules after the hits.
 """
 
 from __future__ import annotations
@@ -232,6 +233,30 @@ def dated_list(
     moment = _compiled(dated.moment.pattern)
     texts = sql.contents(conn, top)
     return [n for n in top if moment.search(texts.get(n, ""))]
+
+
+def followed_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    ranked: Sequence[int],
+    scope: sql.RecallScope,
+    settings: Recall,
+) -> list[int]:
+    """For a question asking what came of an event (the pack's `followed.question`: "what did
+    the agent do next", "what sorted that out"), the capsules after each of the best-ranked
+    ones in their session, nearest first, in the hits' order; empty for other questions. The
+    question's words name the event, while what followed it (the fix, the next step) shares
+    few of them; the context list reaches both ways, so it ranks what came before an event as
+    high as what came after."""
+    followed = settings.followed
+    if followed is None or not followed.question.active or settings.weights.followed <= 0:
+        return []
+    if not _compiled(followed.question.pattern).search(query):
+        return []
+    top = list(ranked[: followed.from_top])
+    around = sql.session_neighbours(conn, top, followed.reach, scope)
+    later = [other for n in top for other, offset in around.get(n, ()) if offset > 0]
+    return list(dict.fromkeys(later))
 
 
 def _asking(

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from capy.rules.views.capsules import Recall
 
 LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
-ANSWER, DATED = "answer", "dated"
-FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER, ANSWER, DATED)
-BUILT = (CONTEXT, ANSWER, DATED)  # lists built from the lexical hits the floor keeps
+ANSWER, DATED, FOLLOWED = "answer", "dated", "followed"
+FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER, ANSWER, DATED, FOLLOWED)
+BUILT = (CONTEXT, ANSWER, DATED, FOLLOWED)  # lists built from the lexical hits the floor keeps
 WORDS = (LEXICAL, SPEAKER)  # the word searches, whose hits the floor judges by their coverage
 
 
@@ -71,6 +71,7 @@ def ranked_items(
             CONTEXT: context,
             ANSWER: answers,
             DATED: ranked_lists.dated_list(conn, query, kept[LEXICAL], settings),
+            FOLLOWED: ranked_lists.followed_list(conn, query, kept[LEXICAL], where, settings),
         }
         # The lists in a fixed order: fusion breaks ties by it.
         lists = {name: built[name] if name in BUILT else kept[name] for name in FUSED}
@@ -126,6 +127,7 @@ def ranked_lists_fused(lists: dict[str, list[int]], settings: Recall):  # type: 
         SPEAKER: settings.weights.speaker,
         ANSWER: settings.weights.answer,
         DATED: settings.weights.dated,
+        FOLLOWED: settings.weights.followed,
     }
     return fuse(lists, weights, settings.rrf_k)
 

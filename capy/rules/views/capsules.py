@@ -182,6 +182,7 @@ class RecallWeights(Section):
     speaker: float = 0.0
     answer: float = 0.0
     dated: float = 0.0
+    followed: float = 0.0
 
 
 class RecallChunkWeights(Section):
@@ -207,6 +208,14 @@ class RecallDated(Section):
     from_top: int
     question: RegexRule
     moment: RegexRule
+
+
+class RecallFollowed(Section):
+    """Questions asking what came of an event, answered by what followed it (see the pack)."""
+
+    from_top: int
+    reach: int
+    question: RegexRule
 
 
 class RecallContext(Section):
@@ -263,6 +272,7 @@ class Recall(Section):
     graph: RecallGraph
     context: RecallContext
     dated: RecallDated | None = None  # None: no dated list
+    followed: RecallFollowed | None = None  # None: no followed list
     relevance_floor: float
     floor_power: float | None = None
     speakers: tuple[SpeakerRule, ...] = ()
