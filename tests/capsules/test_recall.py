@@ -283,6 +283,24 @@ def test_below_the_floor_a_found_capsule_sinks_instead_of_going_once_the_query_m
     assert [e.n for e in below_floor(ranked(), [0.1, 0.1, 0.0, 0.0], found, 0.2, 2.0)] == [4]
 
 
+def test_below_the_floor_only_the_part_the_word_searches_gave_sinks():
+    from capy.capsules.recall.ranking import fuse
+
+    # 1: a word hit that also sits among good hits; 2: a neighbour only the context list
+    # found; 3: a hit covering the query, so it matched.
+    lists = {"lexical": [1, 3], "context": [1, 2]}
+    weights = {"lexical": 1.0, "context": 0.7}
+    fused = fuse(lists, weights, 5)
+    shares = [{1: 0.1, 2: 0.0, 3: 0.5}[entry.n] for entry in fused]
+    found = ["lexical" in entry.lists for entry in fused]
+    ranked = below_floor(fused, shares, found, 0.2, 2.0, ("lexical",))
+    # The context list's part of hit 1 is not judged, as it is not for capsule 2.
+    scores = {entry.n: entry.score for entry in ranked}
+    lexical, context = 1.0 / 6, 0.7 / 6
+    assert scores[1] == pytest.approx(lexical * (0.1 / 0.2) ** 2 + context)
+    assert [entry.n for entry in ranked] == [1, 3, 2]
+
+
 def test_an_or_pass_starting_from_rare_phrases_ranks_as_scoring_every_match(capsules):
     """The capsule corpus ranks an OR pass from its rare phrases (MaxScore) and common-only
     matches within a window: on a log whose common word is in every capsule, the top it

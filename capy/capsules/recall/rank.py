@@ -78,7 +78,9 @@ def ranked_items(
         fused, capsules = _candidates(store, lists, settings, decay)
         shares = coverages([capsules[entry.n].content for entry in fused], patterns)
         found = [bool(set(WORDS) & set(entry.lists)) for entry in fused]
-        relevant = below_floor(fused, shares, found, settings.relevance_floor, settings.floor_power)
+        relevant = below_floor(
+            fused, shares, found, settings.relevance_floor, settings.floor_power, WORDS
+        )
         stay = {entry.n for entry in relevant}
         gone = {entry.n for entry, hit in zip(fused, found, strict=True) if hit} - stay
         if not matched(shares, found, settings.relevance_floor):

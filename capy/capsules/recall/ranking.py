@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from capy.capsules.model import unix_seconds
@@ -25,6 +25,15 @@ class Ranked:
     n: int
     score: float
     lists: list[str] = field(default_factory=list)
+    # What each list gave the fused score (recency then scales them all alike).
+    parts: dict[str, float] = field(default_factory=dict)
+
+    def share_of(self, names: Collection[str]) -> float:
+        """The part of the score the lists `names` gave (all of it when none was recorded)."""
+        total = sum(self.parts.values())
+        if total <= 0:
+            return 1.0
+        return sum(part for name, part in self.parts.items() if name in names) / total
 
 
 def fuse(lists: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: int) -> list[Ranked]:
@@ -37,8 +46,10 @@ def fuse(lists: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: in
             continue
         for rank, n in enumerate(dict.fromkeys(order), start=1):
             entry = fused.setdefault(n, Ranked(n, 0.0))
-            entry.score += weight / (k + rank)
+            part = weight / (k + rank)
+            entry.score += part
             entry.lists.append(name)
+            entry.parts[name] = part
     return sorted(fused.values(), key=lambda entry: -entry.score)
 
 
@@ -85,21 +96,28 @@ def below_floor(
     found: Sequence[bool],
     floor: float,
     power: float | None,
+    words: Collection[str] = (),
 ) -> list[Ranked]:
-    """The relevant entries, best first. `found`: the entry came from a word search, so its
-    coverage `share` judges it (other lists find what shares no words, by design).
+    """The relevant entries, best first. `found`: the entry came from a word search (one of
+    the lists `words`), so its coverage `share` judges it (other lists find what shares no
+    words, by design).
 
     With no `power`, a found entry below `floor` is dropped. With one, the floor decides only
     whether the query matched anything (some found entry reaches it); if so, the entries
-    below it stay, their scores scaled by (share / floor) ** power. A wordy question spends
-    much of its weight on words no capsule says, and a hard cut dropped its best lexical hits.
+    below it stay, and the part of their score the word searches gave is scaled by
+    (share / floor) ** power. A wordy question spends much of its weight on words no capsule
+    says, and a hard cut dropped its best lexical hits. What the other lists gave is theirs:
+    scaled too, a word hit that the graph or context list also found ranked below a capsule
+    those lists found alone, which nothing judges (Claude dev: the hit answering "what does
+    put_trace_response_header do" sank from fused rank 2 to 6 under context-only neighbours).
     """
     judged = list(zip(ranked, shares, found, strict=True))
     if power is None or not matched(shares, found, floor):
         return [entry for entry, share, hit in judged if share >= floor or not hit]
     for entry, share, hit in judged:
         if hit and share < floor:
-            entry.score *= (share / floor) ** power
+            by_words = entry.share_of(words) if words else 1.0
+            entry.score *= 1.0 - by_words + by_words * (share / floor) ** power
     return sorted(ranked, key=lambda entry: -entry.score)
 
 
