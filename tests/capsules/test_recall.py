@@ -52,6 +52,17 @@ def _draft(kind: str, text: str, session: str, created_at: str) -> CapsuleDraft:
     )
 
 
+def _write_session(capsules, session: str, events: list[tuple[str, str]]) -> None:
+    """`events` (kind, text) as one session, a minute apart, with their pipeline drained."""
+    capsules.write(
+        [
+            _draft(kind, text, session, f"2026-05-01T10:{i:02d}:00Z")
+            for i, (kind, text) in enumerate(events)
+        ]
+    )
+    drain(capsules)
+
+
 def test_recall_ranks_the_capsules_that_answer(recalled):
     result = recall(recalled, "why was the orders import failing with database locked")
     kinds = [item.kind for item in result.items[:3]]
@@ -117,13 +128,7 @@ def test_the_capsule_after_one_that_asks_is_its_answer(capsules):
         ("response", "They help LGBTQ+ folks adopt; their inclusivity spoke to me."),
         ("prompt", "Sounds like a good fit."),
     ]
-    capsules.write(
-        [
-            _draft(kind, text, "talk", f"2026-05-01T10:0{i}:00Z")
-            for i, (kind, text) in enumerate(turns)
-        ]
-    )
-    drain(capsules)
+    _write_session(capsules, "talk", turns)
     numbers = [n for n, _ in capsules.backend.scan()]
     where = _where(capsules, "project", None, None, None)
     order, answers = context_lists(capsules.conn, [numbers[2]], where, _settings(capsules))
@@ -144,10 +149,7 @@ def test_a_question_asking_when_ranks_the_capsule_that_says_when(capsules):
         "Last Friday I went to the adoption council meeting and met a mentor.",
         "Adoption council meetings are held in the town hall.",
     ]
-    capsules.write(
-        [_draft("note", text, "talk", f"2026-05-01T10:0{i}:00Z") for i, text in enumerate(turns)]
-    )
-    drain(capsules)
+    _write_session(capsules, "talk", [("note", text) for text in turns])
     when = recall(capsules, "When did she go to the adoption council meeting?").items
     assert when[0].text.startswith("Last Friday") and "dated" in when[0].lists
     # A question that does not ask when has no dated list.
@@ -162,13 +164,7 @@ def test_a_question_asking_what_came_of_an_event_ranks_what_followed_it(capsules
         ("tool_call", "$ kill 4242  # stop the stale backup process holding the file"),
         ("response", "Tonight's run is done and the dashboard shows fresh numbers."),
     ]
-    capsules.write(
-        [
-            _draft(kind, text, "night", f"2026-05-01T10:0{i}:00Z")
-            for i, (kind, text) in enumerate(events)
-        ]
-    )
-    drain(capsules)
+    _write_session(capsules, "night", events)
     # The question's words name the failure; what sorted it out shares none of them. The
     # context list reaches both ways, and ranked the prompt before the failure first.
     items = recall(capsules, "The orders import hit a locked database; what sorted that out?").items
