@@ -93,6 +93,9 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     unknown = len(query) - len(idf)
     possible += budget.get("unknown_weight", 0.0) * by_count[0] * unknown
     common = _stems_in(part["common"], query)
+    # A program's name says which tool, not which task: "count the lines of Go code" is not
+    # "lint the go code" asked for again, though it shares two of that task's three stems.
+    programs = _stems_in(part.get("programs", ""), query)
     standing_types = budget.get("standing_types", ())
     standing_need = budget.get("standing_shared_terms", 1)
     need = budget["min_shared_terms"]
@@ -126,7 +129,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
             standing
             or said >= need
             or (said and len(counted) >= mixed)
-            or _same_task(counted, record["task_terms"], need, overlap)
+            or _same_task(counted - programs, record["task_terms"], need, overlap)
         ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,

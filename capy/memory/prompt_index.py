@@ -56,6 +56,7 @@ def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
         "common": _words(common),
         "graph": _lines(digest["graph"]),
         "stopwords": _words(digest["stopwords"]),
+        "programs": _words(digest.get("programs", ())),
         "synonyms": _lines({key: [value] for key, value in digest.get("synonyms", {}).items()}),
         "chars_per_token": digest["chars_per_token"],
         "prompt": budget,

@@ -219,3 +219,28 @@ def test_a_prompt_s_synonym_of_the_action_counts_as_the_record_s_word(store, pro
     assert always in _texts(digest, "kick off pytest for the billing module")
     # The program alone is still not enough.
     assert always not in _texts(digest, "explain the pytest fixture in conftest.py")
+
+
+def test_a_task_asked_again_shares_more_than_the_program_it_used(store, project):
+    lint = "lint the go code"
+    store.write(
+        [
+            *_failed_then_fixed(
+                "s1",
+                lint,
+                ("golangci-lint run ./...", 'level=error msg="Timeout exceeded"'),
+                ("golangci-lint run --timeout 5m ./...", "0 issues."),
+            ),
+            # A rule that ran `go` itself: go is a program memory knows.
+            *_failed_then_fixed(
+                "s2",
+                "build the ingest service",
+                ("go build ./cmd/ingest", "missing go.sum entry for module"),
+                ("go mod tidy && go build ./cmd/ingest", ""),
+            ),
+        ]
+    )
+    digest = _digest(store, project)
+    [golangci] = [text for text in _texts(digest, "lint the go code again") if "golangci" in text]
+    # "go" names the tool, "code" is one word of the task: not the task asked for again.
+    assert golangci not in _texts(digest, "count the lines of Go code in the repo")
