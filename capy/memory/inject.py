@@ -93,6 +93,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     unknown = len(query) - len(idf)
     possible += budget.get("unknown_weight", 0.0) * by_count[0] * unknown
     common = _stems_in(part["common"], query)
+    frequent = _stems_in(part.get("frequent", ""), query)
     # A program's name says which tool, not which task: "count the lines of Go code" is not
     # "lint the go code" asked for again, though it shares two of that task's three stems.
     programs = _stems_in(part.get("programs", ""), query)
@@ -119,7 +120,8 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # tells no record from another.
         counted = shared - common
         task_only = record["task_only"]
-        said = len(counted.difference(task_only))
+        said_stems = counted.difference(task_only)
+        said = len(said_stems)
         standing = record["type"] in standing_types and (
             bool(query & record.get("corrected", frozenset()))
             or _standing(record, query, counted & anchors, task_only, standing_need)
@@ -127,7 +129,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         )
         if not (
             standing
-            or said >= need
+            or len(said_stems - frequent) >= need
             or (said and len(counted) >= mixed)
             or _same_task(counted - programs, record["task_terms"], need, overlap)
         ):
