@@ -117,7 +117,8 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
         # its task) is two weak hints, not one strong one. A stem most records hold ("fail",
         # from every rule's "When ... fails with") adds weight below but is not counted here: it
-        # tells no record from another.
+        # tells no record from another. Nor, among these, is one most records hold ("run", the
+        # verb of nearly every command learned from: pack `said_common_share`).
         counted = shared - common
         task_only = record["task_only"]
         said_stems = counted.difference(task_only)
@@ -130,7 +131,7 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         if not (
             standing
             or len(said_stems - frequent) >= need
-            or (said and len(counted) >= mixed)
+            or (said and len(counted - frequent) >= mixed)
             or _same_task(counted - programs, record["task_terms"], need, overlap)
         ):
             continue

@@ -36,10 +36,10 @@ def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
     share = budget.get("common_share", 1.0)
     enough = total >= budget.get("common_min_records", 0)
     common = _held_by_more_than(postings, total * share if enough else total)
-    # Two stems of what a record says make it relevant unless one is this frequent ("run": the
-    # verb of every command a record was learned from); three still do (capy.memory.inject).
-    pair_share = budget.get("pair_common_share", share)
-    frequent = _held_by_more_than(postings, total * pair_share if enough else total)
+    # Stems this frequent ("run": the verb of nearly every command a record was learned from)
+    # are not among the stems of what a record says that make it relevant (capy.memory.inject).
+    said_share = budget.get("said_common_share", share)
+    frequent = _held_by_more_than(postings, total * said_share if enough else total)
     return {
         "format": digest["format"],
         "project": digest["project"],

@@ -265,7 +265,7 @@ def test_two_stems_make_a_record_relevant_unless_one_is_in_most_records(store, p
                 capsule
                 for number, (task, failed, fixed) in enumerate(episodes)
                 for capsule in _failed_then_fixed(
-                    f"s{number}", task, (failed, f"error: {task} broke"), (fixed, "done")
+                    f"s{number}", task, (failed, "error: exit status 1"), (fixed, "done")
                 )
             ),
             prompt("s-prefer", prefer, "2026-05-03T10:00:00Z"),
@@ -279,3 +279,8 @@ def test_two_stems_make_a_record_relevant_unless_one_is_in_most_records(store, p
     assert prefer in _texts(digest, "uv sync everything in this project")
     # "over" and "run": one word of what the preference says, and the verb of most records.
     assert prefer not in _texts(digest, "run a spell check over the docs")
+    # Nor do three with "run" among them: "web" is a word of the npm rule's task, and npm its
+    # program.
+    bundle = "When `npm run build` fails"
+    assert any(text.startswith(bundle) for text in _texts(digest, "npm run build for the web"))
+    assert not any(text.startswith(bundle) for text in _texts(digest, "run the web report in npm"))
