@@ -192,6 +192,9 @@ def build_digest(project: str, records: list[dict[str, Any]], rules: Any) -> dic
         "records": kept,
         "graph": graph,
         "stopwords": stopwords,
+        # The one-word programs learned rules ran (cargo, go, git), stemmed: a task asked for
+        # again must share more of the task than the program it was done with.
+        "programs": sorted(stems(" ".join(name for name in known if name.isalnum()))),
         "synonyms": synonyms,
         "chars_per_token": data["injection"]["chars_per_token"],
         "session_start": dict(data["injection"]["session_start"]),

@@ -93,6 +93,10 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
     unknown = len(query) - len(idf)
     possible += budget.get("unknown_weight", 0.0) * by_count[0] * unknown
     common = _stems_in(part["common"], query)
+    frequent = _stems_in(part.get("frequent", ""), query)
+    # A program's name says which tool, not which task: "count the lines of Go code" is not
+    # "lint the go code" asked for again, though it shares two of that task's three stems.
+    programs = _stems_in(part.get("programs", ""), query)
     standing_types = budget.get("standing_types", ())
     standing_need = budget.get("standing_shared_terms", 1)
     need = budget["min_shared_terms"]
@@ -113,10 +117,12 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         # with one of what it says. One word of each ("make" from `make db-branch`, "table" from
         # its task) is two weak hints, not one strong one. A stem most records hold ("fail",
         # from every rule's "When ... fails with") adds weight below but is not counted here: it
-        # tells no record from another.
+        # tells no record from another. Nor, among these, is one most records hold ("run", the
+        # verb of nearly every command learned from: pack `said_common_share`).
         counted = shared - common
         task_only = record["task_only"]
-        said = len(counted.difference(task_only))
+        said_stems = counted.difference(task_only)
+        said = len(said_stems)
         standing = record["type"] in standing_types and (
             bool(query & record.get("corrected", frozenset()))
             or _standing(record, query, counted & anchors, task_only, standing_need)
@@ -124,9 +130,9 @@ def relevant(part: dict[str, Any], prompt: str) -> list[dict[str, Any]]:
         )
         if not (
             standing
-            or said >= need
-            or (said and len(counted) >= mixed)
-            or _same_task(counted, record["task_terms"], need, overlap)
+            or len(said_stems - frequent) >= need
+            or (said and len(counted - frequent) >= mixed)
+            or _same_task(counted - programs, record["task_terms"], need, overlap)
         ):
             continue
         # At least one shared stem must name what the record is about (a command, an entity,

@@ -35,7 +35,11 @@ def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
     # Among a few records every stem is "most records'": commonness needs enough of them.
     share = budget.get("common_share", 1.0)
     enough = total >= budget.get("common_min_records", 0)
-    common = [term for term, ids in postings.items() if enough and len(ids) > total * share]
+    common = _held_by_more_than(postings, total * share if enough else total)
+    # Stems this frequent ("run": the verb of nearly every command a record was learned from)
+    # are not among the stems of what a record says that make it relevant (capy.memory.inject).
+    said_share = budget.get("said_common_share", share)
+    frequent = _held_by_more_than(postings, total * said_share if enough else total)
     return {
         "format": digest["format"],
         "project": digest["project"],
@@ -54,12 +58,18 @@ def prompt_part(digest: dict[str, Any]) -> dict[str, Any]:
         ],
         "postings": _lines({term: [str(i) for i in ids] for term, ids in postings.items()}),
         "common": _words(common),
+        "frequent": _words(frequent),
         "graph": _lines(digest["graph"]),
         "stopwords": _words(digest["stopwords"]),
+        "programs": _words(digest.get("programs", ())),
         "synonyms": _lines({key: [value] for key, value in digest.get("synonyms", {}).items()}),
         "chars_per_token": digest["chars_per_token"],
         "prompt": budget,
     }
+
+
+def _held_by_more_than(postings: dict[str, list[int]], count: float) -> list[str]:
+    return [term for term, ids in postings.items() if len(ids) > count]
 
 
 def _lines(table: dict[str, Any]) -> str:

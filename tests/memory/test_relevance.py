@@ -219,3 +219,68 @@ def test_a_prompt_s_synonym_of_the_action_counts_as_the_record_s_word(store, pro
     assert always in _texts(digest, "kick off pytest for the billing module")
     # The program alone is still not enough.
     assert always not in _texts(digest, "explain the pytest fixture in conftest.py")
+
+
+def test_a_task_asked_again_shares_more_than_the_program_it_used(store, project):
+    lint = "lint the go code"
+    store.write(
+        [
+            *_failed_then_fixed(
+                "s1",
+                lint,
+                ("golangci-lint run ./...", 'level=error msg="Timeout exceeded"'),
+                ("golangci-lint run --timeout 5m ./...", "0 issues."),
+            ),
+            # A rule that ran `go` itself: go is a program memory knows.
+            *_failed_then_fixed(
+                "s2",
+                "build the ingest service",
+                ("go build ./cmd/ingest", "missing go.sum entry for module"),
+                ("go mod tidy && go build ./cmd/ingest", ""),
+            ),
+        ]
+    )
+    digest = _digest(store, project)
+    [golangci] = [text for text in _texts(digest, "lint the go code again") if "golangci" in text]
+    # "go" names the tool, "code" is one word of the task: not the task asked for again.
+    assert golangci not in _texts(digest, "count the lines of Go code in the repo")
+
+
+def test_two_stems_make_a_record_relevant_unless_one_is_in_most_records(store, project):
+    prefer = "I prefer uv over pip for everything in this project: uv add, uv sync, uv run."
+    episodes = [
+        ("build the web bundle", "npm run build", "npm ci && npm run build"),
+        ("start the api binary", "cargo run --bin api", "cargo run --locked --bin api"),
+        ("start the exporter", "go run ./exporter", "go mod download && go run ./exporter"),
+        ("serve the site", "poetry run mkdocs serve", "poetry run mkdocs serve -a :8001"),
+        ("start the worker image", "docker run worker", "docker run --platform amd64 worker"),
+        ("push the login branch", "git push origin login", "git pull --rebase && git push"),
+        ("lint the sources", "make lint", "make deps && make lint"),
+        ("plan the network", "terraform plan", "terraform init && terraform plan"),
+        ("apply the ingress", "kubectl apply -f in.yaml", "kubectl apply --server-side -f in.yaml"),
+    ]
+    store.write(
+        [
+            *(
+                capsule
+                for number, (task, failed, fixed) in enumerate(episodes)
+                for capsule in _failed_then_fixed(
+                    f"s{number}", task, (failed, "error: exit status 1"), (fixed, "done")
+                )
+            ),
+            prompt("s-prefer", prefer, "2026-05-03T10:00:00Z"),
+        ]
+    )
+    digest = _digest(store, project)
+    records = part_records(digest)
+    assert len(records) == 10
+    # "run" is in six of the ten records (every command above but four ran something with it).
+    assert sum("run" in record["terms"] for record in records) == 6
+    assert prefer in _texts(digest, "uv sync everything in this project")
+    # "over" and "run": one word of what the preference says, and the verb of most records.
+    assert prefer not in _texts(digest, "run a spell check over the docs")
+    # Nor do three with "run" among them: "web" is a word of the npm rule's task, and npm its
+    # program.
+    bundle = "When `npm run build` fails"
+    assert any(text.startswith(bundle) for text in _texts(digest, "npm run build for the web"))
+    assert not any(text.startswith(bundle) for text in _texts(digest, "run the web report in npm"))

@@ -156,6 +156,7 @@ class PromptBudget(Section):
     task_overlap: float = 0.5
     mixed_shared_terms: int = 2
     common_share: float = 1.0
+    said_common_share: float | None = None
     common_min_records: int = 0
     phrase_boost: float = 0.0
     graph_links: int = 0
