@@ -168,8 +168,9 @@ def test_a_question_asking_what_came_of_an_event_ranks_what_followed_it(capsules
     # The question's words name the failure; what sorted it out shares none of them. The
     # context list reaches both ways, and ranked the prompt before the failure first.
     items = recall(capsules, "The orders import hit a locked database; what sorted that out?").items
-    top = [item.text.split()[0] for item in items[:2]]
-    assert sorted(top) == ["$", "import_orders.py:"]
+    # (The semantic layer's vector list, where installed, moves the others around it.)
+    order = [item.text.split()[0] for item in items]
+    assert order.index("$") < 2 and order.index("$") < order.index("Please")
     assert "followed" in next(item.lists for item in items if item.text.startswith("$ kill"))
     # A question that does not ask what came of an event has no followed list.
     other = recall(capsules, "Why did the orders import hit a locked database?").items
