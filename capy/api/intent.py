@@ -34,7 +34,7 @@ from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
-from capy.api.intent_specific import absent_specific_terms
+from capy.api.intent_specific import specific_absence
 from capy.api.intent_tally import CLEAN, tally_lines, tally_section
 from capy.api.output_excerpts import (
     GAP,
@@ -81,7 +81,8 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     budget = reply_budget(rules)
     shown_intent = judged.intent
     shown = shown_hits(judged.shares, budget.section_share_of_best)
-    lines = [_header(indexed, stored), *judged.tally, *judged.compared]
+    lines = [_header(indexed, stored), *_missing_line(judged.missing), *judged.tally]
+    lines += judged.compared
     if indexed.content_type == HTML:  # chunks of the converted page, not printed lines
         result = printed_result(stored, result, intent, indexed.label, rules)
         shown = [True] * len(result.hits)
@@ -234,6 +235,9 @@ class _Judged:
     budget: IntentReply
     relevance: float  # the best hit's (`capy.api.intent_relevance`)
     unmet: list[str]  # kinds of failure asked about that no flagged line is about
+    # Specific terms of the intent no chunk holds (`capy.api.intent_specific`): a reply with
+    # sections says so first, so lines meeting the intent's other words are not taken for them.
+    missing: list[str]
 
     def render(
         self, indexed: IndexResult, stored: str, terms: Sequence[str], *, withheld: str = ""
@@ -269,8 +273,9 @@ def _judge(
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     # A name it asks about that no chunk holds, or no specific term of it held at all.
-    absent = absent_names(chunks, shown_intent, rules) or absent_specific_terms(
-        chunks, shown_intent, rules
+    specific = specific_absence(chunks, shown_intent, rules)
+    absent = absent_names(chunks, shown_intent, rules) or (
+        specific.missing if specific.verdict else []
     )
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
@@ -282,7 +287,7 @@ def _judge(
         short = _TALLY if tally else _NOTHING
     return _Judged(
         shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
-        short, budget, max(relevances, default=0.0), unmet,
+        short, budget, max(relevances, default=0.0), unmet, specific.missing,
     )  # fmt: skip
 
 
@@ -369,6 +374,12 @@ def _nothing_matched(
     if shown:
         text += " Terms: " + ", ".join(f"`{t}`" for t in shown) + "."
     return text + "\n"
+
+
+def _missing_line(missing: Sequence[str]) -> list[str]:
+    if not missing:
+        return []
+    return ["", "The output never holds " + ", ".join(f"`{name}`" for name in missing) + "."]
 
 
 def _ran_clean(indexed: IndexResult, verdict: str, budget: IntentReply) -> str:

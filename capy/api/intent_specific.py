@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,9 +32,18 @@ if TYPE_CHECKING:
 _MIN_PART_CHARS = 3
 
 
-def absent_specific_terms(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]:
-    """The specific terms of `query` (see the module doc) when the output's `chunks` hold none
-    of them, in order; [] when the query has none, or when one of them is held."""
+@dataclass(frozen=True)
+class SpecificAbsence:
+    """What the output lacks of an intent's specific terms."""
+
+    missing: list[str]  # the specific terms no chunk holds, in order
+    verdict: bool  # all of them missing, on a question about them: the answer is absent
+
+
+def specific_absence(chunks: Sequence[str], query: str, rules: RuleSet) -> SpecificAbsence:
+    """Which specific terms of `query` (see the module doc) the output's `chunks` never hold,
+    and whether that settles it: every specific term missing, on a question with no more than
+    the pack's `max_context_words` besides them and its framing words."""
     from capy.api.intent_absent import held_terms
     from capy.api.intent_shape import stems_of
     from capy.retrieval.matching import stem
@@ -42,13 +52,14 @@ def absent_specific_terms(chunks: Sequence[str], query: str, rules: RuleSet) -> 
     search = rules.view("search")
     terms = parse_query(query, search).terms
     specific = [term for term in terms if is_specific(term, query, search)]
+    if not specific:
+        return SpecificAbsence([], verdict=False)
+    held = held_terms(chunks, specific)
+    missing = [term.text for term, found in zip(specific, held, strict=True) if not found]
     framing = stems_of(search.intents.framing.words)
     context = [term for term in terms if term not in specific and stem(term.key) not in framing]
-    if not specific or len(context) > search.intents.specific.max_context_words:
-        return []
-    if any(held_terms(chunks, specific)):
-        return []
-    return [term.text for term in specific]
+    short = len(context) <= search.intents.specific.max_context_words
+    return SpecificAbsence(missing, verdict=short and len(missing) == len(specific))
 
 
 def is_specific(term: Term, query: str, search: SearchPack) -> bool:

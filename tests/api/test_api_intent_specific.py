@@ -97,3 +97,24 @@ def test_which_terms_name_one_specific_thing(query, term, specific):
     search = load_rules().view("search")
     terms = {t.text: t for t in parse_query(query, search).terms}
     assert is_specific(terms[term], query, search) is specific
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "kind", "missing"),
+    [
+        # `httpx` is there, `numpy` is not: the lines about httpx's imports do not answer it.
+        ("importtime-httpx-05", "negative", "numpy"),
+        ("npm-explain-minimatch-04", "negative", "vite"),
+        # The archive is a `tar` listing that never says "sdist"; its answer is still shown.
+        ("tar-list-click-03", "positive", "sdist"),
+    ],
+)
+def test_a_reply_with_sections_says_first_which_specific_terms_are_missing(
+    project_dir, intent_id, kind, missing
+):
+    text, intent = ask(project_dir, intent_id, kind)
+    header, note = text.split("\n\n")[1:3]
+    assert header.startswith("Indexed "), text
+    assert note == f"The output never holds `{missing}`.", text
+    if kind == "positive":
+        assert all(needle in text for needle in intent.needles), text
