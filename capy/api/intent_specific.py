@@ -75,6 +75,8 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
     if specific.vocabulary_model is None:
         return False
     stems = general_stems(specific.vocabulary_model)
+    if not stems:  # no vocabulary to tell general words by: shapes alone decide
+        return False
     return any(
         not _is_general(part.lower(), stems, specific.endings)
         for part in WORD_PART.findall(term.text)

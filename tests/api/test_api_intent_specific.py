@@ -118,3 +118,19 @@ def test_a_reply_with_sections_says_first_which_specific_terms_are_missing(
     assert note == f"The output never holds `{missing}`.", text
     if kind == "positive":
         assert all(needle in text for needle in intent.needles), text
+
+
+def test_without_a_vocabulary_only_shapes_mark_a_term_specific():
+    # A pack naming no vocabulary (or a model without its tokenizer file) must not take every
+    # word for a name: then any question whose words the output lacks would be turned away.
+    from capy.api.intent_specific import is_specific
+    from capy.retrieval.query import parse_query
+    from capy.rules import load_rules
+    from capy.rules.views.intents import SpecificTerms
+
+    search = load_rules().view("search")
+    intents = search.intents.model_copy(update={"specific": SpecificTerms()})
+    search = search.model_copy(update={"intents": intents})
+    query = "is nginx 1.25 installed"
+    shown = {t.text: is_specific(t, query, search) for t in parse_query(query, search).terms}
+    assert shown == {"nginx": False, "1.25": True, "installed": False}
