@@ -159,6 +159,7 @@ def _sections(
         for score, line in excerpt.scored(weights)
         if shown is None or shown[index]
     ]
+    scored = anchors
     # A line holding only words the output is full of (`test` in a test run) tells the lines
     # apart no better than a random one: context at most, unless nothing rarer matched.
     if any(score > 0 for score, _, _ in anchors):
@@ -167,7 +168,7 @@ def _sections(
     else:
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
-        anchors = _top_hit_first(excerpts, anchors)
+        anchors = _top_hit_first(excerpts, anchors, scored)
     titles = [section_title(hit.title, label) for hit in result.hits]
     selection = Selection(excerpts, room, seen, budget, titles=titles)
     lines: list[str] = []
@@ -180,16 +181,25 @@ def _sections(
 
 
 def _top_hit_first(
-    excerpts: list[Excerpt], anchors: list[tuple[float, int, int]]
+    excerpts: list[Excerpt],
+    anchors: list[tuple[float, int, int]],
+    scored: list[tuple[float, int, int]],
 ) -> list[tuple[float, int, int]]:
     """`anchors` with the first-ranked hit's best line ahead of all others (its first line
     with text when no line of it matched): search ranked that section first, so the reply
-    never leaves it empty."""
+    never leaves it empty. Its best line is taken from all its `scored` lines, those below
+    the anchor floor too: the floor is set by the best line of any hit, and a word that
+    names the thing asked about but fills the output (`tar` in a `du` listing of tar's
+    files) weighs little beside a word that matched by chance elsewhere."""
     if not excerpts:
         return anchors
-    own = [anchor for anchor in anchors if anchor[1] == 0]
+    own = [anchor for anchor in scored if anchor[1] == 0]
     if own:
-        best = max(own, key=lambda anchor: (anchor[0], -anchor[2]))
+        # Of lines holding the same words, the one with the fewest others names the thing
+        # asked about most closely: `712K node_modules/tar` for "the tar package", not
+        # `328K node_modules/tar/dist/esm` printed above it.
+        lines = excerpts[0].lines
+        best = max(own, key=lambda anchor: (anchor[0], -_word_count(lines[anchor[2]]), -anchor[2]))
     else:
         line = next((n for n, text in enumerate(excerpts[0].lines) if text.strip()), None)
         if line is None:
@@ -197,6 +207,12 @@ def _top_hit_first(
         best = (0.0, 0, line)
     top = max((anchor[0] for anchor in anchors), default=0.0) + 1.0
     return [(top, 0, best[2]), *(anchor for anchor in anchors if anchor != best)]
+
+
+def _word_count(text: str) -> int:
+    from capy.retrieval.query import WORD_PART
+
+    return len(WORD_PART.findall(text))
 
 
 def _term_weights(
