@@ -24,6 +24,9 @@ from dataclasses import dataclass
 class Surrounded:
     text: str  # the chunk with its surrounding lines
     core: tuple[int, int]  # where the chunk itself sits in `text`, as character offsets
+    # The output's line where `text` starts, and where it ends; None when the chunk is not a
+    # slice of the output.
+    lines: tuple[int, int] | None = None
 
 
 def surrounded(
@@ -56,10 +59,10 @@ def surrounded(
         else:
             break
     if top == first and bottom == last:
-        return plain
+        return Surrounded(content, plain.core, (first, last))
     end = max(at + len(content), _line_end(whole, starts, bottom))
     offset = at - starts[top]
-    return Surrounded(whole[starts[top] : end], (offset, offset + len(content)))
+    return Surrounded(whole[starts[top] : end], (offset, offset + len(content)), (top, bottom))
 
 
 def _blank_then_continued(

@@ -52,6 +52,10 @@ class Selection:
         for rank, (_score, index, line) in enumerate(ranked):
             if self._take(index, line):
                 chosen.append((index, line))
+                # An answer deep in a record says which record it is in.
+                named = self.excerpts[index].identity.get(line)
+                if named is not None:
+                    self._take(index, named)
                 if rank == 0:  # the best line's block before weaker lines take the room
                     self._block(index, line)
         for index, anchor in chosen:

@@ -23,6 +23,7 @@ from capy.api.excerpt_selection import GAP, Selection, one_line, section_title, 
 from capy.chunking.pieces import text_line_starts
 
 if TYPE_CHECKING:
+    from capy.api.excerpt_context import Surrounded
     from capy.retrieval import SearchResult
     from capy.retrieval.matching import TermPattern
     from capy.rules import RuleSet
@@ -100,12 +101,47 @@ def _ranked_hits(
     continuation = re.compile(budget.block_continuation or "$^")
     excerpts = []
     reach = (before, max(after, budget.block_lines_after) if after else 0)
+    identity = re.compile(budget.record_identity) if budget.record_identity else None
     for hit in result.hits:
         around = surrounded(hit.content, whole.text, whole.starts, reach, continuation)
+        named: dict[int, int] = {}
+        if identity is not None:
+            around, named = _with_identities(around, whole, identity, budget.record_identity_reach)
         excerpt = Excerpt(around.text, rules, flagged=flagged, core=around.core)
         excerpt.block = continuation if after else None
+        excerpt.identity = named
         excerpts.append(excerpt)
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
+
+
+def _with_identities(
+    around: Surrounded, whole: Excerpt, pattern: re.Pattern[str], reach: int
+) -> tuple[Surrounded, dict[int, int]]:
+    """`around` grown to take in the identity line of each record its chunk's lines belong to
+    (`capy.api.record_identity`), and line -> its record's identity line, both counted in the
+    grown text."""
+    from capy.api.excerpt_context import Surrounded
+    from capy.api.record_identity import record_identities
+
+    if around.lines is None:
+        return around, {}
+    top, bottom = around.lines
+    first = top + around.text.count("\n", 0, around.core[0])
+    last = top + around.text.count("\n", 0, max(around.core[1] - 1, around.core[0]))
+    named = record_identities(whole.lines, first, last, pattern, reach)
+    if not named:
+        return around, {}
+    start = min(top, *named.values())
+    end = max(bottom, *named.values())
+    if (start, end) != (top, bottom):
+        shift = whole.starts[top] - whole.starts[start]
+        stop = max(
+            whole.starts[top] + len(around.text),
+            whole.starts[end] + len(whole.lines[end]),
+        )
+        core = (around.core[0] + shift, around.core[1] + shift)
+        around = Surrounded(whole.text[whole.starts[start] : stop], core, (start, end))
+    return around, {line - start: name - start for line, name in named.items()}
 
 
 def _relevance_by_text(
@@ -258,6 +294,8 @@ class Excerpt:
         self.spans: list[list[tuple[int, int]]] = []
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
         self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
+        # Line -> the line naming its record (`capy.api.record_identity`), shown with it.
+        self.identity: dict[int, int] = {}
         self._clipped: dict[int, str] = {}
         # Lines that continue a block (the pack's `block_continuation`), when an anchor opening
         # one shows its block; None when it does not.
