@@ -50,10 +50,14 @@ class Selection:
         chosen = []
         ranked = sorted(anchors, key=lambda a: (-a[0], a[1], a[2]))
         for rank, (_score, index, line) in enumerate(ranked):
-            if self._take(index, line):
+            # An answer deep in a record says which record it is in; the same line in a
+            # record not shown yet (`sha1WithRSAEncryption` of a second certificate) is
+            # another answer, not a repeat.
+            excerpt = self.excerpts[index]
+            named = excerpt.identity.get(line)
+            other = named is not None and excerpt.lines[named].strip() not in self.seen
+            if self._take(index, line, again=other):
                 chosen.append((index, line))
-                # An answer deep in a record says which record it is in.
-                named = self.excerpts[index].identity.get(line)
                 if named is not None:
                     self._take(index, named)
                 if rank == 0:  # the best line's block before weaker lines take the room
@@ -102,11 +106,13 @@ class Selection:
         before = [anchor - distance] if distance <= self.budget.context_lines_before else []
         return [n for n in after + before if 0 <= n < len(self.excerpts[index].lines)]
 
-    def _take(self, index: int, line: int) -> bool:
-        """Add `line` of excerpt `index` if it is new, not blank and fits."""
+    def _take(self, index: int, line: int, *, again: bool = False) -> bool:
+        """Add `line` of excerpt `index` if it is new (or shown `again` elsewhere), not blank
+        and fits."""
         excerpt, taken = self.excerpts[index], self.taken[index]
         text = excerpt.lines[line].strip()
-        if line in taken or not text or (len(text) > _SHORT_LINE and text in self.seen):
+        repeat = len(text) > _SHORT_LINE and text in self.seen and not again
+        if line in taken or not text or repeat:
             return False
         cost = utf8_size(excerpt.clip(line)) + 1 + len(GAP) + (0 if taken else self.heading[index])
         if cost > self.room or self.used[index] + cost > self.cap:
