@@ -6,6 +6,7 @@ left.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 TYPE_CHECKING = False
@@ -39,6 +40,7 @@ class Selection:
         self.seen = seen
         self.budget = budget
         self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
+        self.comment = re.compile(budget.comment_line) if budget.comment_line else None
         self.taken: list[set[int]] = [set() for _ in excerpts]
         self.used = [0] * len(excerpts)
         # A section costs its heading once it shows anything.
@@ -88,6 +90,7 @@ class Selection:
         block, lines = excerpt.block, excerpt.lines
         if block is None:
             return
+        anchor = self._past_comment(index, anchor)
         nested = block.match(lines[anchor]) is not None
         depth = _indent(lines[anchor])
         for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
@@ -98,6 +101,27 @@ class Selection:
                 or (not self._take(index, line) and line not in self.taken[index])
             ):
                 return
+
+    def _past_comment(self, index: int, anchor: int) -> int:
+        """For an anchor that is a comment (the pack's `comment_line`), the line the comment
+        is about: the first line after its run of comment lines at the same indent, taken
+        with them; a comment above a key (`# The type of command to generate`) describes the
+        key, and the key's block is the answer. Any other anchor is its own line."""
+        lines, comment = self.excerpts[index].lines, self.comment
+        if comment is None or not comment.match(lines[anchor]):
+            return anchor
+        depth = _indent(lines[anchor])
+        # A comment longer than the context the reply shows after a line is prose, not a note.
+        end = min(len(lines), anchor + 1 + self.budget.context_lines_after)
+        line = anchor + 1
+        while line < end and comment.match(lines[line]) and _indent(lines[line]) == depth:
+            line += 1
+        if line >= end or not lines[line].strip() or _indent(lines[line]) != depth:
+            return anchor
+        for shown in range(anchor + 1, line + 1):
+            if not self._take(index, shown) and shown not in self.taken[index]:
+                return anchor
+        return line
 
     def _around(self, index: int, anchor: int, distance: int) -> list[int]:
         """The lines `distance` away from `anchor`, after it first (an error's detail, assert

@@ -28,6 +28,8 @@ from tests.niah_real_helpers import dev_intent
         "gcloud-yaml-command-schema-05",  # the comment above the key whose chunk matched
         "pipdeptree-capy-venv-03",  # a node opens its block: its children come under it
         "git-log-stat-capy-02",  # a commit's message, one blank line under its header chunk
+        # The comment above a key ranked, not the key: the comment opens the key's block.
+        "gcloud-yaml-command-schema-04",
     ],
 )
 def test_the_block_past_a_chunk_edge_reaches_the_reply(project_dir, intent_id):
