@@ -342,6 +342,7 @@ class Isolation(Section):
     required: bool
     mounts: tuple[IsolationMount, ...]
     keep_capabilities: tuple[str, ...]
+    ready_spawners: int
 
 
 class FileContentEnv(Section):
