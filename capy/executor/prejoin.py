@@ -150,6 +150,12 @@ def stop() -> None:
             starter.join()  # it ends the helper it was starting: helpers are off
 
 
+def settle(timeout: float = 10.0) -> None:
+    """Wait until no helper is starting (the ready ones are then all there is)."""
+    with _lock:
+        _lock.wait_for(lambda: not _starting, timeout)
+
+
 def claim(
     argv: list[str], env: dict[str, str], cwd: str, key: Key
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup] | None:

@@ -51,6 +51,7 @@ def _warm_up(view) -> None:
     """One call, then its cleanup: that is when the next call's spawner starts."""
     assert execute("shell", "true", rules=view).ok
     janitor.wait_for_cleanup()
+    prejoin.settle()
 
 
 def test_a_call_through_the_ready_spawner_runs_as_a_plain_spawn(
@@ -124,6 +125,7 @@ def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
     # Another call ends while the injector runs: its cleanup is when a spawner used to start.
     assert execute("shell", "true", rules=view).ok
     janitor.wait_for_cleanup()
+    prejoin.settle()
     injector.join()
     janitor.wait_for_cleanup()
     assert found and found[0].ok, found
@@ -255,14 +257,26 @@ def test_spawners_are_ready_while_an_isolated_call_runs(ready, view) -> None:
 
     _isolated_or_skip(view)
     _warm_up(view)
-    running = threading.Thread(target=lambda: execute("shell", "sleep 2", rules=view))
+    stop = threading.Event()
+    results: list = []
+    running = threading.Thread(
+        target=lambda: results.append(execute("shell", "sleep 60", rules=view, cancel=stop))
+    )
     running.start()
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and len(prejoin._ready) < view.isolation.ready_spawners:
+
+    def calls_now() -> int:
+        with processes.spawn_lock:
+            return len(processes._live_calls)
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not calls_now():
         time.sleep(0.02)
-    with processes.spawn_lock:
-        calls = len(processes._live_calls)
+    prejoin.settle()
+    calls = calls_now()
     ready_now = len(prejoin._ready)
+    stop.set()
     running.join()
     assert calls == 1
     assert ready_now == view.isolation.ready_spawners
+    assert results[0].killed_reason == "cancelled"
+    janitor.wait_for_cleanup()
