@@ -47,11 +47,12 @@ its cleanup (the first call to begin takes the idle one, or ends it if it cannot
 code of this server's calls is alive to open an idle helper's pipes or its group's limit files:
 that costs only overlapping calls their pre-joined start. Where they are isolated, no call can
 name the helper at all (its own /proc lists only its own processes) nor see any cgroup (an
-empty tree is mounted over them), so the next helper starts as soon as a call has taken the
-ready one (or started without it), while that call runs: calls made back to back, as an agent
-makes them, then find one ready. A call that begins while a helper for its limits is still
-starting waits for that one rather than pay a second start (the same grace period, from the
-beginning) beside it.
+empty tree is mounted over them), so as many as the pack's `isolation.ready_spawners` are
+kept ready, and the next one starts as soon as a call has taken one (or started without one),
+while that call runs: calls made back to back, as an agent makes them, then find one ready
+(a join's grace period is longer than a short call and its round trip, hence more than
+one). A call that begins while a helper for its limits is still starting waits for that one
+rather than pay a second start (the same grace period, from the beginning) beside it.
 """
 
 from __future__ import annotations
