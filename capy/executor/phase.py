@@ -147,7 +147,8 @@ def cleanup(phase: Phase) -> None:
     # handed to capy before the leader's exit completed: collect it too.
     processes.reap_session_orphans(phase.pid)
     phase.procs.release()
-    # The next call's spawner joins its groups while nothing waits, once no call runs.
+    # The next call's spawner joins its groups while nothing waits, once no call runs (where
+    # calls are isolated, the spawners started at this call's spawn already: see `prejoin`).
     if prejoin.release(phase.pid) and prejoin.enabled():
         prejoin.refill(phase.key)
     # Everything is dead now, so the pipes hold all that will ever come: keep it.

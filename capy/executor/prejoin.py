@@ -113,7 +113,7 @@ _lock = threading.Condition()
 _ready: list[_Helper] = []  # idle helpers, oldest first; all for one key
 _calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
-_starting: list[Key] = []  # the key of each helper being started, by its own thread
+_starting: list[Key] = []  # the key of each helper being started
 # Helpers start on worker threads kept for the process: starting a thread per helper cost the
 # call that asked for it ~2 ms on a loaded machine. As many workers as helpers may be wanted
 # at once, so their cgroup joins share one grace period instead of queueing.
@@ -142,7 +142,7 @@ def enabled() -> bool:
 
 
 def stop() -> None:
-    """No more helpers; the idle one, if any, is ended and reaped."""
+    """No more helpers; the idle ones are ended and reaped, and so is each one being started."""
     global _enabled
     with _lock:
         _enabled = False
@@ -246,7 +246,7 @@ def _output_waiting(helper: _Helper) -> bool:
 
 
 def refill(key: Key) -> None:
-    """Start helpers for these limits, each in a thread of its own, until as many are ready or
+    """Start helpers for these limits on the spawner workers, until as many are ready or
     starting as the pack keeps (one where calls are not isolated); none while helpers are off,
     or while a call runs where calls are not isolated (checked again once a helper started: a
     call may have begun meanwhile)."""
