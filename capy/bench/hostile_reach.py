@@ -10,6 +10,11 @@ changes but the proof). A scenario (channel x whose server) is bad when the key 
 ptrace attached, the injected bytes showed up in the victim call's reply, or a limit file
 took the write.
 
+Code in a call also runs as capy's user, so the attacker tries capy's files too: the key file
+capy generated under the user's config folder (`key-file`), and the encrypted store under its
+data folder (`store`, read from its first page: with the key file, that opens the store). Both
+belong to the attacker's own server's user, so they count as `own`.
+
 The control is the same attacker run as a plain process of the same user, outside capy, which
 is what a call was before it had namespaces of its own: it must get through every channel.
 """
@@ -27,13 +32,14 @@ from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_tex
 if TYPE_CHECKING:
     from capy.bench.report import Table
 
-CHANNELS = ("environ", "memory", "ptrace", "pipes", "cgroup")
+CHANNELS = ("environ", "memory", "ptrace", "pipes", "cgroup", "key-file", "store")
 WHOSE = ("other", "own")
 INJECTED = "INJECTED-INTO-A-RUNNING-CALL"
 VICTIM_SECONDS = 4.0
 
 # Prints {"channel-whose": "ok" | error} for each try. argv: key, then "whose:pid" servers,
-# then "call:pid" processes of the victim's running call.
+# then "call:pid" processes of the victim's running call, then "key-file:PATH" and
+# "store:FOLDER" (capy's key file and data folder).
 ATTACKER = r"""
 import ctypes, json, os, sys
 KEY, INJECTED = sys.argv[1].encode(), sys.argv[2].encode()
@@ -126,7 +132,23 @@ def cgroup(pid):
         raise error
     return True
 
+def key_file(path):
+    with open(path, "rb") as handle:
+        return len(handle.read().strip()) == 64  # the 256-bit key, in hex
+
+def store(folder):
+    for root, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith(".db"):
+                with open(os.path.join(root, name), "rb") as handle:
+                    if handle.read(4096):
+                        return True
+    raise OSError(2, "no store found under the data folder")
+
 for whose, pid in targets:
+    if whose in ("key-file", "store"):
+        attempt(f"{whose}-own", lambda: (key_file if whose == "key-file" else store)(pid))
+        continue
     pid = int(pid)
     if whose == "call":
         attempt("pipes-other", lambda: pipes(pid))
@@ -154,6 +176,8 @@ async def _attack(scratch: Scratch) -> dict:
         async with mcp_session(scratch) as victim, mcp_session(scratch) as attacker:
             for client in (victim, attacker):
                 await client.call_tool("capy_execute", {"language": "shell", "code": "true"})
+            await victim.call_tool("capy_index", {"content": "# notes\n\nkept", "source": "n"})
+            files = _capy_files(scratch)
             servers = _servers(scratch.project)
             if len(servers) != 2:
                 raise RuntimeError(f"expected 2 capy servers, found {len(servers)}")
@@ -176,6 +200,7 @@ async def _attack(scratch: Scratch) -> dict:
                         if calls:
                             break
                     argv = _targets(scratch.db_key, own=servers[1], other=servers[0], calls=calls)
+                    argv += files
                     if side == "control":
                         found[side] = _run_plain(argv, errors)
                     else:
@@ -187,6 +212,19 @@ async def _attack(scratch: Scratch) -> dict:
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
     return _report(found, victim_replies, errors)
+
+
+def _capy_files(scratch: Scratch) -> list[str]:
+    """The key file a user without a key in the environment has (made here as capy makes it
+    on first use: this harness's servers take theirs from the environment) and the data folder
+    holding the victim's store."""
+    from capy.config.paths import config_dir, data_dir
+    from capy.store.keys import key_file_path, load_or_create_key_file
+    from capy.store.location import KNOWLEDGE_KEY_NAME
+
+    key_file = key_file_path(config_dir(scratch.env), KNOWLEDGE_KEY_NAME)
+    load_or_create_key_file(key_file)
+    return [f"key-file:{key_file}", f"store:{data_dir(scratch.env)}"]
 
 
 def _servers(project: Path) -> list[int]:

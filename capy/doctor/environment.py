@@ -51,7 +51,8 @@ def isolation(ctx: DoctorContext) -> list[Check]:
     if reason is None:
         detail = (
             "each call runs in its own PID and mount namespaces: it cannot see, trace or "
-            "signal capy or other calls, open their pipes, or change cgroup limits"
+            "signal capy or other calls, open their pipes, change cgroup limits, or read "
+            "capy's key files and stores (so `capy` run inside a call cannot open them either)"
         )
         return [Check(GROUP, name, Status.OK, detail)]
     fix = (
@@ -63,7 +64,8 @@ def isolation(ctx: DoctorContext) -> list[Check]:
         return [Check(GROUP, name, Status.FAIL, detail, fix)]
     detail = (
         "calls are NOT isolated from this user's other processes: code in one call can read "
-        f"capy's memory (its keys) and other calls' output, and change cgroup limits ({reason})"
+        "capy's memory (its keys), its key files and encrypted stores, and other calls' "
+        f"output, and change cgroup limits ({reason})"
     )
     return [Check(GROUP, name, Status.WARN, detail, fix)]
 

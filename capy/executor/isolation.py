@@ -37,7 +37,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 
-from capy.executor import cgroups, sealed
+from capy.executor import cgroups, hidden, sealed
 from capy.executor.errors import ExecutorError
 from capy.rules.views.executor import Isolation, IsolationMount
 
@@ -118,7 +118,7 @@ class Plan:
 def plan(isolation: Isolation, *, offline: bool = False) -> Plan | None:
     """This machine's plan for `isolation` (None: calls run unisolated); ExecutorError where the
     pack requires isolation and the kernel refuses it."""
-    found = _plan(isolation, offline)
+    found = _plan(isolation, offline, _hidden(isolation))
     if found is None and isolation.required:
         raise ExecutorError(
             "the executor pack requires each call to run isolated from other processes, and "
@@ -130,7 +130,7 @@ def plan(isolation: Isolation, *, offline: bool = False) -> Plan | None:
 
 def unavailable_reason(isolation: Isolation) -> str | None:
     """Why calls run unisolated here; None when they are isolated."""
-    if _plan(isolation, False) is not None:
+    if _plan(isolation, False, _hidden(isolation)) is not None:
         return None
     return _missing() or (
         "the kernel refused new PID and mount namespaces (it takes root with CAP_SYS_ADMIN, "
@@ -154,8 +154,17 @@ def _tool(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin")
 
 
+def _hidden(isolation: Isolation) -> tuple[str, ...]:
+    """Where capy's own folders named by the pack's mounts are here (see `hidden`)."""
+    return hidden.resolve(tuple(filter(None, map(_folder, isolation.mounts))))
+
+
+def _folder(mount: IsolationMount) -> str | None:
+    return hidden.placeholder(mount.target)
+
+
 @cache
-def _plan(isolation: Isolation, offline: bool) -> Plan | None:
+def _plan(isolation: Isolation, offline: bool, folders: tuple[str, ...]) -> Plan | None:
     if _missing() is not None:
         return None
     net = ("--net",) if offline else ()
@@ -174,7 +183,7 @@ def _plan(isolation: Isolation, offline: bool) -> Plan | None:
     )
     candidates.append(((unshare, *_AS_USER_ROOT, *_NAMESPACES, *net), back_to_user, True))
     for options, tail, in_user_namespace in candidates:
-        table = _mount_table(isolation, in_user_namespace)
+        table = _mount_table(isolation, in_user_namespace, folders)
         if table is None:
             return None
         candidate = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
@@ -184,19 +193,30 @@ def _plan(isolation: Isolation, offline: bool) -> Plan | None:
 
 
 @cache
-def _mount_table(isolation: Isolation, in_user_namespace: bool) -> str | None:
-    """capy's /proc path of a sealed fstab of the pack's mounts (kept open for the process).
+def _mount_table(
+    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
+) -> str | None:
+    """capy's /proc path of a sealed fstab of the pack's mounts (kept open for the process);
+    `folders` are where the mounts' `{name}` targets are, in order ("" for none).
 
     In a user namespace /proc stays writable: the nested namespace that gives the call back
     its own user id writes its id map there, and no kernel setting is writable by a call
     that is not root on the machine anyway."""
-    lines = [
-        f"capy-{mount.type} {mount.target} {mount.type} {_options(mount, in_user_namespace)} 0 0\n"
-        for mount in isolation.mounts
-        if os.path.isdir(mount.target)
-    ]
+    places = iter(folders)
+    lines, seen = [], set()
+    for mount in isolation.mounts:
+        target = next(places) if _folder(mount) is not None else mount.target
+        if target and target not in seen and os.path.isdir(target):
+            seen.add(target)  # {key_dir} is {config_dir} unless configured apart
+            options = _options(mount, in_user_namespace)
+            lines.append(f"capy-{mount.type} {_fstab(target)} {mount.type} {options} 0 0\n")
     fd = sealed.sealed_file("".join(lines).encode(), "capy-mounts")
     return None if fd is None else f"/proc/{os.getpid()}/fd/{fd}"
+
+
+def _fstab(path: str) -> str:
+    """A path as an fstab field: blanks and backslashes as octal escapes."""
+    return "".join(f"\\{ord(char):03o}" if char in " \t\n\\" else char for char in path)
 
 
 def _options(mount: IsolationMount, in_user_namespace: bool) -> str:

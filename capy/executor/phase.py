@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import signal
 import subprocess
 import threading
@@ -11,7 +10,6 @@ from dataclasses import dataclass
 
 from capy.executor import cgroups, network, prejoin, processes
 from capy.executor.isolation import plan as isolation_plan
-from capy.executor.janitor import run_later
 from capy.executor.pump import Pump, Stop
 from capy.rules.views.executor import Isolation, Limits, NetworkMode
 
@@ -64,6 +62,8 @@ def spawn(
     max_processes = limits.processes.max_new_processes
     key = spawn_key(limits, isolation, offline)
     ready = prejoin.claim(argv, env, cwd, key)
+    if prejoin.enabled():
+        prejoin.refill(key)  # the next call's, now where calls are isolated (see `prejoin`)
     if ready is not None:
         proc, group = ready
     else:
@@ -147,9 +147,10 @@ def cleanup(phase: Phase) -> None:
     # handed to capy before the leader's exit completed: collect it too.
     processes.reap_session_orphans(phase.pid)
     phase.procs.release()
-    # The next call's spawner joins its groups while nothing waits, once no call runs.
+    # The next call's spawner joins its groups while nothing waits, once no call runs (where
+    # calls are isolated, the spawners started at this call's spawn already: see `prejoin`).
     if prejoin.release(phase.pid) and prejoin.enabled():
-        run_later(functools.partial(prejoin.refill, phase.key))
+        prejoin.refill(phase.key)
     # Everything is dead now, so the pipes hold all that will ever come: keep it.
     phase.pump.drain()
     phase.pump.close()

@@ -42,10 +42,17 @@ A process that opened them and writes only after the handover is any process of 
 writing into a running call's pipes, which capy cannot refuse (a pipe opened by path is a
 pipe; a socket instead would break programs that open /dev/stdout).
 
-Helpers are started only while no call is between its spawn and its cleanup (the first call
-to begin takes the idle one, or ends it if it cannot use it), so no code of this server's calls
-is alive to open an idle helper's pipes or its group's limit files: that costs only
-overlapping calls their pre-joined start.
+Where calls are not isolated, helpers are started only while no call is between its spawn and
+its cleanup (the first call to begin takes the idle one, or ends it if it cannot use it), so no
+code of this server's calls is alive to open an idle helper's pipes or its group's limit files:
+that costs only overlapping calls their pre-joined start. Where they are isolated, no call can
+name the helper at all (its own /proc lists only its own processes) nor see any cgroup (an
+empty tree is mounted over them), so as many as the pack's `isolation.ready_spawners` are
+kept ready, and the next one starts as soon as a call has taken one (or started without one),
+while that call runs: calls made back to back, as an agent makes them, then find one ready
+(a join's grace period is longer than a short call and its round trip, hence more than
+one). A call that begins while a helper for its limits is still starting waits for that one
+rather than pay a second start (the same grace period, from the beginning) beside it.
 """
 
 from __future__ import annotations
@@ -102,10 +109,20 @@ class _Helper:
     namespace: int | None = None
 
 
-_lock = threading.Lock()
-_ready: _Helper | None = None
+_lock = threading.Condition()
+_ready: list[_Helper] = []  # idle helpers, oldest first; all for one key
 _calls = 0  # calls between their spawn and their cleanup: while any runs, no helper is idle
 _enabled = False
+_starting: list[Key] = []  # the key of each helper being started
+# Helpers start on worker threads kept for the process: starting a thread per helper cost the
+# call that asked for it ~2 ms on a loaded machine. As many workers as helpers may be wanted
+# at once, so their cgroup joins share one grace period instead of queueing.
+_starters = None  # a ThreadPoolExecutor, made at the first start
+_started: set = set()  # the futures of helpers being started
+_MAX_STARTS = 8  # the schema's ceiling of `ready_spawners`
+# How long a call waits for a helper that is starting for its limits; one that takes longer
+# is stuck (a start takes tens of milliseconds), and the call spawns as usual.
+_WAIT_SECONDS = 1.0
 _env_binary: str | None = None
 _handed: dict[int, _Helper] = {}  # a taken helper's pid -> it, until its call ends
 
@@ -125,13 +142,25 @@ def enabled() -> bool:
 
 
 def stop() -> None:
-    """No more helpers; the idle one, if any, is ended and reaped."""
-    global _enabled, _ready
+    """No more helpers; the idle ones are ended and reaped, and so is each one being started."""
+    global _enabled
     with _lock:
         _enabled = False
-        helper, _ready = _ready, None
-    if helper is not None:
+        idle = _take_ready()
+        starting = list(_started)
+        _lock.notify_all()
+    for helper in idle:
         _discard(helper)
+    if starting:
+        from concurrent.futures import wait
+
+        wait(starting)  # each ends the helper it was starting: helpers are off
+
+
+def settle(timeout: float = 10.0) -> None:
+    """Wait until no helper is starting (the ready ones are then all there is)."""
+    with _lock:
+        _lock.wait_for(lambda: not _starting, timeout)
 
 
 def claim(
@@ -141,10 +170,15 @@ def claim(
     helper running `argv` in `env` and `cwd`, with its groups; None when there is none for these
     limits, or the call cannot be handed over exactly (then spawn as usual, and the idle helper
     is ended: it must not wait within reach of this call's code)."""
-    global _ready, _calls
+    global _calls
     with _lock:
         _calls += 1
-        helper, _ready = _ready, None
+        if not _ready and key in _starting and _isolated(key):  # see the module docstring
+            _lock.wait_for(lambda: _ready or key not in _starting, _WAIT_SECONDS)
+        helper = _ready.pop(0) if _ready and _ready[0].key == key else None
+        others = _take_ready() if helper is None else []
+    for other in others:
+        _discard(other)  # made for other limits: it must not wait within reach of this call
     if helper is None:
         return None
     line = _line(argv, env, cwd, isolated=helper.isolated)
@@ -212,23 +246,65 @@ def _output_waiting(helper: _Helper) -> bool:
 
 
 def refill(key: Key) -> None:
-    """Start the next helper for these limits, unless one is ready, helpers are off, or a call
-    runs (checked again once the helper started: a call may have begun meanwhile)."""
-    global _ready
+    """Start helpers for these limits on the spawner workers, until as many are ready or
+    starting as the pack keeps (one where calls are not isolated); none while helpers are off,
+    or while a call runs where calls are not isolated (checked again once a helper started: a
+    call may have begun meanwhile)."""
+    isolated = _isolated(key)
+    wanted = key.isolation.ready_spawners if isolated else 1
     with _lock:
-        if not _enabled or _calls or (_ready is not None and _ready.key == key):
+        if not _enabled or (_calls and not isolated):
             return
-        stale, _ready = _ready, None
-    if stale is not None:
-        _discard(stale)
-    helper = _start(key)
-    if helper is None:
-        return
-    with _lock:
-        if _enabled and not _calls and _ready is None:
-            _ready, helper = helper, None
-    if helper is not None:
-        _discard(helper)
+        have = sum(helper.key == key for helper in _ready) + _starting.count(key)
+        for _ in range(wanted - have):
+            _starting.append(key)
+            started = _workers().submit(_fill, key, isolated, wanted)
+            _started.add(started)
+            started.add_done_callback(_started.discard)
+
+
+def _workers():
+    global _starters
+    if _starters is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _starters = ThreadPoolExecutor(_MAX_STARTS, thread_name_prefix="capy-spawner")
+    return _starters
+
+
+def _isolated(key: Key) -> bool:
+    try:
+        return isolation_plan(key.isolation, offline=key.offline) is not None
+    except ExecutorError:
+        return False
+
+
+def _take_ready() -> list[_Helper]:
+    """Every idle helper, out of the list (the caller holds the lock)."""
+    taken = list(_ready)
+    _ready.clear()
+    return taken
+
+
+def _fill(key: Key, isolated: bool, wanted: int) -> None:
+    helper: _Helper | None = None
+    try:
+        with _lock:
+            stale = [idle for idle in _ready if idle.key != key]
+            _ready[:] = [idle for idle in _ready if idle.key == key]
+        for idle in stale:
+            _discard(idle)
+        helper = _start(key)
+    finally:
+        with _lock:
+            keep = _enabled and (isolated or not _calls) and len(_ready) < wanted
+            if helper is not None and keep:
+                _ready.append(helper)
+                helper = None
+            _starting.remove(key)
+            _lock.notify_all()
+        if helper is not None:
+            _discard(helper)
 
 
 def _start(key: Key) -> _Helper | None:

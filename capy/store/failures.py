@@ -75,6 +75,11 @@ def explain_failure(
             "(`capy cleanup --apply` removes expired sources) and try again"
         )
     if name.startswith("SQLITE_READONLY") or _errno(error) in _DENIED_ERRNOS:
+        if _inside_a_call():
+            return StoreUnavailableError(
+                f"cannot open {where}: capy's keys and stores are hidden from code that runs "
+                "inside a capy sandbox call; run this capy command outside the sandbox"
+            )
         place = getattr(error, "filename", None) or (path.parent if path is not None else None)
         return StoreUnavailableError(
             f"cannot write {where}: {place or 'its folder'} is read-only or not writable by "
@@ -104,6 +109,16 @@ def explain_failure(
             "it for damage, and if it is damaged move the file aside and index the sources again"
         )
     return None
+
+
+def _inside_a_call() -> bool:
+    """Whether this process runs inside a capy sandbox call (its marker is set): the call's
+    mounts hide capy's key and data folders behind empty read-only ones."""
+    import os
+
+    from capy.executor.processes import MARKER_ENV
+
+    return MARKER_ENV in os.environ
 
 
 def _errno(error: BaseException) -> int | None:

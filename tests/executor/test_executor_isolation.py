@@ -138,6 +138,64 @@ def test_a_signal_still_ends_the_program_and_its_status_comes_back(isolated, vie
     assert result.output == "1\n"
 
 
+# Reads every file under each folder given; prints what it could read.
+READ_FOLDERS = r"""
+import json, os, sys
+got = []
+for folder in sys.argv[1:]:
+    for root, _, names in os.walk(folder):
+        for name in names:
+            try:
+                with open(os.path.join(root, name), "rb") as handle:
+                    handle.read(16)
+                got.append(name)
+            except OSError:
+                pass
+print(json.dumps(got))
+"""
+
+
+def _readable(view, folders: list[Path]) -> list[str]:
+    code = f"import sys\nsys.argv = ['read', *{[str(f) for f in folders]!r}]\n" + READ_FOLDERS
+    result = execute("python", code, rules=view, timeout=30)
+    assert result.exit_code == 0, result
+    return json.loads(result.output)
+
+
+def test_a_call_cannot_read_capys_key_files_or_stores(isolated, view, monkeypatch, tmp_path):
+    """A call runs as capy's user: without its own mounts it could read the generated key
+    and the encrypted store beside it, and so open the store. Folders come from the settings
+    (here a key folder configured apart, with a blank in its name)."""
+    from capy.config.paths import config_dir, data_dir
+    from capy.store.keys import key_file_path, load_or_create_key_file
+
+    key_dir = tmp_path / "capy keys"
+    monkeypatch.setenv("CAPY_KEY_DIR", str(key_dir))
+    load_or_create_key_file(key_file_path(key_dir, "db"))
+    store = data_dir() / "project" / "knowledge.db"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"SQLite format 3\0")
+    (config_dir()).mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text('db_key = "x"\n')
+    folders = [key_dir, data_dir(), config_dir()]
+    assert _readable(view, folders) == []
+    # Not a folder beside them: the call still sees the rest of the user's files.
+    (tmp_path / "notes.txt").write_text("kept in sight")
+    assert "notes.txt" in _readable(view, [tmp_path])
+
+
+def test_capy_inside_a_call_says_its_stores_are_out_of_reach(monkeypatch, tmp_path) -> None:
+    """`capy` run by a call finds capy's folders empty and read-only: one sentence says why."""
+    from capy.executor.processes import MARKER_ENV
+    from capy.store.failures import explain_failure
+
+    monkeypatch.setenv(MARKER_ENV, "a-call")
+    denied = OSError(30, "Read-only file system", str(tmp_path / ".db.key.tmp"))
+    error = explain_failure(denied, tmp_path / "knowledge.db")
+    assert error is not None
+    assert "hidden from code that runs inside a capy sandbox call" in str(error)
+
+
 @pytest.fixture
 def ready():
     if not cgroups.hierarchies():

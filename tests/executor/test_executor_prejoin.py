@@ -51,6 +51,7 @@ def _warm_up(view) -> None:
     """One call, then its cleanup: that is when the next call's spawner starts."""
     assert execute("shell", "true", rules=view).ok
     janitor.wait_for_cleanup()
+    prejoin.settle()
 
 
 def test_a_call_through_the_ready_spawner_runs_as_a_plain_spawn(
@@ -92,8 +93,8 @@ def test_a_spawner_made_for_other_limits_is_not_taken(ready, view, monkeypatch) 
 
 def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> None:
     _warm_up(view)
-    idle = prejoin._ready
-    assert idle is not None
+    assert prejoin._ready
+    idle = prejoin._ready[0]
     assert idle.proc.pid in processes._live_leaders  # no call's stray sweep takes it
     assert processes.marker_of(idle.proc.pid) is None
     assert idle.proc.poll() is None
@@ -107,7 +108,8 @@ def test_the_idle_spawner_is_no_call_and_ends_with_the_helpers(ready, view) -> N
 def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
     """Code in a call hunts this capy's waiting spawners (any child whose stdin is a pipe or a
     socket) for 3 s while another call ends, which is when a spawner used to start: none is
-    found, so there is nothing to write a line into. (Other test workers' spawners are another
+    found, so there is nothing to write a line into (where calls are isolated spawners do wait
+    while calls run, out of any call's sight). (Other test workers' spawners are another
     process's: left alone.)"""
     import os
     import threading
@@ -123,6 +125,7 @@ def test_no_spawner_waits_idle_while_a_call_runs(ready, view, tmp_path) -> None:
     # Another call ends while the injector runs: its cleanup is when a spawner used to start.
     assert execute("shell", "true", rules=view).ok
     janitor.wait_for_cleanup()
+    prejoin.settle()
     injector.join()
     janitor.wait_for_cleanup()
     assert found and found[0].ok, found
@@ -144,7 +147,7 @@ def test_another_process_cannot_get_a_line_or_output_into_the_idle_spawner(
     from capy.bench import hostile_spawner
 
     _warm_up(view)
-    assert prejoin._ready is not None
+    assert prejoin._ready
     argv = hostile_spawner.attacker_argv(tmp_path, 1.0, parents=(os.getpid(),))
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     report = json.loads(done.stdout)
@@ -227,3 +230,53 @@ def test_a_socket_stdin_cannot_be_opened_by_the_same_user(stdin_kind, expected) 
 
     uid = 65534 if os.geteuid() == 0 else None  # as root, both processes run as nobody
     assert expected in _hold_then_open(stdin_kind, uid)
+
+
+def _isolated_or_skip(view) -> None:
+    from capy.executor import isolation
+
+    if isolation.plan(view.isolation) is None:
+        pytest.skip(f"calls are not isolated here: {isolation.unavailable_reason(view.isolation)}")
+
+
+def test_calls_made_back_to_back_each_take_a_ready_spawner(ready, view, monkeypatch) -> None:
+    """Where calls are isolated the next spawners start while a call runs, and a call that
+    comes while one is still starting waits for it instead of spawning cold beside it."""
+    _isolated_or_skip(view)
+    _warm_up(view)
+    taken = _took_the_ready_spawner(monkeypatch)
+    for number in range(6):
+        assert execute("shell", f"echo {number}", rules=view).output == f"{number}\n"
+    assert taken == [True] * 6
+
+
+def test_spawners_are_ready_while_an_isolated_call_runs(ready, view) -> None:
+    """As many as the pack keeps, for the next calls, out of the running call's sight."""
+    import threading
+    import time
+
+    _isolated_or_skip(view)
+    _warm_up(view)
+    stop = threading.Event()
+    results: list = []
+    running = threading.Thread(
+        target=lambda: results.append(execute("shell", "sleep 60", rules=view, cancel=stop))
+    )
+    running.start()
+
+    def calls_now() -> int:
+        with processes.spawn_lock:
+            return len(processes._live_calls)
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not calls_now():
+        time.sleep(0.02)
+    prejoin.settle()
+    calls = calls_now()
+    ready_now = len(prejoin._ready)
+    stop.set()
+    running.join()
+    assert calls == 1
+    assert ready_now == view.isolation.ready_spawners
+    assert results[0].killed_reason == "cancelled"
+    janitor.wait_for_cleanup()

@@ -347,6 +347,7 @@ class Isolation(Section):
     required: bool
     mounts: tuple[IsolationMount, ...]
     keep_capabilities: tuple[str, ...]
+    ready_spawners: int
 
 
 class FileContentEnv(Section):
