@@ -59,11 +59,16 @@ class CapsuleVectors:
         version: str,
         min_similarity: float,
         bounds: tuple[int, int] = (0, 0),
+        min_similarity_alone: float | None = None,
     ) -> None:
         self._model = model
         self._threads = threads
         self.model_id = version
         self._min_similarity = min_similarity
+        # The cosine a capsule needs when no word search matched the query (None: the list's
+        # own floor); `alone` applies it to the last list `nearest` returned.
+        self._min_similarity_alone = min_similarity_alone
+        self._cosines: dict[int, float] = {}  # of the last list `nearest` returned
         # (exact rows, shortlist rows): past the first, only the second are scored exactly.
         self._exact_rows, self._shortlist_rows = bounds
         self._pool: Any = None  # one worker thread, made on the first `start`
@@ -95,9 +100,9 @@ class CapsuleVectors:
         return self._embed(query)
 
     def nearest(self, conn: Any, query: str, scope: Any, limit: int) -> list[int]:
-        from capy.capsules.sqlite.recall import in_scope
         from capy.semantic.capsule_matrix import capsule_matrix
 
+        self._cosines = {}
         dims = self._model.dimensions
         matrix = capsule_matrix(conn, self.model_id, dims, self._exact_rows)
         if matrix is None or limit < 1:
@@ -107,6 +112,14 @@ class CapsuleVectors:
         numbers, scores = matrix.best(query_vector, self._shortlist_rows)
         close = scores >= self._min_similarity
         numbers, scores = numbers[close], scores[close]
+        found = self._in_scope(conn, scope, numbers, scores, limit)
+        cosine = dict(zip(numbers.tolist(), scores.tolist(), strict=True))
+        self._cosines = {n: cosine[n] for n in found}
+        return found
+
+    def _in_scope(self, conn: Any, scope: Any, numbers: Any, scores: Any, limit: int) -> list[int]:
+        from capy.capsules.sqlite.recall import in_scope
+
         if scope.condition(conn, "c.n")[0] == "1":
             return _best_first(numbers, scores, limit)
         # Each pass reads four times as many as the last until enough are in scope.
@@ -118,6 +131,14 @@ class CapsuleVectors:
             if len(found) >= limit or len(ranked) >= len(numbers):
                 return found[:limit]
             step *= 4
+
+    def alone(self, numbers: Sequence[int]) -> list[int]:
+        """Those of `numbers` (the last list `nearest` returned) close enough to the query to
+        be shown when no word search matched it."""
+        floor = self._min_similarity_alone
+        if floor is None:
+            return list(numbers)
+        return [n for n in numbers if self._cosines.get(n, -1.0) >= floor]
 
 
 def _best_first(numbers: Any, scores: Any, count: int) -> list[int]:
@@ -148,20 +169,36 @@ def capsule_vector_search(rules: Any = None) -> CapsuleVectors | None:
         return None
     rules, model = found
     pack = rules.view("semantic")
+    alone = rules.view("search").vectors.min_similarity_alone
     return CapsuleVectors(
         model,
         pack.embedding.threads,
         pack.capsule_vector_version(model),
-        # Recall shows a capsule only the vector list found without a lexical floor, so each
-        # must be as close as a lone vector hit in search: a question about something absent
-        # still comes back empty.
-        rules.view("search").vectors.min_similarity_alone,
+        _matched_floor(rules, alone),
         _bounds(rules),
+        # When no word search matched the question, recall would show what the vector list
+        # found alone, so each capsule must be as close as a lone vector hit in search: a
+        # question about something absent still comes back empty (the capsules pack's
+        # `recall.vectors` says why the floor is lower while words matched).
+        alone,
     )
+
+
+def _recall_vectors(rules: Any) -> Any:
+    """The capsules pack's `recall.vectors` (None without)."""
+    recall = rules.view("capsules").recall
+    return recall.vectors if recall is not None else None
+
+
+def _matched_floor(rules: Any, alone: float) -> float:
+    """The capsules pack's floor for vector hits while word searches matched (absent: `alone`,
+    the floor on every hit)."""
+    vectors = _recall_vectors(rules)
+    found = None if vectors is None else vectors.min_similarity
+    return alone if found is None else found
 
 
 def _bounds(rules: Any) -> tuple[int, int]:
     """The capsules pack's (exact rows, shortlist rows); (0, 0), every row scored, without."""
-    recall = rules.view("capsules").recall
-    vectors = recall.vectors if recall is not None else None
+    vectors = _recall_vectors(rules)
     return (0, 0) if vectors is None else (vectors.exact_rows, vectors.shortlist_rows)

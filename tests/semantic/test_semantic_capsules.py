@@ -57,6 +57,47 @@ def test_embedded_capsules_are_recalled_by_meaning(project_dir) -> None:
     assert "SIGTERM" in hybrid.items[0].text and "vector" in hybrid.items[0].lists
 
 
+@needs_model
+def test_a_capsule_said_in_other_words_joins_a_brief_the_words_matched(project_dir) -> None:
+    """The lone vector hit's floor (search pack `min_similarity_alone`) holds only when no word
+    search matched: a question whose words found something also gets a capsule that says it
+    in other words at the capsules pack's lower `recall.vectors.min_similarity`; a question
+    that matched nothing still gets only what is close enough to stand alone."""
+    from capy.semantic.capsules import capsule_vector_search
+    from capy.semantic.embedder import shared_embedder
+
+    rules = load_rules()
+    floor = rules.view("search").vectors.min_similarity_alone
+    matched_floor = rules.view("capsules").recall.vectors.min_similarity
+    notes = [
+        "The server listens on port 8080 by default.",
+        "Graceful shutdown: send SIGTERM and the daemon finishes its jobs first.",
+        "Rename the colour palette module to theme and update its imports.",
+    ]
+    question = "how do I stop the server"
+    model = rules.view("semantic").model()
+    vectors = shared_embedder(model, 1).vectors([question, notes[1]])
+    # Near enough while words matched, too far to be shown on its own.
+    assert matched_floor <= float(vectors[0] @ vectors[1]) < floor
+    searcher = capsule_vector_search()
+    with open_capsules(project_dir=project_dir) as store:
+        # One session each: no capsule reaches another through the context list.
+        store.write(
+            [
+                CapsuleDraft(kind="note", content=note, source="cli", metadata={"session_id": note})
+                for note in notes
+            ]
+        )
+        assert not drain(store).failed
+        found = recall(store, question, vectors=searcher)
+        absent = recall(store, "kubernetes helm chart values", vectors=searcher)
+    texts = [item.text for item in found.items]
+    assert any("port 8080" in text for text in texts)
+    shutdown = next(item for item in found.items if "SIGTERM" in item.text)
+    assert shutdown.lists == ("vector",)
+    assert not absent.items
+
+
 def test_a_turn_is_embedded_led_by_the_turn_before_it_in_its_session(project_dir) -> None:
     """The embed text rule (semantic pack `capsule_context`): a short answer is embedded with
     the turn it answers, never with another session's turn; the chunk stays the capsule's own."""

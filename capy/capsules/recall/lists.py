@@ -272,7 +272,8 @@ def _asking(
 class VectorSearch(Protocol):
     """What the semantic layer provides for recall: capsule numbers nearest the query. It may
     also have `start(conn, query)`, called before the other lists, to begin the work that does
-    not read the log (embedding the query) alongside them."""
+    not read the log (embedding the query) alongside them, and `alone(numbers)`: those of the
+    last list it returned that are close enough to show when no word search matched."""
 
     def nearest(
         self, conn: sqlcipher3.Connection, query: str, scope: sql.RecallScope, limit: int
@@ -318,3 +319,10 @@ def vector_list(
     searcher: VectorSearch | None,
 ) -> list[int]:
     return [] if searcher is None else list(searcher.nearest(conn, query, scope, limit))
+
+
+def alone(searcher: VectorSearch | None, numbers: Sequence[int]) -> list[int]:
+    """Those of the vector list's `numbers` close enough to the query to be shown when no word
+    search matched it (all of them when the searcher sets no such floor)."""
+    judge = getattr(searcher, "alone", None)
+    return list(numbers) if judge is None else list(judge(numbers))

@@ -84,7 +84,10 @@ def ranked_items(
         stay = {entry.n for entry in relevant}
         gone = {entry.n for entry, hit in zip(fused, found, strict=True) if hit} - stay
         if not matched(shares, found, settings.relevance_floor):
+            # Nothing the words found is relevant: the brief holds only what other lists
+            # found, so a vector hit must be close enough to stand alone.
             gone |= {n for name in WORDS for n in listed[name]}
+            gone |= set(listed[VECTOR]) - set(ranked_lists.alone(searcher, listed[VECTOR]))
         if not gone - dropped:
             break
         dropped |= gone

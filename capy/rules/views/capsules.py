@@ -246,6 +246,9 @@ class SpeakerRule(RuleView):
 class RecallVectors(Section):
     exact_rows: int
     shortlist_rows: int
+    # While word searches matched the question (None: the search pack's min_similarity_alone,
+    # which holds whenever none did).
+    min_similarity: float | None = None
 
 
 class RecallLexical(Section):
