@@ -146,7 +146,7 @@ def top_chunks(
         blocks = rank_blocks(window)
         if blocks is None:
             return _ranked(best) if read else None
-        fresh = [block for block in dict.fromkeys(block_rowid(b) for b, _ in blocks)]
+        fresh = list(dict.fromkeys(block_rowid(b) for b, _ in blocks))
         fresh = [block for block in fresh if block not in read]
         read.update(fresh)
         matched = _matching_chunks(statistics.fetch, fresh, groups)
