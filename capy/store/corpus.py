@@ -118,12 +118,15 @@ class StoreCorpus:
                 )
 
             if table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
+                most = max(self.trigram_blocks, limit)
                 top = top_chunks(
                     conn,
                     rank,
                     fts_query,
                     limit,
-                    most_blocks=max(self.trigram_blocks, limit),
+                    most_blocks=most,
+                    # An OR pass prunes by its k-th score: asked for fewer, it scores less.
+                    first_blocks=limit if len(any_of) > 1 else most,
                     weights=self.weights,
                     statistics=Statistics(
                         fetch=lambda sql, values: fetch_within(conn, sql, values, budget),

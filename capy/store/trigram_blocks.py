@@ -120,6 +120,7 @@ def top_chunks(
     limit: int,
     *,
     most_blocks: int,
+    first_blocks: int,
     weights: Sequence[float],
     statistics: Statistics,
 ) -> list[tuple[int, float]] | None:
@@ -129,11 +130,14 @@ def top_chunks(
     A block's bm25 is not a bound on its chunks' own: a short chunk that holds the phrase
     twice, in a block of fifteen long ones, scores high while its block pays the length of
     all sixteen; and a block can hold an AND query's phrases in different chunks, so it ranks
-    high and gives no chunk. So blocks are read best first in growing windows until `limit`
-    chunks match, and then until the k-th chunk's score reaches the ceiling any chunk of an
-    unread block could score (per phrase, (k1 + 1) * idf: `_Scorer.ceiling`), or the ranking
-    has no more blocks, or `most_blocks` (the search pack's bound on what one list reads) are
-    read. A window cut short by the work budget ends the reading with the chunks found so far.
+    high and gives no chunk. So blocks are read best first, the first `first_blocks`, then up to
+    `most_blocks` (the search pack's bound on what one list reads), until `limit` chunks match
+    and the k-th chunk's score reaches the ceiling any chunk of an unread block could score
+    (per phrase, (k1 + 1) * idf: `_Scorer.ceiling`), or the ranking has no more blocks. Two
+    windows at most, as each ranks the blocks again; a first window smaller than the bound only
+    pays where asking for fewer blocks costs less (the OR pass, whose MaxScore threshold is the
+    k-th score: `capy.store.disjunction`). A window cut short by the work budget ends the
+    reading with the chunks found so far.
     """
     groups = phrase_groups(fts_query)
     if not groups:
@@ -141,7 +145,7 @@ def top_chunks(
     scorer: _Scorer | None = None
     read: set[int] = set()
     best: list[tuple[float, int]] = []  # (score, rowid), best first, at most `limit`
-    window = max(min(limit, most_blocks), 1)
+    window = max(min(first_blocks, most_blocks), 1)
     while True:
         blocks = rank_blocks(window)
         if blocks is None:
@@ -162,7 +166,7 @@ def top_chunks(
             return _ranked(best)  # every matching block read, or as many as a list reads
         if scorer and len(best) == limit and -best[-1][0] >= scorer.ceiling():
             return _ranked(best)  # no chunk of an unread block can enter the top `limit`
-        window = min(window * 2, most_blocks)
+        window = most_blocks
 
 
 def _ranked(best: list[tuple[float, int]]) -> list[tuple[int, float]]:
@@ -176,18 +180,23 @@ def _matching_chunks(
     in which every group has a phrase; None when a read ran out of work. Blocks are read
     aligned, so a store an older capy wrote to (a trigram row per chunk, several per block)
     gives each chunk once."""
+    if not blocks:
+        return []
+    # One statement a window: a statement per block cost more than the reads.
+    rows = fetch(
+        f"""WITH block (first) AS (VALUES {", ".join(["(?)"] * len(blocks))})
+            SELECT chunk.rowid, chunk.title, chunk.content
+              FROM block JOIN chunks AS chunk
+                ON chunk.rowid BETWEEN block.first AND block.first + {TRIGRAM_BLOCK_CHUNKS - 1}""",
+        list(blocks),
+    )
+    if rows is None:
+        return None
     matched: list[tuple[int, str, str]] = []
-    for block in blocks:
-        rows = fetch(
-            "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ?",
-            (block, block + TRIGRAM_BLOCK_CHUNKS - 1),
-        )
-        if rows is None:
-            return None
-        for rowid, title, content in rows:
-            title, content = fold(title or ""), fold(content or "")
-            if all(any(p in title or p in content for p in group) for group in groups):
-                matched.append((rowid, title, content))
+    for rowid, title, content in rows:
+        title, content = fold(title or ""), fold(content or "")
+        if all(any(p in title or p in content for p in group) for group in groups):
+            matched.append((rowid, title, content))
     return matched
 
 
