@@ -125,7 +125,8 @@ def top_chunks(
     statistics: Statistics,
 ) -> list[tuple[int, float]] | None:
     """The best `limit` matching chunks, as ranked (rowid, bm25), of the blocks `rank_blocks`
-    ranks; None when the first ranking ran out of work.
+    ranks; None when a statement ran out of work (a list cut short gives nothing, as
+    `capy.retrieval.Corpus.match` says).
 
     A block's bm25 is not a bound on its chunks' own: a short chunk that holds the phrase
     twice, in a block of fifteen long ones, scores high while its block pays the length of
@@ -136,8 +137,7 @@ def top_chunks(
     (per phrase, (k1 + 1) * idf: `_Scorer.ceiling`), or the ranking has no more blocks. Two
     windows at most, as each ranks the blocks again; a first window smaller than the bound only
     pays where asking for fewer blocks costs less (the OR pass, whose MaxScore threshold is the
-    k-th score: `capy.store.disjunction`). A window cut short by the work budget ends the
-    reading with the chunks found so far.
+    k-th score: `capy.store.disjunction`).
     """
     groups = phrase_groups(fts_query)
     if not groups:
@@ -149,13 +149,13 @@ def top_chunks(
     while True:
         blocks = rank_blocks(window)
         if blocks is None:
-            return _ranked(best) if read else None
+            return None
         fresh = list(dict.fromkeys(block_rowid(b) for b, _ in blocks))
         fresh = [block for block in fresh if block not in read]
         read.update(fresh)
         matched = _matching_chunks(statistics.fetch, fresh, groups)
         if matched is None:
-            return _ranked(best)
+            return None
         if matched:
             if scorer is None:
                 phrases = [phrase for group in groups for phrase in group]
