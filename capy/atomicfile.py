@@ -22,8 +22,12 @@ PRIVATE = 0o600
 def write_atomically(
     path: str | os.PathLike[str], content: bytes, *, mode: int = PRIVATE, durable: bool = False
 ) -> None:
-    """Write `content` to a temporary file beside `path`, then rename it over `path`."""
-    target = os.fspath(path)
+    """Write `content` to a temporary file beside `path`, then rename it over `path`.
+
+    A symbolic link is written through: the temporary file is made beside the file it points
+    to and renamed over that, so a settings file kept in a dotfiles folder and linked into
+    place gets the new content and stays linked, where a rename over the link replaced it."""
+    target = os.path.realpath(path)
     temporary = written_temporary(target, content, mode=mode, durable=durable)
     try:
         os.replace(temporary, target)

@@ -60,3 +60,17 @@ def test_temporaries_are_hidden_and_distinct(tmp_path: Path) -> None:
     second = written_temporary(tmp_path / "file", b"b")
     assert first != second
     assert all(os.path.basename(name).startswith(".file.") for name in (first, second))
+
+
+def test_a_symbolic_link_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    # A settings file kept in a dotfiles folder and linked into place.
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "settings.json"
+    real.write_bytes(b'{"a": 1}')
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    write_atomically(link, b'{"a": 2}')
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_bytes() == b'{"a": 2}'
+    assert sorted(os.listdir(dotfiles)) == ["settings.json"]

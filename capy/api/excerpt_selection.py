@@ -6,6 +6,7 @@ left.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 TYPE_CHECKING = False
@@ -39,6 +40,7 @@ class Selection:
         self.seen = seen
         self.budget = budget
         self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
+        self.comment = re.compile(budget.comment_line) if budget.comment_line else None
         self.taken: list[set[int]] = [set() for _ in excerpts]
         self.used = [0] * len(excerpts)
         # A section costs its heading once it shows anything.
@@ -50,8 +52,16 @@ class Selection:
         chosen = []
         ranked = sorted(anchors, key=lambda a: (-a[0], a[1], a[2]))
         for rank, (_score, index, line) in enumerate(ranked):
-            if self._take(index, line):
+            # An answer deep in a record says which record it is in; the same line in a
+            # record not shown yet (`sha1WithRSAEncryption` of a second certificate) is
+            # another answer, not a repeat.
+            excerpt = self.excerpts[index]
+            named = excerpt.identity.get(line)
+            other = named is not None and excerpt.lines[named].strip() not in self.seen
+            if self._take(index, line, again=other):
                 chosen.append((index, line))
+                if named is not None:
+                    self._take(index, named)
                 if rank == 0:  # the best line's block before weaker lines take the room
                     self._block(index, line)
         for index, anchor in chosen:
@@ -80,6 +90,7 @@ class Selection:
         block, lines = excerpt.block, excerpt.lines
         if block is None:
             return
+        anchor = self._past_comment(index, anchor)
         nested = block.match(lines[anchor]) is not None
         depth = _indent(lines[anchor])
         for line in range(anchor + 1, min(len(lines), anchor + 1 + self.budget.block_lines_after)):
@@ -91,6 +102,27 @@ class Selection:
             ):
                 return
 
+    def _past_comment(self, index: int, anchor: int) -> int:
+        """For an anchor that is a comment (the pack's `comment_line`), the line the comment
+        is about: the first line after its run of comment lines at the same indent, taken
+        with them; a comment above a key (`# The type of command to generate`) describes the
+        key, and the key's block is the answer. Any other anchor is its own line."""
+        lines, comment = self.excerpts[index].lines, self.comment
+        if comment is None or not comment.match(lines[anchor]):
+            return anchor
+        depth = _indent(lines[anchor])
+        # A comment longer than the context the reply shows after a line is prose, not a note.
+        end = min(len(lines), anchor + 1 + self.budget.context_lines_after)
+        line = anchor + 1
+        while line < end and comment.match(lines[line]) and _indent(lines[line]) == depth:
+            line += 1
+        if line >= end or not lines[line].strip() or _indent(lines[line]) != depth:
+            return anchor
+        for shown in range(anchor + 1, line + 1):
+            if not self._take(index, shown) and shown not in self.taken[index]:
+                return anchor
+        return line
+
     def _around(self, index: int, anchor: int, distance: int) -> list[int]:
         """The lines `distance` away from `anchor`, after it first (an error's detail, assert
         values and stack frames, follow it), within the pack's context limits."""
@@ -98,11 +130,13 @@ class Selection:
         before = [anchor - distance] if distance <= self.budget.context_lines_before else []
         return [n for n in after + before if 0 <= n < len(self.excerpts[index].lines)]
 
-    def _take(self, index: int, line: int) -> bool:
-        """Add `line` of excerpt `index` if it is new, not blank and fits."""
+    def _take(self, index: int, line: int, *, again: bool = False) -> bool:
+        """Add `line` of excerpt `index` if it is new (or shown `again` elsewhere), not blank
+        and fits."""
         excerpt, taken = self.excerpts[index], self.taken[index]
         text = excerpt.lines[line].strip()
-        if line in taken or not text or (len(text) > _SHORT_LINE and text in self.seen):
+        repeat = len(text) > _SHORT_LINE and text in self.seen and not again
+        if line in taken or not text or repeat:
             return False
         cost = utf8_size(excerpt.clip(line)) + 1 + len(GAP) + (0 if taken else self.heading[index])
         if cost > self.room or self.used[index] + cost > self.cap:

@@ -12,8 +12,10 @@ naming a day, the lines dated that day (`capy.api.intent_dates`); the matching s
 down to the lines that hold the query's words, sections far weaker than the best left out
 (`capy.api.intent_focus`); the output's distinctive terms, and the exact call that searches
 further. An intent whose words the best section barely holds (below the executor pack's
-relevance floor, `capy.api.intent_relevance`), or that names an identifier the output never
-holds (`capy.api.intent_absent`), gets one line instead, unless it is a comparison the records
+relevance floor, `capy.api.intent_relevance`), that names an identifier the output never
+holds (`capy.api.intent_absent`), or none of whose specific terms (a name general English
+does not use, a number, a quoted string) the output holds (`capy.api.intent_specific`), gets
+one line instead, unless it is a comparison the records
 answer or a failure intent on an output that reports failures: nothing matched, and the
 output's distinctive terms. A failure intent on a run that flags nothing and says it ran clean
 gets that verdict line alone. Everything shown is read back from the store, so it is redacted.
@@ -32,6 +34,7 @@ from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
+from capy.api.intent_specific import specific_absence
 from capy.api.intent_tally import CLEAN, tally_lines, tally_section
 from capy.api.output_excerpts import (
     GAP,
@@ -78,7 +81,8 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     budget = reply_budget(rules)
     shown_intent = judged.intent
     shown = shown_hits(judged.shares, budget.section_share_of_best)
-    lines = [_header(indexed, stored), *judged.tally, *judged.compared]
+    lines = [_header(indexed, stored), *_missing_line(judged.missing), *judged.tally]
+    lines += judged.compared
     if indexed.content_type == HTML:  # chunks of the converted page, not printed lines
         result = printed_result(stored, result, intent, indexed.label, rules)
         shown = [True] * len(result.hits)
@@ -101,7 +105,8 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
     """For output under the intent threshold, which is otherwise handed back whole: the short
     reply when the intent is judged unanswerable from it (nothing matched, or a failure intent
     on a run that says it ran clean), else None (the output itself is the answer). The output
-    is indexed either way, so the follow-up search finds it. Output no longer than the
+    is indexed either way, so the follow-up search finds it, and the short reply says what it
+    kept back and how to have it. Output no longer than the
     nothing-matched reply itself is never judged: it costs no more to show."""
     from capy.store.content import ContentError
 
@@ -126,7 +131,16 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
     sure = judged.short == _CLEAN or (
         judged.short == _NOTHING and (judged.absent or judged.relevance == 0)
     )
-    return judged.render(indexed, stored, terms) if sure else None
+    if not sure:
+        return None
+    # The output was short enough to come back whole, and does not: say what was kept back
+    # and the two ways to have it.
+    lines = stored.count("\n") + 1
+    withheld = (
+        f"Not shown: its {lines:,} lines ({human_bytes(indexed.bytes)}), indexed as "
+        f"`{indexed.label}` to search; or run it again {workspace.hints.rerun_without_intent()}."
+    )
+    return judged.render(indexed, stored, terms, withheld=withheld)
 
 
 def long_output_reply(workspace: Workspace, output: str, *, label: str) -> str:
@@ -221,15 +235,23 @@ class _Judged:
     budget: IntentReply
     relevance: float  # the best hit's (`capy.api.intent_relevance`)
     unmet: list[str]  # kinds of failure asked about that no flagged line is about
+    # Specific terms of the intent no chunk holds (`capy.api.intent_specific`): a reply with
+    # sections says so first, so lines meeting the intent's other words are not taken for them.
+    missing: list[str]
 
-    def render(self, indexed: IndexResult, stored: str, terms: Sequence[str]) -> str:
+    def render(
+        self, indexed: IndexResult, stored: str, terms: Sequence[str], *, withheld: str = ""
+    ) -> str:
+        """`withheld`: a sentence saying what the reply keeps back and how to have it, for
+        an output that would otherwise have come back whole."""
         if self.short == _CLEAN:
             return _ran_clean(indexed, self.clean, self.budget)
         if self.short == _TALLY:  # the run's totals answer it though no other line does
             return "\n".join([_header(indexed, stored), *self.tally]) + "\n"
         return _nothing_matched(
-            indexed, self.intent, terms, self.budget, absent=self.absent, unmet=self.unmet
-        )
+            indexed, self.intent, terms, self.budget, absent=self.absent, unmet=self.unmet,
+            withheld=withheld,
+        )  # fmt: skip
 
 
 def _judge(
@@ -250,7 +272,11 @@ def _judge(
     shares = hit_term_shares(chunks, hits, intent, rules, unheld=unmet)
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
-    absent = absent_names(chunks, shown_intent, rules)
+    # A name it asks about that no chunk holds, or no specific term of it held at all.
+    specific = specific_absence(chunks, shown_intent, rules)
+    absent = absent_names(chunks, shown_intent, rules) or (
+        specific.missing if specific.verdict else []
+    )
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
     tally = tally_section(stored, shown_intent, rules)
@@ -261,7 +287,7 @@ def _judge(
         short = _TALLY if tally else _NOTHING
     return _Judged(
         shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
-        short, budget, max(relevances, default=0.0), unmet,
+        short, budget, max(relevances, default=0.0), unmet, specific.missing,
     )  # fmt: skip
 
 
@@ -321,18 +347,23 @@ def _nothing_matched(
     *,
     absent: Sequence[str] = (),
     unmet: Sequence[str] = (),
+    withheld: str = "",
 ) -> str:
     """The short reply for an answer that is not in the output: what was asked, that nothing
     matched (and which names it asks about the output never holds, or which kinds of failure
     none of its errors is about), and as many of the output's terms as fit, for a
-    better-worded follow-up."""
+    better-worded follow-up. `withheld` replaces the line saying where it was indexed."""
     missing = ", ".join(f"`{name}`" for name in absent)
     kinds = " or ".join(f"`{kind}`" for kind in unmet)
     text = (
         f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
         + (f" It never holds {missing}." if absent else "")
         + (f" None of the errors it reports is about {kinds}." if unmet else "")
-        + f" {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+        + (
+            f" {withheld}"
+            if withheld
+            else f" {human_bytes(indexed.bytes)} indexed as `{indexed.label}`."
+        )
     )
     shown: list[str] = []
     for term in terms:
@@ -343,6 +374,12 @@ def _nothing_matched(
     if shown:
         text += " Terms: " + ", ".join(f"`{t}`" for t in shown) + "."
     return text + "\n"
+
+
+def _missing_line(missing: Sequence[str]) -> list[str]:
+    if not missing:
+        return []
+    return ["", "The output never holds " + ", ".join(f"`{name}`" for name in missing) + "."]
 
 
 def _ran_clean(indexed: IndexResult, verdict: str, budget: IntentReply) -> str:

@@ -13,26 +13,35 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from capy.retrieval.query import Term
     from capy.rules import RuleSet
 
 
 def absent_names(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]:
     """The identifier-shaped terms of `query` that no chunk of the output holds, in order."""
-    from capy.retrieval.matching import compile_terms, term_spans
     from capy.retrieval.query import parse_query
 
     search = rules.view("search")
     terms = [t for t in parse_query(query, search).terms if search.entities.is_entity(t.text)]
     if not terms:
         return []
+    held = held_terms(chunks, terms)
+    return [term.text for term, found in zip(terms, held, strict=True) if not found]
+
+
+def held_terms(chunks: Sequence[str], terms: Sequence[Term]) -> list[bool]:
+    """Per term, whether any chunk holds it (as matched everywhere: a stem, a word form, a
+    synonym or a substring); stops reading chunks once every term is found."""
+    from capy.retrieval.matching import compile_terms, term_spans
+
     patterns = compile_terms(tuple(terms))
     held = [False] * len(patterns)
     for chunk in chunks:
         for index, spans in enumerate(term_spans(chunk, patterns)):
             held[index] = held[index] or bool(spans)
         if all(held):
-            return []
-    return [term.text for term, found in zip(terms, held, strict=True) if not found]
+            break
+    return held
 
 
 def unmet_failure_kinds(

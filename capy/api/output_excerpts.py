@@ -23,6 +23,7 @@ from capy.api.excerpt_selection import GAP, Selection, one_line, section_title, 
 from capy.chunking.pieces import text_line_starts
 
 if TYPE_CHECKING:
+    from capy.api.excerpt_context import Surrounded
     from capy.retrieval import SearchResult
     from capy.retrieval.matching import TermPattern
     from capy.rules import RuleSet
@@ -100,12 +101,47 @@ def _ranked_hits(
     continuation = re.compile(budget.block_continuation or "$^")
     excerpts = []
     reach = (before, max(after, budget.block_lines_after) if after else 0)
+    identity = re.compile(budget.record_identity) if budget.record_identity else None
     for hit in result.hits:
         around = surrounded(hit.content, whole.text, whole.starts, reach, continuation)
+        named: dict[int, int] = {}
+        if identity is not None:
+            around, named = _with_identities(around, whole, identity, budget.record_identity_reach)
         excerpt = Excerpt(around.text, rules, flagged=flagged, core=around.core)
         excerpt.block = continuation if after else None
+        excerpt.identity = named
         excerpts.append(excerpt)
     return excerpts, _term_weights(excerpts, whole, result.query, rules)
+
+
+def _with_identities(
+    around: Surrounded, whole: Excerpt, pattern: re.Pattern[str], reach: int
+) -> tuple[Surrounded, dict[int, int]]:
+    """`around` grown to take in the identity line of each record its chunk's lines belong to
+    (`capy.api.record_identity`), and line -> its record's identity line, both counted in the
+    grown text."""
+    from capy.api.excerpt_context import Surrounded
+    from capy.api.record_identity import record_identities
+
+    if around.lines is None:
+        return around, {}
+    top, bottom = around.lines
+    first = top + around.text.count("\n", 0, around.core[0])
+    last = top + around.text.count("\n", 0, max(around.core[1] - 1, around.core[0]))
+    named = record_identities(whole.lines, first, last, pattern, reach)
+    if not named:
+        return around, {}
+    start = min(top, *named.values())
+    end = max(bottom, *named.values())
+    if (start, end) != (top, bottom):
+        shift = whole.starts[top] - whole.starts[start]
+        stop = max(
+            whole.starts[top] + len(around.text),
+            whole.starts[end] + len(whole.lines[end]),
+        )
+        core = (around.core[0] + shift, around.core[1] + shift)
+        around = Surrounded(whole.text[whole.starts[start] : stop], core, (start, end))
+    return around, {line - start: name - start for line, name in named.items()}
 
 
 def _relevance_by_text(
@@ -159,6 +195,7 @@ def _sections(
         for score, line in excerpt.scored(weights)
         if shown is None or shown[index]
     ]
+    scored = anchors
     # A line holding only words the output is full of (`test` in a test run) tells the lines
     # apart no better than a random one: context at most, unless nothing rarer matched.
     if any(score > 0 for score, _, _ in anchors):
@@ -167,7 +204,7 @@ def _sections(
     else:
         anchors = [(score + 1.0, index, line) for score, index, line in anchors]
     if budget.line_weights.top_hit_line:
-        anchors = _top_hit_first(excerpts, anchors)
+        anchors = _top_hit_first(excerpts, anchors, scored)
     titles = [section_title(hit.title, label) for hit in result.hits]
     selection = Selection(excerpts, room, seen, budget, titles=titles)
     lines: list[str] = []
@@ -180,16 +217,25 @@ def _sections(
 
 
 def _top_hit_first(
-    excerpts: list[Excerpt], anchors: list[tuple[float, int, int]]
+    excerpts: list[Excerpt],
+    anchors: list[tuple[float, int, int]],
+    scored: list[tuple[float, int, int]],
 ) -> list[tuple[float, int, int]]:
     """`anchors` with the first-ranked hit's best line ahead of all others (its first line
     with text when no line of it matched): search ranked that section first, so the reply
-    never leaves it empty."""
+    never leaves it empty. Its best line is taken from all its `scored` lines, those below
+    the anchor floor too: the floor is set by the best line of any hit, and a word that
+    names the thing asked about but fills the output (`tar` in a `du` listing of tar's
+    files) weighs little beside a word that matched by chance elsewhere."""
     if not excerpts:
         return anchors
-    own = [anchor for anchor in anchors if anchor[1] == 0]
+    own = [anchor for anchor in scored if anchor[1] == 0]
     if own:
-        best = max(own, key=lambda anchor: (anchor[0], -anchor[2]))
+        # Of lines holding the same words, the one with the fewest others names the thing
+        # asked about most closely: `712K node_modules/tar` for "the tar package", not
+        # `328K node_modules/tar/dist/esm` printed above it.
+        lines = excerpts[0].lines
+        best = max(own, key=lambda anchor: (anchor[0], -_word_count(lines[anchor[2]]), -anchor[2]))
     else:
         line = next((n for n, text in enumerate(excerpts[0].lines) if text.strip()), None)
         if line is None:
@@ -197,6 +243,12 @@ def _top_hit_first(
         best = (0.0, 0, line)
     top = max((anchor[0] for anchor in anchors), default=0.0) + 1.0
     return [(top, 0, best[2]), *(anchor for anchor in anchors if anchor != best)]
+
+
+def _word_count(text: str) -> int:
+    from capy.retrieval.query import WORD_PART
+
+    return len(WORD_PART.findall(text))
 
 
 def _term_weights(
@@ -242,6 +294,8 @@ class Excerpt:
         self.spans: list[list[tuple[int, int]]] = []
         self.first_match: dict[int, int] = {}  # line -> offset of its first match in the line
         self.weights: list[tuple[TermPattern, float]] = []  # set once the query is weighed
+        # Line -> the line naming its record (`capy.api.record_identity`), shown with it.
+        self.identity: dict[int, int] = {}
         self._clipped: dict[int, str] = {}
         # Lines that continue a block (the pack's `block_continuation`), when an anchor opening
         # one shows its block; None when it does not.

@@ -20,6 +20,8 @@ _HAS_WORD = re.compile(r"[^\W_]")
 # Words as the vocabulary stores them (letters, digits, underscore), for synonyms and fuzzy.
 _PLAIN_WORD = re.compile(r"\w+")
 _PHRASE = re.compile(r'"([^"]*)"')
+# A lone capital letter: a grade, a class or kind marker, a drive (the pack decides).
+_SINGLE_CAPITAL = re.compile(r"[A-Z]")
 # Word parts as the tokenizers split them: `_` and punctuation separate (the matcher finds
 # query terms in chunks by the same words).
 WORD_PART = re.compile(r"[^\W_]+")
@@ -153,6 +155,8 @@ def _phrase_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:
 
 
 def _usable(token: str, rules: SearchPack) -> bool:
+    if rules.query.keep_single_capitals and _SINGLE_CAPITAL.fullmatch(token):
+        return True
     return len(token) >= rules.query.min_term_chars and _HAS_WORD.search(token) is not None
 
 

@@ -29,3 +29,7 @@ class CorruptDatabaseError(StoreError):
 
 class EncryptError(StoreError):
     """`capy encrypt` could not produce or verify the re-encrypted copy; the original is intact."""
+
+
+class NewerSchemaError(StoreError):
+    """The database holds schema changes this capy does not know: a newer capy wrote it."""

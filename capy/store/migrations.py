@@ -339,13 +339,6 @@ def applied_migrations(conn: sqlcipher3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
 
-def pending_migrations(
-    conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRATIONS
-) -> list[Migration]:
-    done = set(applied_migrations(conn))
-    return [migration for migration in migrations if migration.name not in done]
-
-
 def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
     """Apply every pending migration, each in its own transaction; return the names applied.
 
@@ -353,7 +346,9 @@ def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRA
     """
     from capy.store.database import transaction
 
-    if not pending_migrations(conn, migrations):
+    done = set(applied_migrations(conn))
+    _refuse_newer(conn, done, migrations)
+    if all(migration.name in done for migration in migrations):
         return []  # the common case: one cheap read, no write lock taken
     applied = []
     for migration in migrations:
@@ -371,6 +366,25 @@ def migrate(conn: sqlcipher3.Connection, migrations: Sequence[Migration] = MIGRA
             conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (migration.name,))
         applied.append(migration.name)
     return applied
+
+
+def _refuse_newer(
+    conn: sqlcipher3.Connection, done: set[str], migrations: Sequence[Migration]
+) -> None:
+    """Refuse a database a newer capy has migrated. Its tables may keep their columns and change
+    what a row means (0011 made a trigram row a block of chunks), so an older capy writing to it
+    would fail nowhere and leave rows the newer one misreads."""
+    unknown = sorted(done - {migration.name for migration in migrations})
+    if not unknown:
+        return
+    from capy.store.errors import NewerSchemaError
+
+    row = conn.execute("PRAGMA database_list").fetchone()
+    where = f"the database {row[2]}" if row is not None and row[2] else "this database"
+    raise NewerSchemaError(
+        f"{where} was changed by a newer capy (schema change {unknown[-1]} is unknown to this "
+        "version); upgrade capy to open it, or point capy at another database"
+    )
 
 
 def split_statements(sql: str) -> list[str]:

@@ -27,6 +27,9 @@ from tests.niah_real_helpers import dev_intent
         "pipdeptree-capy-venv-02",  # the node's last child sits in the next chunk
         "gcloud-yaml-command-schema-05",  # the comment above the key whose chunk matched
         "pipdeptree-capy-venv-03",  # a node opens its block: its children come under it
+        "git-log-stat-capy-02",  # a commit's message, one blank line under its header chunk
+        # The comment above a key ranked, not the key: the comment opens the key's block.
+        "gcloud-yaml-command-schema-04",
     ],
 )
 def test_the_block_past_a_chunk_edge_reaches_the_reply(project_dir, intent_id):
@@ -62,3 +65,20 @@ def test_text_that_is_not_a_slice_of_the_output_stays_as_it_is():
     for chunk in ("## heading\na", "b\n", ""):  # not found, not at a line start, blank
         shown = surrounded(chunk, whole, starts, (4, 6), _continuation())
         assert (shown.text, shown.core) == (chunk, (0, len(chunk)))
+
+
+def test_a_block_goes_on_past_one_blank_line_when_the_next_line_continues_it():
+    output, _ = dev_intent("git-log-stat-capy-02")
+    whole = output.path.read_text(encoding="utf-8")
+    header = whole[: whole.index("\n\n") + 1]  # `commit`, `Author:`, `Date:`: a chunk of its own
+    shown = surrounded(header, whole, text_line_starts(whole), (4, 6), _continuation())
+    lines = shown.text.split("\n")
+    assert lines[3] == ""
+    assert lines[4].startswith("    ") and lines[4].strip()  # the subject, indented
+    assert shown.text[shown.core[0] : shown.core[1]] == header
+
+
+def test_a_blank_line_before_a_line_of_another_shape_ends_the_block():
+    whole = "a\n  b\n\nc\n  d\n"
+    shown = surrounded("a\n", whole, text_line_starts(whole), (4, 6), _continuation())
+    assert shown.text == "a\n  b"

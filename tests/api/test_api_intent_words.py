@@ -90,3 +90,12 @@ def test_words_the_question_joins_find_the_key_and_its_nested_values(project_dir
         project_dir, "openapi-stripe-head.yaml", "which business types can an account have"
     )
     assert "- government_entity" in text and "- non_profit" in text, text
+
+
+def test_a_lone_capital_letter_is_a_locating_word(project_dir):
+    # The set's own radon-cc-radon-05: "ranked C" asks for radon's grade letter; a single
+    # character was below the query's shortest term, so only "blocks" and "ranked" were left,
+    # and no line of the C-graded blocks was shown.
+    text = _reply(project_dir, "radon-cc-radon.txt", "which blocks are ranked C")
+    for needle in ("F 185:0 analyze - C (15)", "M 276:4 RawHarvester.to_terminal - C (12)"):
+        assert needle in text, text

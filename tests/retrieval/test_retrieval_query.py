@@ -166,3 +166,10 @@ def test_built_queries_are_valid_fts5(search_rules, query):
         ):
             if built:
                 conn.execute(f"SELECT * FROM {table} WHERE {table} MATCH ?", (built,)).fetchall()
+
+
+def test_a_lone_capital_letter_stays_a_term_and_a_lowercase_one_does_not(search_rules):
+    # A grade or kind marker ("ranked C") names something; "I" and "a" are stopwords anyway.
+    assert texts("which blocks are ranked C", search_rules) == ["blocks", "ranked", "C"]
+    assert texts("is x ranked c", search_rules) == ["ranked"]
+    assert texts("can I see A", search_rules) == ["see"]

@@ -24,6 +24,18 @@ def test_empty_database_migrates_to_the_known_schema(env, snapshot) -> None:
     conn.close()
 
 
+def test_a_database_a_newer_capy_migrated_is_refused_in_one_sentence(env) -> None:
+    from capy.store.errors import NewerSchemaError
+
+    with open_store() as store, transaction(store.conn) as conn:
+        conn.execute("INSERT INTO schema_migrations (name) VALUES ('9999-from-a-newer-capy')")
+    with pytest.raises(NewerSchemaError) as refused:
+        open_store()
+    message = refused.value.message
+    assert "newer capy" in message and "9999-from-a-newer-capy" in message
+    assert "upgrade capy" in message and "\n" not in message
+
+
 def test_migration_names_are_unique_and_ordered() -> None:
     names = [migration.name for migration in MIGRATIONS]
     assert names == sorted(set(names))

@@ -263,24 +263,39 @@ def _marks(values: Sequence[object]) -> str:
 def session_neighbours(
     conn: sqlcipher3.Connection, numbers: Sequence[int], reach: int, scope: RecallScope
 ) -> dict[int, list[tuple[int, int]]]:
-    """For each capsule n, the capsules of the same scope and session within `reach` places
-    of it in the scope's order, each with its offset (negative: before n; nearest first,
-    earlier before later at the same distance)."""
+    """For each capsule n, up to `reach` capsules of its session just before it and just
+    after it, each with its place from n (-1: the one just before; nearest first, earlier
+    before later at the same distance); none for a capsule without a session.
+
+    Places count the session's own capsules: when two sessions of a project write at once,
+    their capsules interleave in the scope's order, and a window over that order would spend
+    its reach on the other session's. Within a scope, capsule numbers grow with `seq`, so the
+    session index (session_id, n) gives each side in order, a few rows read."""
     if not numbers or reach < 1:
         return {}
     condition, params = scope.condition(conn, "o.n")
     found: dict[int, list[tuple[int, int]]] = {n: [] for n in numbers}
-    rows = conn.execute(
-        f"""SELECT c.n, o.n, o.seq - c.seq AS offset FROM capsules AS c
-              JOIN capsules AS o ON o.tenant = c.tenant AND o.project = c.project
-               AND o.seq BETWEEN c.seq - ? AND c.seq + ? AND o.seq != c.seq
-               AND o.session_id IS c.session_id
-             WHERE c.n IN ({_marks(numbers)}) AND o.forgotten_reason IS NULL AND {condition}
-             ORDER BY c.n, abs(offset), o.seq""",
-        (reach, reach, *numbers, *params),
+    targets = conn.execute(
+        f"SELECT n, tenant, project, session_id FROM capsules "
+        f"WHERE n IN ({_marks(numbers)}) AND session_id IS NOT NULL",
+        list(numbers),
+    ).fetchall()
+    side = (
+        "SELECT o.n FROM capsules AS o WHERE o.session_id = ? AND o.tenant = ? "
+        "AND o.project = ? AND o.n {} ? AND o.forgotten_reason IS NULL AND {} "
+        "ORDER BY o.n {} LIMIT ?"
     )
-    for n, other, offset in rows:
-        found[int(n)].append((int(other), int(offset)))
+    earlier_sql = side.format("<", condition, "DESC")
+    later_sql = side.format(">", condition, "ASC")
+    for n, tenant, project, session_id in targets:
+        key = (session_id, tenant, project, n)
+        earlier = [row[0] for row in conn.execute(earlier_sql, (*key, *params, reach))]
+        later = [row[0] for row in conn.execute(later_sql, (*key, *params, reach))]
+        for place in range(reach):
+            if place < len(earlier):
+                found[int(n)].append((int(earlier[place]), -(place + 1)))
+            if place < len(later):
+                found[int(n)].append((int(later[place]), place + 1))
     return found
 
 

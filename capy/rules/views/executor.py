@@ -233,6 +233,11 @@ class IntentReply(Section):
     context_lines_after: int
     block_continuation: str | None = None
     block_lines_after: int = 0
+    # A comment line: an anchor on it opens the block of the line it describes (see the pack).
+    comment_line: str | None = None
+    # A line naming a key-value record, shown with an answer inside it (see the pack).
+    record_identity: str | None = None
+    record_identity_reach: int = 0
     max_line_bytes: int
     max_terms: int
     max_terms_with_sections: int | None = None  # None: max_terms

@@ -43,6 +43,18 @@ class FramingWords(Section):
     words: tuple[str, ...] = ()
 
 
+class SpecificTerms(Section):
+    # The embedding model (by its name under capy's bundled models) whose tokenizer's
+    # whole-word entries stand for general English; None: only shapes mark a term specific.
+    vocabulary_model: str | None = None
+    # Endings a general word may take beyond the porter stemmer's (`slowest` is `slow`), each
+    # with the letters it replaces (`windiest` is `windy`).
+    endings: tuple[tuple[str, str], ...] = ()
+    # A question with more words than this besides its specific terms and framing carries its
+    # own context, which may find the answer where the output names the thing otherwise.
+    max_context_words: int = 2
+
+
 class Superlative(Section):
     words: tuple[str, ...]
     order: Order
@@ -81,5 +93,6 @@ class Intents(Section):
     failure: FailureIntent = FailureIntent()
     tally: TallyIntent = TallyIntent()
     framing: FramingWords = FramingWords()
+    specific: SpecificTerms = SpecificTerms()
     dates: DateIntent = DateIntent()
     compare: Compare = Compare()

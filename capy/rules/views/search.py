@@ -21,6 +21,8 @@ class Query(Section):
     strip_operators: tuple[str, ...]
     strip_chars: str
     trigram_min_chars: int
+    # A lone capital letter is kept though shorter than min_term_chars (see the pack).
+    keep_single_capitals: bool = False
     # OR passes over more terms than this use the porter list alone (see the pack).
     or_trigram_max_terms: int = 3
     # The trigram list runs only when the porter list found fewer candidates (see the pack).

@@ -1,0 +1,136 @@
+"""An intent whose specific terms the output never holds, on real captured outputs (dev half).
+
+"Is nginx installed" on a 93 KB `dpkg-query -l` meets `installed` on many lines, and the reply
+showed 2.3 KB of other packages. The term that tells the answer apart (`nginx`: a word general
+English does not use, an identifier, a number, a quoted string) is nowhere, so the reply says
+so in one line. A question that carries more context than its specific term, or whose
+specific term is there, keeps its answer. Everything runs for real: `capy_execute`'s library
+call on `cat` of the captured file, a real encrypted store, the reply as the agent reads it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.niah_real_helpers import ask, dev_intent
+
+NEGATIVE_REPLY_BYTES = 300
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "absent"),
+    [
+        ("dpkg-query-list-06", "nginx"),
+        ("dpkg-query-list-07", "docker"),
+        ("du-npm-node-modules-04", "webpack"),
+        ("npm-ls-npm-05", "lodash"),
+        ("openssl-ca-certs-07", "1024-bit"),
+        ("spdx-license-list-06", "deprecated"),
+    ],
+)
+def test_a_specific_term_the_output_never_holds_gets_the_short_reply(
+    project_dir, intent_id, absent
+):
+    text, intent = ask(project_dir, intent_id, "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "Nothing in the output matched" in text
+    assert f"It never holds `{absent}`." in text
+    # Beyond the echoed question and the absent names, none of what was asked about is shown.
+    shown = re.sub(r" It never holds [^.]*\.", "", text).replace(intent.intent, "")
+    assert not any(needle in shown for needle in intent.needles), text
+
+
+def test_a_short_output_without_the_thing_asked_about_is_withheld_and_says_so(project_dir):
+    # `pip list --format json` of 3.7 KB, under the threshold below which output comes back
+    # whole: "django" is not among its packages, so the reply says that in one line, and what
+    # it kept back and how to have it.
+    text, _ = ask(project_dir, "pip-list-venv-03", "negative")
+    output, _ = dev_intent("pip-list-venv-03")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES < output.path.stat().st_size, text
+    assert "It never holds `django`." in text
+    assert re.search(r"Not shown: its [\d,]+ lines \([\d.]+ KiB\), indexed as `[^`]+`", text)
+    assert "run it again without an intent" in text
+    assert '"name"' not in text  # none of the records
+
+
+@pytest.mark.parametrize(
+    "intent_id",
+    [
+        # The specific word is absent but the question carries its own context, which finds
+        # the answer where the output names the thing otherwise (`tar` listing, no "tarball").
+        "tar-list-click-02",
+        "git-blame-capy-intent-04",
+        "mypy-strict-tabulate-03",
+        "unittest-more-itertools-verbose-03",
+        "eslint-qs-01",
+        # On the same short output as the django question: the package asked about is there.
+        "pip-list-venv-01",
+    ],
+)
+def test_a_question_whose_answer_is_there_keeps_it(project_dir, intent_id):
+    text, intent = ask(project_dir, intent_id, "positive")
+    assert "Nothing in the output matched" not in text
+    assert all(needle in text for needle in intent.needles), text
+
+
+@pytest.mark.parametrize(
+    ("query", "term", "specific"),
+    [
+        ("is nginx installed", "nginx", True),
+        ("is nginx installed", "installed", False),
+        ("which tests were the slowest", "slowest", False),  # slow, -est
+        ("windiest day on record", "windiest", False),  # windy, -iest
+        ("does any certificate use a 1024-bit key", "1024-bit", True),
+        ("does the archive include a setup.py", "setup.py", True),  # an identifier
+        ('where is "grace period" set', "grace period", True),  # quoted
+        ("which webhook events fire", "webhook", True),
+        ("are any blocks ranked D or worse", "ranked", False),
+    ],
+)
+def test_which_terms_name_one_specific_thing(query, term, specific):
+    from capy.api.intent_specific import is_specific
+    from capy.retrieval.query import parse_query
+    from capy.rules import load_rules
+
+    search = load_rules().view("search")
+    terms = {t.text: t for t in parse_query(query, search).terms}
+    assert is_specific(terms[term], query, search) is specific
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "kind", "missing"),
+    [
+        # `httpx` is there, `numpy` is not: the lines about httpx's imports do not answer it.
+        ("importtime-httpx-05", "negative", "numpy"),
+        ("npm-explain-minimatch-04", "negative", "vite"),
+        # The archive is a `tar` listing that never says "sdist"; its answer is still shown.
+        ("tar-list-click-03", "positive", "sdist"),
+    ],
+)
+def test_a_reply_with_sections_says_first_which_specific_terms_are_missing(
+    project_dir, intent_id, kind, missing
+):
+    text, intent = ask(project_dir, intent_id, kind)
+    header, note = text.split("\n\n")[1:3]
+    assert header.startswith("Indexed "), text
+    assert note == f"The output never holds `{missing}`.", text
+    if kind == "positive":
+        assert all(needle in text for needle in intent.needles), text
+
+
+def test_without_a_vocabulary_only_shapes_mark_a_term_specific():
+    # A pack naming no vocabulary (or a model without its tokenizer file) must not take every
+    # word for a name: then any question whose words the output lacks would be turned away.
+    from capy.api.intent_specific import is_specific
+    from capy.retrieval.query import parse_query
+    from capy.rules import load_rules
+    from capy.rules.views.intents import SpecificTerms
+
+    search = load_rules().view("search")
+    intents = search.intents.model_copy(update={"specific": SpecificTerms()})
+    search = search.model_copy(update={"intents": intents})
+    query = "is nginx 1.25 installed"
+    shown = {t.text: is_specific(t, query, search) for t in parse_query(query, search).terms}
+    assert shown == {"nginx": False, "1.25": True, "installed": False}
