@@ -24,7 +24,7 @@ from capy.store.counters import total_chunks
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
-from capy.store.trigram_blocks import Statistics, chunks_of_blocks
+from capy.store.trigram_blocks import Statistics, top_chunks
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
 
@@ -77,6 +77,7 @@ class StoreCorpus:
         self.weights = (bm25.title_weight, bm25.content_weight)
         self.window = bm25.rank_window
         self.essential_rows = bm25.essential_rows
+        self.trigram_blocks = bm25.trigram_blocks
         # The access log's size past which a search folds it (None: never; a writer will).
         self.fold_bytes: int | None = None
 
@@ -99,33 +100,42 @@ class StoreCorpus:
         if self._too_large_for(budget):
             return []
         with read_snapshot(self.store.conn):
-            top = ranked_top(
-                self.store.conn,
-                table,
-                self.weights,
-                scope.condition(),
-                fts_query,
-                any_of,
-                limit,
-                window=self.window,
-                essential_rows=self.essential_rows,
-                budget=budget,
-                database=str(self.store.path),
-            )
-            if top and table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
-                conn = self.store.conn
-                top = chunks_of_blocks(
+            conn = self.store.conn
+
+            def rank(most: int) -> list[tuple[int, float]] | None:
+                return ranked_top(
                     conn,
-                    top,
+                    table,
+                    self.weights,
+                    scope.condition(),
+                    fts_query,
+                    any_of,
+                    most,
+                    window=self.window,
+                    essential_rows=self.essential_rows,
+                    budget=budget,
+                    database=str(self.store.path),
+                )
+
+            if table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
+                most = max(self.trigram_blocks, limit)
+                top = top_chunks(
+                    conn,
+                    rank,
                     fts_query,
                     limit,
+                    most_blocks=most,
+                    # An OR pass prunes by its k-th score: asked for fewer, it scores less.
+                    first_blocks=limit if len(any_of) > 1 else most,
                     weights=self.weights,
                     statistics=Statistics(
                         fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
                         database=str(self.store.path),
-                        counted=len(any_of) > 1,
+                        counted=tuple(any_of) if len(any_of) > 1 else (),
                     ),
                 )
+            else:
+                top = rank(limit)
             return self._read(top or [])
 
     def _too_large_for(self, budget: WorkBudget | None) -> bool:

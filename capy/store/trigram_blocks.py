@@ -13,9 +13,10 @@ The trigram list ranks blocks by bm25 as it ranked chunks, and each block then g
 in it that match the query themselves (every AND group has a phrase that is a substring of the
 chunk's title or content, case folded as the trigram tokenizer folds it); a block whose terms
 are spread over several chunks gives none, as no chunk row would have matched. The chunks of
-the top blocks are then ranked together by bm25 computed per chunk (`_Scorer`), so the list
-orders chunks as a row per chunk did: `capy bench quality` gives the same figures in every
-table as with a row per chunk (an order by block first moved one case from rank 2 to 3).
+the blocks read are then ranked together by bm25 computed per chunk (`_Scorer`), so the list
+orders chunks as a row per chunk did. A block's rank does not bound its chunks', so blocks are
+read past the first `limit` (`top_chunks`): reading only those lost a short chunk in a block of
+long ones, and an AND query whose top blocks held its phrases in different chunks gave nothing.
 
 Newlines join the chunks: no query phrase holds a newline (query text has control characters
 turned into spaces), so a trigram across a join never matches a phrase that no chunk holds.
@@ -24,7 +25,7 @@ turned into spaces), so a trigram across a join never matches a phrase that no c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
@@ -71,57 +72,132 @@ def rebuild_trigram_blocks(conn: sqlcipher3.Connection) -> None:
 
 
 def phrase_groups(fts_query: str) -> list[tuple[str, ...]]:
-    """The phrases of a trigram query as AND-ed groups of OR-ed phrases, case folded: the
-    only shapes `capy.retrieval.query.trigram_query` builds (`"a" AND ("b" OR "c")`, or
+    """The phrases of a trigram query as AND-ed groups of OR-ed phrases, case folded (`fold`):
+    the only shapes `capy.retrieval.query.trigram_query` builds (`"a" AND ("b" OR "c")`, or
     phrases OR-ed)."""
     groups: list[list[str]] = [[]]
     for match in _QUERY_TOKEN.finditer(fts_query):
         if match.group(1) is None:
             groups.append([])
         else:
-            groups[-1].append(match.group(1).replace('""', '"').lower())
+            groups[-1].append(fold(_unquoted(match.group(1))))
     return [tuple(group) for group in groups if group]
+
+
+def fold(text: str) -> str:
+    """Text case folded as the trigram tokenizer folds it, for substring tests. `str.lower`
+    folds differently: the micro sign stays apart from mu, a final sigma from sigma (and
+    'ΣΥΣ'.lower() ends in one), the long s from s; `casefold` puts every character the
+    tokenizer folds together in one class (checked over every code point up to U+2FFFF but
+    the noncharacters U+FFFD-FFFF). It is coarser in places ('ß' folds to 'ss'), so a chunk of a
+    matched block may pass that a row of its own would not have matched, never the reverse."""
+    return text.casefold()
+
+
+def _unquoted(body: str) -> str:
+    return body.replace('""', '"')
 
 
 @dataclass(frozen=True)
 class Statistics:
-    """How the table's statistics are read: `fetch` within the pass's work budget, and whether
-    the pass counted its phrases (an OR pass of several: see `_Scorer`)."""
+    """How the table's statistics are read: `fetch` within the pass's work budget, and the
+    phrases the pass counted (an OR pass of several: see `_Scorer`), as it typed them, so
+    their counts are read back from its cache under the same keys; () when it counted none."""
 
     fetch: Fetch
     database: str
-    counted: bool
+    counted: tuple[str, ...]
 
 
-def chunks_of_blocks(
+# (how many of the best blocks) -> ranked (block rowid, bm25), best first; None when out of work.
+RankBlocks = Callable[[int], "list[tuple[int, float]] | None"]
+
+
+def top_chunks(
     conn: sqlcipher3.Connection,
-    blocks: Sequence[tuple[int, float]],
+    rank_blocks: RankBlocks,
     fts_query: str,
     limit: int,
     *,
+    most_blocks: int,
+    first_blocks: int,
     weights: Sequence[float],
     statistics: Statistics,
-) -> list[tuple[int, float]]:
-    """The matching chunks of ranked (block rowid, bm25) pairs, as ranked (rowid, bm25): each
-    chunk scored by FTS5's bm25 formula as a row of its own would be (`_Scorer`)."""
+) -> list[tuple[int, float]] | None:
+    """The best `limit` matching chunks, as ranked (rowid, bm25), of the blocks `rank_blocks`
+    ranks; None when a statement ran out of work (a list cut short gives nothing, as
+    `capy.retrieval.Corpus.match` says).
+
+    A block's bm25 is not a bound on its chunks' own: a short chunk that holds the phrase
+    twice, in a block of fifteen long ones, scores high while its block pays the length of
+    all sixteen; and a block can hold an AND query's phrases in different chunks, so it ranks
+    high and gives no chunk. So blocks are read best first, the first `first_blocks`, then up to
+    `most_blocks` (the search pack's bound on what one list reads), until `limit` chunks match
+    and the k-th chunk's score reaches the ceiling any chunk of an unread block could score
+    (per phrase, (k1 + 1) * idf: `_Scorer.ceiling`), or the ranking has no more blocks. Two
+    windows at most, as each ranks the blocks again; a first window smaller than the bound only
+    pays where asking for fewer blocks costs less (the OR pass, whose MaxScore threshold is the
+    k-th score: `capy.store.disjunction`).
+    """
     groups = phrase_groups(fts_query)
-    if not blocks or not groups:
+    if not groups:
         return []
+    scorer: _Scorer | None = None
+    read: set[int] = set()
+    best: list[tuple[float, int]] = []  # (score, rowid), best first, at most `limit`
+    window = max(min(first_blocks, most_blocks), 1)
+    while True:
+        blocks = rank_blocks(window)
+        if blocks is None:
+            return None
+        fresh = list(dict.fromkeys(block_rowid(b) for b, _ in blocks))
+        fresh = [block for block in fresh if block not in read]
+        read.update(fresh)
+        matched = _matching_chunks(statistics.fetch, fresh, groups)
+        if matched is None:
+            return None
+        if matched:
+            if scorer is None:
+                phrases = [phrase for group in groups for phrase in group]
+                scorer = _Scorer.of(conn, phrases, weights, statistics)
+            scored = [(scorer.score(title, content), rowid) for rowid, title, content in matched]
+            best = sorted(best + scored)[:limit]
+        if len(blocks) < window or window >= most_blocks:
+            return _ranked(best)  # every matching block read, or as many as a list reads
+        if scorer and len(best) == limit and -best[-1][0] >= scorer.ceiling():
+            return _ranked(best)  # no chunk of an unread block can enter the top `limit`
+        window = most_blocks
+
+
+def _ranked(best: list[tuple[float, int]]) -> list[tuple[int, float]]:
+    return [(rowid, score) for score, rowid in best]
+
+
+def _matching_chunks(
+    fetch: Fetch, blocks: Sequence[int], groups: list[tuple[str, ...]]
+) -> list[tuple[int, str, str]] | None:
+    """(rowid, folded title, folded content) of the chunks of `blocks` (aligned block rowids)
+    in which every group has a phrase; None when a read ran out of work. Blocks are read
+    aligned, so a store an older capy wrote to (a trigram row per chunk, several per block)
+    gives each chunk once."""
+    if not blocks:
+        return []
+    # One statement a window: a statement per block cost more than the reads.
+    rows = fetch(
+        f"""WITH block (first) AS (VALUES {", ".join(["(?)"] * len(blocks))})
+            SELECT chunk.rowid, chunk.title, chunk.content
+              FROM block JOIN chunks AS chunk
+                ON chunk.rowid BETWEEN block.first AND block.first + {TRIGRAM_BLOCK_CHUNKS - 1}""",
+        list(blocks),
+    )
+    if rows is None:
+        return None
     matched: list[tuple[int, str, str]] = []
-    for block, _ in blocks:
-        rows = conn.execute(
-            "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ?",
-            (block, block + TRIGRAM_BLOCK_CHUNKS - 1),
-        ).fetchall()
-        for rowid, title, content in rows:
-            title, content = (title or "").lower(), (content or "").lower()
-            if all(any(p in title or p in content for p in group) for group in groups):
-                matched.append((rowid, title, content))
-    if not matched:
-        return []
-    scorer = _Scorer.of(conn, [p for group in groups for p in group], weights, statistics)
-    scored = sorted((scorer.score(title, content), rowid) for rowid, title, content in matched)
-    return [(rowid, score) for score, rowid in scored[:limit]]
+    for rowid, title, content in rows:
+        title, content = fold(title or ""), fold(content or "")
+        if all(any(p in title or p in content for p in group) for group in groups):
+            matched.append((rowid, title, content))
+    return matched
 
 
 class _Scorer:
@@ -159,13 +235,20 @@ class _Scorer:
         average = tokens / max(total_chunks(conn), 1)
         if not scope.counted:
             return cls(even, weights, average)
-        quoted = {phrase: '"' + phrase.replace('"', '""') + '"' for phrase in phrases}
+        # Counted as the OR pass typed them (its cache's keys); a phrase it did not name, quoted.
+        typed = {fold(_unquoted(quoted[1:-1])): quoted for quoted in scope.counted}
+        quoted = {p: typed.get(p) or '"' + p.replace('"', '""') + '"' for p in phrases}
         counts = phrase_counts(
             TABLE, list(quoted.values()), fetch=scope.fetch, database=scope.database
         )
         if counts is None:
             return cls(even, weights, average)
         return cls({p: idf(rows, counts[quoted[p]]) for p in phrases}, weights, average)
+
+    def ceiling(self) -> float:
+        """What no chunk's score reaches: a phrase's share stays below (k1 + 1) * idf however
+        often the chunk holds it (FTS5's sign: the best possible score is above this)."""
+        return sum((_K1 + 1) * weight for weight in self.idfs.values())
 
     def score(self, title: str, content: str) -> float:
         title_weight, content_weight = self.weights

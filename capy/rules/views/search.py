@@ -49,6 +49,9 @@ class Bm25(Section):
     # An OR query starts from its rarest phrases, matching at most this many chunks in all,
     # and scores the rest only when they could still enter the results (see the pack).
     essential_rows: int = 0
+    # The trigram list reads the chunks of at most this many of its best blocks (never fewer
+    # than the results it gives; see the pack). 0: as many as the results.
+    trigram_blocks: int = 0
 
 
 class Fusion(Section):
