@@ -39,14 +39,20 @@ def fresh_store(path: Path, rules=None, secret: bytes | None = None) -> CapsuleS
 
 
 def load_and_drain(store: CapsuleStore, drafts: Sequence[Any]) -> dict[str, float]:
-    """Import `drafts` and run the pipeline until nothing is left; seconds of each."""
+    """Import `drafts` and run the pipeline until nothing is left; seconds of each. With the
+    semantic layer the embed stage's vectors are read from the benchmark cache when seen (the
+    same texts embed to the same vectors; embedding them again took most of a run)."""
+    from capy.bench.vector_cache import CachedEmbedder
     from capy.capsules.importing import import_drafts
-    from capy.capsules.pipeline import drain
+    from capy.capsules.pipeline.versions import RunModels, find_models
+    from capy.capsules.pipeline.worker import Worker
 
     started = time.perf_counter()
     import_drafts(store, [(f"draft {number}", draft) for number, draft in enumerate(drafts)])
     imported = time.perf_counter()
-    report = drain(store)
+    found = find_models(store)
+    embedder = None if found.embedder is None else CachedEmbedder(found.embedder)
+    report = Worker(store, models=RunModels(llm=found.llm, embedder=embedder)).drain()
     if report.failed:
         raise AssertionError(f"the pipeline failed jobs: {dict(report.failed)}")
     return {
@@ -218,12 +224,12 @@ def _locomo_set(folder, path, rules, budget, halves, limit, progress) -> dict[st
     return {"source": path.name, "capsules": len(turns), **timing, "rows": report_rows(mine, base)}
 
 
-def _claude_set(folder, root, rules, budget, halves, limit) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def claude_inputs(root: Path, rules, halves: Sequence[str], limit: int | None):  # type: ignore[no-untyped-def]
+    """The Claude set's chosen questions, their evidence keys, and the transcripts' drafts."""
     from dataclasses import replace
 
-    from capy.bench.recall_claude import run_claude, transcript_drafts
+    from capy.bench.recall_claude import transcript_drafts
     from capy.bench.recall_evidence import resolve_evidence
-    from capy.bench.recall_negatives import load_negatives, run_negatives
     from capy.bench.recall_questions import load_questions
 
     question_set = load_questions()
@@ -231,7 +237,14 @@ def _claude_set(folder, root, rules, budget, halves, limit) -> dict[str, Any]:  
     question_set = replace(
         question_set, questions=tuple(_pick(question_set.questions, halves, limit))
     )
-    drafts = transcript_drafts(root, rules)
+    return question_set, keys, transcript_drafts(root, rules)
+
+
+def _claude_set(folder, root, rules, budget, halves, limit) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    from capy.bench.recall_claude import run_claude
+    from capy.bench.recall_negatives import load_negatives, run_negatives
+
+    question_set, keys, drafts = claude_inputs(root, rules, halves, limit)
     store = fresh_store(folder / "claude.db", rules)
     with store:
         timing = load_and_drain(store, drafts)

@@ -43,8 +43,16 @@ def store_floor(store: CapsuleStore):  # type: ignore[no-untyped-def]
 
 
 def run_claude(
-    store: CapsuleStore, question_set: Any, keys: dict, root: Path, *, budget: int
+    store: CapsuleStore,
+    question_set: Any,
+    keys: dict,
+    root: Path,
+    *,
+    budget: int,
+    vectors: Any = None,
 ) -> tuple[list[Scored], list[Scored]]:
+    """Each question recalled by capy and by the floor; their scores, in question order.
+    `vectors`: recall's vector list (None: the semantic layer's, when installed)."""
     from capy.bench.recall import shown_metadata
     from capy.capsules.recall import recall
     from capy.sessions.discovery import peek_cwd
@@ -55,7 +63,9 @@ def run_claude(
         wanted = [keys[item] for item in question.evidence]
         project = peek_cwd(root / question.session) or str(store.default_scope.project)
         started = time.perf_counter()
-        result = recall(store, question.question, budget_tokens=budget, project=project)
+        result = recall(
+            store, question.question, budget_tokens=budget, project=project, vectors=vectors
+        )
         seconds = time.perf_counter() - started
         mine.append(
             score(

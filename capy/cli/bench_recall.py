@@ -49,8 +49,8 @@ def recall(
     scale_only
         Only the `--scale` timing: skip the two sets and the rebuild check.
     hybrid
-        Also recall LoCoMo lexical-only and hybrid (the semantic layer's vector list) side by
-        side, in the same run, by half.
+        Also recall LoCoMo and the Claude transcript set lexical-only and hybrid (the semantic
+        layer's vector list) side by side, in the same run, by half, beside the bm25 floor.
     markdown
         Also write the tables as markdown to this file.
     """
@@ -90,11 +90,17 @@ def recall(
                 reuse=reuse_scale,
             )
         extra = []
-        if hybrid and source.is_file():
-            from capy.bench.recall_hybrid import hybrid_table, run_locomo_hybrid
+        if hybrid:
+            from capy.bench.recall_hybrid import hybrid_tables, run_claude_hybrid, run_locomo_hybrid
 
-            report["hybrid"] = run_locomo_hybrid(
-                source, budget=budget, halves=halves, limit=limit, progress=progress
-            )
-            extra.append(hybrid_table(report["hybrid"]))
+            report["hybrid"] = {}
+            if source.is_file():
+                report["hybrid"]["locomo"] = run_locomo_hybrid(
+                    source, budget=budget, halves=halves, limit=limit, progress=progress
+                )
+            if folder.is_dir():
+                report["hybrid"]["claude"] = run_claude_hybrid(
+                    folder, budget=budget, halves=halves, limit=limit
+                )
+            extra += hybrid_tables(report["hybrid"])
     return _emit(report, tables(report) + check_tables(report) + extra, json_output, markdown)
