@@ -121,3 +121,41 @@ def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
             f"SELECT count(*) FROM {table}_data WHERE id > 10"  # id 1 and 10: structure, averages
         ).fetchone()[0]
         assert segments <= 4, f"{table}: {segments} data rows"
+
+
+def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> None:
+    # A group's FTS rows and vocabulary go in on a writer thread while the sources after it
+    # are read and prepared. A trigger makes the first group's write slow and says when it
+    # runs; the next file is read only once it runs (or after two seconds: never, in order).
+    import threading
+    import time
+
+    from capy.store.batch import GROUP_BYTES
+
+    writing = threading.Event()
+
+    def slow_write(_term: str) -> int:
+        writing.set()
+        time.sleep(0.3)
+        writing.clear()
+        return 0
+
+    store.conn.create_function("slow_write", 1, slow_write)
+    store.conn.execute(
+        "CREATE TEMP TRIGGER slow AFTER INSERT ON vocabulary WHEN NEW.term = 'firstgroupmarker' "
+        "BEGIN SELECT slow_write(NEW.term); END"
+    )
+    seen: list[bool] = []
+
+    def later() -> str:
+        seen.append(writing.wait(2))
+        return "# Later\n\nread while the first group was written\n"
+
+    first = "# First\n\nfirstgroupmarker\n" + "filler words of a long document\n" * (
+        GROUP_BYTES // 30
+    )
+    items = [BatchItem("first.md", first), BatchItem("later.md", later), BatchItem("z.log", LOG)]
+    outcomes = index_batch(store, items, rules=rules)
+    assert [o.status for o in outcomes] == ["indexed"] * 3
+    assert seen == [True]
+    assert vocabulary(store) == expected_vocabulary(store)
