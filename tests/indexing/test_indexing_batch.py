@@ -130,7 +130,7 @@ def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> No
     import threading
     import time
 
-    from capy.store.batch import GROUP_BYTES
+    from capy.store.batch import FIRST_GROUP_BYTES
 
     writing = threading.Event()
 
@@ -152,7 +152,7 @@ def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> No
         return "# Later\n\nread while the first group was written\n"
 
     first = "# First\n\nfirstgroupmarker\n" + "filler words of a long document\n" * (
-        GROUP_BYTES // 30
+        FIRST_GROUP_BYTES // 30
     )
     items = [BatchItem("first.md", first), BatchItem("later.md", later), BatchItem("z.log", LOG)]
     outcomes = index_batch(store, items, rules=rules)
