@@ -200,9 +200,22 @@ class _FtsWriter:
         return self
 
     def __exit__(self, *_: object) -> None:
-        if self.running is not None:
-            self.running.exception()  # let it finish before the connection is used again
+        self.settle()
         self.pool.shutdown()
+
+    @contextmanager
+    def settled(self) -> Iterator[None]:
+        """On the way out, however it goes, the connection is this thread's alone again: an
+        error while a group is written (an interrupt, a bug) must not roll back under it."""
+        try:
+            yield
+        finally:
+            self.settle()
+
+    def settle(self) -> None:
+        running, self.running = self.running, None
+        if running is not None:
+            running.exception()  # waits; what it raised no longer matters
 
     def start(self, encoded: EncodedChunks) -> None:
         self.running = self.pool.submit(write_encoded, self.conn, encoded)
@@ -241,7 +254,7 @@ def _write(
     size = 0
     try:
         try:
-            with transaction(conn), bulk_load(conn):
+            with transaction(conn), bulk_load(conn), fts.settled():
                 while group:
                     pending += group
                     size += sum(source.prepared.size for _, source in group)

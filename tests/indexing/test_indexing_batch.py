@@ -5,10 +5,14 @@ Real encrypted stores; the database failure is a real SQLite error raised by a t
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
 from indexing_helpers import chunks_of, expected_vocabulary, source_row, vocabulary
 
 from capy.store import open_store
-from capy.store.batch import BatchFailure, BatchItem, index_batch
+from capy.store.batch import FIRST_GROUP_BYTES, BatchFailure, BatchItem, index_batch
 from capy.store.indexing import index_content
 
 NOTES = "# Deploy\n\nRun `make release` after the tag is pushed.\n"
@@ -123,15 +127,9 @@ def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
         assert segments <= 4, f"{table}: {segments} data rows"
 
 
-def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> None:
-    # A group's FTS rows and vocabulary go in on a writer thread while the sources after it
-    # are read and prepared. A trigger makes the first group's write slow and says when it
-    # runs; the next file is read only once it runs (or after two seconds: never, in order).
-    import threading
-    import time
-
-    from capy.store.batch import FIRST_GROUP_BYTES
-
+def _slow_first_group(store) -> threading.Event:
+    """A trigger that makes the first group's vocabulary write slow, and an event set while it
+    runs (the group is the one holding the word `firstgroupmarker`)."""
     writing = threading.Event()
 
     def slow_write(_term: str) -> int:
@@ -145,17 +143,44 @@ def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> No
         "CREATE TEMP TRIGGER slow AFTER INSERT ON vocabulary WHEN NEW.term = 'firstgroupmarker' "
         "BEGIN SELECT slow_write(NEW.term); END"
     )
+    return writing
+
+
+FIRST = "# First\n\nfirstgroupmarker\n" + "filler words of a long document\n" * (
+    FIRST_GROUP_BYTES // 30
+)
+
+
+def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> None:
+    # A group's FTS rows and vocabulary go in on a writer thread while the sources after it
+    # are read and prepared: the next file is read only once the first group's write runs
+    # (or after two seconds: never, were the two done in turn).
+    writing = _slow_first_group(store)
     seen: list[bool] = []
 
     def later() -> str:
         seen.append(writing.wait(2))
         return "# Later\n\nread while the first group was written\n"
 
-    first = "# First\n\nfirstgroupmarker\n" + "filler words of a long document\n" * (
-        FIRST_GROUP_BYTES // 30
-    )
-    items = [BatchItem("first.md", first), BatchItem("later.md", later), BatchItem("z.log", LOG)]
+    items = [BatchItem("first.md", FIRST), BatchItem("later.md", later), BatchItem("z.log", LOG)]
     outcomes = index_batch(store, items, rules=rules)
     assert [o.status for o in outcomes] == ["indexed"] * 3
     assert seen == [True]
+    assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_an_error_while_a_group_is_written_rolls_back_once_the_writer_is_done(store, rules) -> None:
+    writing = _slow_first_group(store)
+
+    def broken() -> str:
+        writing.wait(2)
+        raise RuntimeError("a reader that breaks")
+
+    with pytest.raises(RuntimeError, match="a reader that breaks"):
+        index_batch(store, [BatchItem("first.md", FIRST), BatchItem("x.md", broken)], rules=rules)
+    assert not store.conn.in_transaction
+    assert store.conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+    assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+    again = index_batch(store, [BatchItem("again.md", NOTES)], rules=rules)
+    assert [o.status for o in again] == ["indexed"]
     assert vocabulary(store) == expected_vocabulary(store)
