@@ -109,6 +109,7 @@ def index_batch(
         group = preparer.take(bounds, fts.busy, FIRST_GROUP_BYTES)
         while group:
             group = _write(store.conn, group, preparer, fts, bounds, outcomes, rules)
+            group = group or preparer.take(bounds, fts.busy, FIRST_GROUP_BYTES)
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -248,9 +249,11 @@ def _write(
 ) -> list[tuple[int, PreparedSource]]:
     """One transaction: groups of sources until `bounds`, each group's rows written on this
     thread and its FTS rows on the writer's while the next group is prepared. Gives the group
-    prepared after the bounds were reached (the next transaction's first)."""
+    prepared after the bounds were reached (the next transaction's first; none when the input
+    ended, or when a failure cut the transaction short)."""
     pending: list[tuple[int, PreparedSource]] = []
     written: list[tuple[int, IndexResult]] = []
+    following: list[tuple[int, PreparedSource]] = []  # prepared, not yet in this transaction
     size = 0
     try:
         try:
@@ -261,11 +264,11 @@ def _write(
                     rows, chunks = _rows(conn, group, outcomes, rules)
                     written += rows
                     fts.start(EncodedChunks.of(chunks))
-                    full = bounds.reached(len(pending), size)
-                    group = preparer.take(bounds, fts.busy)
+                    following = preparer.take(bounds, fts.busy)
                     fts.wait()
-                    if full:
+                    if bounds.reached(len(pending), size):
                         break
+                    group, following = following, []
         except _ChunksFailed:
             # Rare (a database error on FTS rows): the transaction rolled back whole; written
             # one source at a time instead, a source that fails is rolled back alone.
@@ -276,10 +279,10 @@ def _write(
     except sqlcipher3.DatabaseError as error:  # the commit itself failed: the batch is lost
         for slot, source in pending:
             outcomes[slot] = BatchFailure(source.label, f"not stored: {_message(error)}")
-        return group
+        return following
     for slot, result in written:
         outcomes[slot] = result
-    return group
+    return following
 
 
 class _ChunksFailed(Exception):

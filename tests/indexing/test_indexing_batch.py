@@ -184,3 +184,26 @@ def test_an_error_while_a_group_is_written_rolls_back_once_the_writer_is_done(st
     again = index_batch(store, [BatchItem("again.md", NOTES)], rules=rules)
     assert [o.status for o in again] == ["indexed"]
     assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_a_failure_on_a_label_met_twice_writes_each_source_once(store, rules) -> None:
+    # The second `first.md` makes the group write the chunks gathered so far before its row;
+    # that write fails, the transaction goes one source at a time, and nothing is written twice.
+    store.conn.execute(
+        "CREATE TEMP TRIGGER refuse AFTER INSERT ON vocabulary WHEN NEW.term = 'zebrafish' "
+        "BEGIN SELECT RAISE(ABORT, 'no room for this one'); END"
+    )
+    items = [
+        BatchItem("first.md", NOTES + "zebrafish\n"),
+        BatchItem("other.md", NOTES + "other words\n"),
+        BatchItem("first.md", NOTES),
+        BatchItem("z.log", LOG),
+    ]
+    outcomes = index_batch(store, items, rules=rules)
+    assert labels(outcomes) == [
+        ("first.md", "failed"),
+        ("other.md", "indexed"),
+        ("first.md", "indexed"),
+        ("z.log", "indexed"),
+    ]
+    assert vocabulary(store) == expected_vocabulary(store)
