@@ -11,8 +11,9 @@ and one that adds chunks calls `add_chunk_count` with its rows, then hands the c
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlcipher3
@@ -21,7 +22,7 @@ from capy.store.content import ContentError
 from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
 from capy.store.trigram_blocks import INSERT_BLOCK, trigram_blocks
-from capy.store.vocabulary import apply_term_delta, term_counts
+from capy.store.vocabulary import TermDelta, term_counts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,12 +77,16 @@ def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Seque
     statement that may need to roll back alone (an upsert, an UPDATE with triggers) runs in the
     same transaction. A writer that puts these inserts after all its other statements gets one
     segment per commit instead of one per source."""
-    rows = [
+    rows = fts_rows(source_id, chunks)
+    for table in _FTS_INSERTS:
+        insert_fts_rows(conn, table, rows)
+
+
+def fts_rows(source_id: int, chunks: Sequence[Chunk]) -> list[tuple[int, str, str, int, int]]:
+    return [
         (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
         for ordinal, chunk in enumerate(chunks)
     ]
-    for table in _FTS_INSERTS:
-        insert_fts_rows(conn, table, rows)
 
 
 # The trigram table is an index only (migration 0009) of blocks of chunks (0011,
@@ -91,6 +96,13 @@ _FTS_INSERTS = {
     "VALUES (?, ?, ?, ?, ?)",
     "chunks_trigram": INSERT_BLOCK,
 }
+# The same inserts as one statement each over a JSON array of rows (`EncodedChunks`).
+_FTS_INSERTS_JSON = {
+    "chunks": "INSERT INTO chunks (rowid, title, content, source_id, ordinal) "
+    "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)",
+    "chunks_trigram": "INSERT INTO chunks_trigram (rowid, title, content) "
+    "SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+}
 
 
 def insert_fts_rows(
@@ -98,10 +110,11 @@ def insert_fts_rows(
 ) -> None:
     """Rows of (rowid, title, content, source_id, ordinal), in rowid order, into one FTS table
     as it takes them: every chunk of a block of the trigram table must be in the same call."""
-    if table == "chunks":
-        conn.executemany(_FTS_INSERTS[table], rows)
-    else:
-        conn.executemany(_FTS_INSERTS[table], trigram_blocks(rows))
+    conn.executemany(_FTS_INSERTS[table], _table_rows(table, rows))
+
+
+def _table_rows(table: str, rows: Sequence[tuple[int, str, str, int, int]]) -> Iterable[tuple]:
+    return rows if table == "chunks" else trigram_blocks(rows)
 
 
 def chunk_terms(chunks: Sequence[Chunk]) -> Counter[str]:
@@ -121,14 +134,43 @@ class PendingChunks:
 def write_chunks(conn: sqlcipher3.Connection, pending: list[PendingChunks]) -> None:
     """The vocabulary of all of them in one pass, then their FTS rows, last (see
     `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit)."""
+    _term_delta(pending).apply(conn)
+    for item in pending:
+        insert_chunk_rows(conn, item.source_id, item.chunks)
+
+
+@dataclass(frozen=True)
+class EncodedChunks:
+    """`write_chunks` of some sources made ready for a writer thread: the vocabulary delta and
+    each FTS table's rows as JSON, each written by ONE statement (`write_encoded`). SQLite
+    steps a statement with the GIL released from start to end, so the thread that encoded
+    them goes on preparing the next sources meanwhile; `executemany` would take the GIL back
+    for every row, and wait for it while the other thread runs Python."""
+
+    terms: TermDelta
+    tables: dict[str, str]  # FTS table -> its rows as a JSON array
+
+    @classmethod
+    def of(cls, pending: list[PendingChunks]) -> EncodedChunks:
+        rows = [row for item in pending for row in fts_rows(item.source_id, item.chunks)]
+        tables = {table: json.dumps(list(_table_rows(table, rows))) for table in _FTS_INSERTS}
+        return cls(_term_delta(pending), tables)
+
+
+def write_encoded(conn: sqlcipher3.Connection, encoded: EncodedChunks) -> None:
+    """What `write_chunks` writes, from `EncodedChunks`, in the same order."""
+    encoded.terms.apply_as_json(conn)
+    for table, rows in encoded.tables.items():
+        conn.execute(_FTS_INSERTS_JSON[table], (rows,))
+
+
+def _term_delta(pending: list[PendingChunks]) -> TermDelta:
     added: Counter[str] = Counter()
     removed: Counter[str] = Counter()
     for item in pending:
         added.update(item.added)
         removed.update(item.removed)
-    apply_term_delta(conn, added, removed)
-    for item in pending:
-        insert_chunk_rows(conn, item.source_id, item.chunks)
+    return TermDelta.of(added, removed)
 
 
 def set_index_version(conn: sqlcipher3.Connection, version: str) -> None:

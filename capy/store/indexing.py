@@ -105,6 +105,7 @@ class PreparedSource:
     expires_at: int | None
     chunks: list[Chunk] | None = None  # None: found current when prepared, not chunked
     blob: bytes | None = None
+    terms: Counter[str] | None = None  # the chunks' vocabulary counts
 
     def result(self, source_id: int, chunk_count: int, status: str) -> IndexResult:
         return IndexResult(
@@ -128,9 +129,12 @@ def prepare_source(
     kind: str = "durable",
     content_type: str = AUTO_CONTENT_TYPE,
     rules: RuleSet,
+    lookup: sqlcipher3.Connection | None = None,
 ) -> PreparedSource:
     """The slow, lock-free part of indexing: decode, redact, detect, then chunk and compress
-    unless the same content is already stored (read without the lock; the write re-checks)."""
+    unless the same content is already stored (read without the lock; the write re-checks).
+    `lookup`, when given, is the connection that reads the stored row instead of the store's
+    own (which a writer thread may be using meanwhile)."""
     from capy.chunking import detect_content_type
 
     label, kind, content_type = _check_arguments(label, kind, content_type)
@@ -153,7 +157,7 @@ def prepare_source(
         now=now,
         expires_at=expiry(retention, kind, now),
     )
-    if not _is_current(find_source(store.conn, label, kind), source):
+    if not _is_current(find_source(lookup or store.conn, label, kind), source):
         _chunk(source, rules)
     return source
 
@@ -184,7 +188,7 @@ def write_source_row(
     removed = drop_chunks(conn, source_id) if existing else Counter()
     add_chunk_count(conn, source_id, len(source.chunks))
     set_index_version(conn, source.version)
-    pending = PendingChunks(source_id, source.chunks, chunk_terms(source.chunks), removed)
+    pending = PendingChunks(source_id, source.chunks, source.terms, removed)
     return source.result(source_id, len(source.chunks), "replaced" if existing else "indexed"), (
         pending
     )
@@ -194,6 +198,7 @@ def _chunk(source: PreparedSource, rules: RuleSet) -> None:
     chunking = rules.view("chunking")
     text = source.prepared.text
     source.chunks = chunk_for_index(text, source.content_type, source.label, chunking)
+    source.terms = chunk_terms(source.chunks)  # here, outside the lock, like the chunking
     source.blob = compress_text(text)
 
 

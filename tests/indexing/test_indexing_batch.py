@@ -5,10 +5,14 @@ Real encrypted stores; the database failure is a real SQLite error raised by a t
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
 from indexing_helpers import chunks_of, expected_vocabulary, source_row, vocabulary
 
 from capy.store import open_store
-from capy.store.batch import BatchFailure, BatchItem, index_batch
+from capy.store.batch import FIRST_GROUP_BYTES, BatchFailure, BatchItem, index_batch
 from capy.store.indexing import index_content
 
 NOTES = "# Deploy\n\nRun `make release` after the tag is pushed.\n"
@@ -121,3 +125,85 @@ def test_a_batch_writes_one_segment_per_commit(store, rules) -> None:
             f"SELECT count(*) FROM {table}_data WHERE id > 10"  # id 1 and 10: structure, averages
         ).fetchone()[0]
         assert segments <= 4, f"{table}: {segments} data rows"
+
+
+def _slow_first_group(store) -> threading.Event:
+    """A trigger that makes the first group's vocabulary write slow, and an event set while it
+    runs (the group is the one holding the word `firstgroupmarker`)."""
+    writing = threading.Event()
+
+    def slow_write(_term: str) -> int:
+        writing.set()
+        time.sleep(0.3)
+        writing.clear()
+        return 0
+
+    store.conn.create_function("slow_write", 1, slow_write)
+    store.conn.execute(
+        "CREATE TEMP TRIGGER slow AFTER INSERT ON vocabulary WHEN NEW.term = 'firstgroupmarker' "
+        "BEGIN SELECT slow_write(NEW.term); END"
+    )
+    return writing
+
+
+FIRST = "# First\n\nfirstgroupmarker\n" + "filler words of a long document\n" * (
+    FIRST_GROUP_BYTES // 30
+)
+
+
+def test_later_sources_are_prepared_while_a_group_is_written(store, rules) -> None:
+    # A group's FTS rows and vocabulary go in on a writer thread while the sources after it
+    # are read and prepared: the next file is read only once the first group's write runs
+    # (or after two seconds: never, were the two done in turn).
+    writing = _slow_first_group(store)
+    seen: list[bool] = []
+
+    def later() -> str:
+        seen.append(writing.wait(2))
+        return "# Later\n\nread while the first group was written\n"
+
+    items = [BatchItem("first.md", FIRST), BatchItem("later.md", later), BatchItem("z.log", LOG)]
+    outcomes = index_batch(store, items, rules=rules)
+    assert [o.status for o in outcomes] == ["indexed"] * 3
+    assert seen == [True]
+    assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_an_error_while_a_group_is_written_rolls_back_once_the_writer_is_done(store, rules) -> None:
+    writing = _slow_first_group(store)
+
+    def broken() -> str:
+        writing.wait(2)
+        raise RuntimeError("a reader that breaks")
+
+    with pytest.raises(RuntimeError, match="a reader that breaks"):
+        index_batch(store, [BatchItem("first.md", FIRST), BatchItem("x.md", broken)], rules=rules)
+    assert not store.conn.in_transaction
+    assert store.conn.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+    assert store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 0
+    again = index_batch(store, [BatchItem("again.md", NOTES)], rules=rules)
+    assert [o.status for o in again] == ["indexed"]
+    assert vocabulary(store) == expected_vocabulary(store)
+
+
+def test_a_failure_on_a_label_met_twice_writes_each_source_once(store, rules) -> None:
+    # The second `first.md` makes the group write the chunks gathered so far before its row;
+    # that write fails, the transaction goes one source at a time, and nothing is written twice.
+    store.conn.execute(
+        "CREATE TEMP TRIGGER refuse AFTER INSERT ON vocabulary WHEN NEW.term = 'zebrafish' "
+        "BEGIN SELECT RAISE(ABORT, 'no room for this one'); END"
+    )
+    items = [
+        BatchItem("first.md", NOTES + "zebrafish\n"),
+        BatchItem("other.md", NOTES + "other words\n"),
+        BatchItem("first.md", NOTES),
+        BatchItem("z.log", LOG),
+    ]
+    outcomes = index_batch(store, items, rules=rules)
+    assert labels(outcomes) == [
+        ("first.md", "failed"),
+        ("other.md", "indexed"),
+        ("first.md", "indexed"),
+        ("z.log", "indexed"),
+    ]
+    assert vocabulary(store) == expected_vocabulary(store)
