@@ -147,8 +147,9 @@ def brief_verdict(
     # and the two ways to have it.
     lines = stored.count("\n") + 1
     withheld = (
-        f"Not shown: its {lines:,} lines ({human_bytes(indexed.bytes)}), indexed as "
-        f"`{indexed.label}` to search; or run it again {workspace.hints.rerun_without_intent()}."
+        f"Not shown: its {lines:,} lines ({human_bytes(indexed.bytes)}), "
+        f"{workspace.hints.find_indexed(indexed.label, EPHEMERAL)}; "
+        f"or run it again {workspace.hints.rerun_without_intent()}."
     )
     return judged.render(indexed, stored, terms, withheld=withheld)
 
