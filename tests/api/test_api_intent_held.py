@@ -123,3 +123,25 @@ def test_developer_words_counts_and_positions_are_not_specific(query, term, spec
     search = load_rules().view("search")
     terms = {t.text: t for t in parse_query(query, search).terms}
     assert is_specific(terms[term], query, search) is specific
+
+
+def test_the_vocabulary_is_not_read_when_every_term_is_held():
+    # Telling general words from specific ones matters only for a term the output lacks.
+    from capy.api.intent_specific import general_vocabulary, specific_absence
+    from capy.rules import load_rules
+
+    general_vocabulary.cache_clear()
+    found = specific_absence(["lodash 4.17.20 is outdated"], "is lodash outdated", load_rules())
+    assert found.missing == [] and not found.verdict
+    assert general_vocabulary.cache_info().currsize == 0
+
+
+def test_the_shipped_word_list_is_the_vocabulary_worked_out_from_the_tokenizer():
+    from capy.api.intent_specific import general_vocabulary, general_words_text
+
+    model = "all-MiniLM-L6-v2-onnx-int8"
+    general_vocabulary.cache_clear()
+    shipped = general_vocabulary(model)
+    lines = general_words_text(model).splitlines()[1:]
+    assert shipped.words == tuple(line.split(" ")[0] for line in lines)
+    assert "slow" in shipped.stems and "nginx" not in shipped.stems
