@@ -11,7 +11,7 @@ frequency over English Wikipedia and books. `webhook`, `lodash` and `nginx` are 
 `installed`, `license` and `slowest` (as `slow`) are.
 
 Developer English is not general English: an abbreviation (`repos`, `deps`, `env`), a format
-or stream (`json`, `stderr`) or a word mixing letters and digits (`k8s`, `sha256`, `5xx`) asks
+or stream (`json`, `stderr`) or a single run of letters and digits (`k8s`, `sha256`, `5xx`) asks
 about a kind of thing, not one thing, and the output may answer it in other words. A number
 is a value to find unless it counts or places ("the last 10 commits", "line 42").
 
@@ -47,6 +47,7 @@ _MIN_PART_CHARS = 3
 # A number used as a value: digits with separators, and a unit or a `-bit` after them
 # (`1234`, `1,234`, `1.25`, `v2.3`, `1024-bit`, `500ms`); not `5xx` (digits left open) nor `k8s`.
 _NUMBER = re.compile(r"v?\d+(?:[.,_:]\d+)*(?:-?(?!x+$)[a-z]+|%)?", re.IGNORECASE)
+_JOINED = re.compile(r"\w[-./:]\w")
 _DIGIT_SEPARATOR = re.compile(r"(?<=\d)[,_](?=\d)")
 
 
@@ -120,8 +121,10 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
         return not _counts_or_places(term.text, query, specific.position_words)
     if term.phrase and f'"{term.text.lower()}"' in query.lower():
         return True
-    if any(ch.isdigit() for ch in term.text):  # `k8s`, `ipv6`, `sha256`, `5xx`: a kind
-        return False
+    if any(ch.isdigit() for ch in term.text):
+        # Joined parts name one thing (`Zürich-7`, `worker-3`); one run of letters and digits
+        # abbreviates a kind (`k8s`, `ipv6`, `sha256`, `5xx`).
+        return _JOINED.search(term.text) is not None
     if specific.vocabulary_model is None:
         return False
     vocabulary = general_vocabulary(specific.vocabulary_model)

@@ -112,6 +112,7 @@ def test_a_redacted_value_is_not_called_absent(project_dir, tmp_path):
         ("what is on line 42", "42", False),  # a position
         ("did 1234 tests pass", "1234", True),
         ("is v2.3.1 released", "v2.3.1", True),
+        ("is Zürich-7 down", "Zürich-7", True),  # joined parts: a name
         ("is lodash a dependency", "lodash", True),
     ],
 )
