@@ -146,3 +146,18 @@ def test_the_shipped_word_list_is_the_vocabulary_worked_out_from_the_tokenizer()
     lines = general_words_text(model).splitlines()[1:]
     assert shipped.words == tuple(line.split(" ")[0] for line in lines)
     assert "slow" in shipped.stems and "nginx" not in shipped.stems
+
+
+def test_a_term_in_the_middle_cut_from_the_stored_copy_is_not_called_absent(project_dir):
+    # Above the retention pack's max_source_bytes (2 MiB) the stored copy keeps the start and
+    # the end; the output as printed still holds what the cut left out (the command does
+    # not: it prints the word in two pieces).
+    code = (
+        'for i in $(seq 1 75000); do echo "record $i ok"; done; '
+        'printf "checksum zanzibar%s\\n" quux; '
+        'for i in $(seq 75001 150000); do echo "record $i ok"; done'
+    )
+    reply = execute_code(
+        Workspace(project_dir), language="shell", code=code, intent="is zanzibarquux printed"
+    )
+    assert "never holds" not in reply.text, reply.text
