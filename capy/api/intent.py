@@ -374,8 +374,16 @@ def _nothing_matched(
     better-worded follow-up. `withheld` replaces the line saying where it was indexed."""
     missing = ", ".join(f"`{name}`" for name in absent)
     kinds = " or ".join(f"`{kind}`" for kind in unmet)
+    # Above the size cap the stored copy keeps the output's start and end: say what was
+    # searched, not that the whole output lacks it.
+    searched = (
+        f"the {human_bytes(indexed.bytes)} kept of the output (the size cap cut "
+        f"{human_bytes(indexed.omitted_bytes)} from its middle)"
+        if indexed.omitted_bytes
+        else "the output"
+    )
     text = (
-        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
+        f"Nothing in {searched} matched {json.dumps(intent, ensure_ascii=False)}."
         + (f" It never holds {missing}." if absent else "")
         + (f" None of the errors it reports is about {kinds}." if unmet else "")
         + (

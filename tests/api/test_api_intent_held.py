@@ -161,3 +161,5 @@ def test_a_term_in_the_middle_cut_from_the_stored_copy_is_not_called_absent(proj
         Workspace(project_dir), language="shell", code=code, intent="is zanzibarquux printed"
     )
     assert "never holds" not in reply.text, reply.text
+    # What matched nothing is said of what was searched: the part the cap kept.
+    assert "Nothing in the 2.0 MiB kept of the output (the size cap cut" in reply.text
