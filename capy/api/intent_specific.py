@@ -189,13 +189,9 @@ def general_vocabulary(model_name: str) -> _Vocabulary:
         text = general_words_path(model_name).read_text(encoding="utf-8")
     except OSError:
         text = general_words_text(model_name)
-    words: list[str] = []
-    stems: set[str] = set()
-    for line in text.splitlines()[1:]:
-        word, _, word_stem = line.partition(" ")
-        words.append(word)
-        stems.add(word_stem or word)
-    return _Vocabulary(tuple(sorted(words)), frozenset(stems | set(words)))
+    body = text.partition("\n")[2]  # the lines are sorted by word
+    words = tuple(line.partition(" ")[0] for line in body.splitlines())
+    return _Vocabulary(words, frozenset(body.split()))  # every word and every stem
 
 
 def general_words_path(model_name: str) -> Path:
