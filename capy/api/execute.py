@@ -59,7 +59,8 @@ def execute_code(
         prepare_output=text_redactor(workspace),
     )
     label = run_label("execute", canonical, code)
-    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
+    reply = _reply(workspace, result, intent=intent, label=label, code=code)
+    return with_run_facts(reply, result, label)
 
 
 def execute_file(
@@ -94,7 +95,8 @@ def execute_file(
         prepare_output=text_redactor(workspace),
     )
     label = run_label("file", canonical, f"{target}\0{code}")
-    return with_run_facts(_reply(workspace, result, intent=intent, label=label), result, label)
+    reply = _reply(workspace, result, intent=intent, label=label, code=f"{target}\n{code}")
+    return with_run_facts(reply, result, label)
 
 
 def execute_batch(
@@ -190,11 +192,11 @@ def _checked_language(workspace: Workspace, language: str, code: str) -> str:
 
 
 def _reply(
-    workspace: Workspace, result: ExecutionResult, *, intent: str | None, label: str
+    workspace: Workspace, result: ExecutionResult, *, intent: str | None, label: str, code: str
 ) -> ToolReply:
     full = _full_output(result)
     processed = len(full.encode("utf-8"))
-    body = indexed_answer(workspace, result, intent=intent, label=label)
+    body = indexed_answer(workspace, result, intent=intent, label=label, code=code)
     # A program that failed is still a result the agent asked for; only a call capy could not
     # make is a tool error.
     status = _status(result, indexed=body is not None)
@@ -202,14 +204,20 @@ def _reply(
 
 
 def indexed_answer(
-    workspace: Workspace, result: ExecutionResult, *, intent: str | None, label: str
+    workspace: Workspace,
+    result: ExecutionResult,
+    *,
+    intent: str | None,
+    label: str,
+    code: str = "",
 ) -> str | None:
     """The reply for output too long to hand back whole, or None when the output itself is
     the answer. With an intent, output over the executor pack's `intent_threshold_bytes` is
     indexed and searched for it, and shorter output is handed back whole unless the intent is
     judged unanswerable from it (then one short line says so); without one, output over
     `index_threshold_bytes` is indexed and its head, tail and errors shown. A background job's
-    output is still growing: never."""
+    output is still growing: never. `code` is what ran: a program need not print its own name
+    (`npm outdated`), so the intent's words it holds are not called absent from the output."""
     from capy.api.intent import brief_verdict, intent_reply, long_output_reply
 
     if result.background:
@@ -219,8 +227,9 @@ def indexed_answer(
     limits = workspace.rules.view("executor").limits.output
     if intent and intent.strip():
         if size > limits.intent_threshold_bytes:
-            return intent_reply(workspace, full, intent=intent, label=label)
-        if (verdict := brief_verdict(workspace, full, intent=intent, label=label)) is not None:
+            return intent_reply(workspace, full, intent=intent, label=label, command=code)
+        verdict = brief_verdict(workspace, full, intent=intent, label=label, command=code)
+        if verdict is not None:
             return verdict
     if size > limits.index_threshold_bytes:
         return long_output_reply(workspace, full, label=label)

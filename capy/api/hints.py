@@ -82,6 +82,14 @@ class Hints:
             "call again with dry_run=false to remove them", "run again with --apply to remove them"
         )
 
+    def find_indexed(self, label: str, kind: str) -> str:
+        """Where output indexed under `label` is searched from. An agent's session searches its
+        own sources by default; a later `capy` command is another process, so it is given the
+        whole command, with the kind it would otherwise leave out."""
+        if self.for_agent:
+            return f"indexed as `{label}` to search"
+        return f"indexed: search it with `{self.search(source=label, kinds=[kind])}`"
+
     def rerun_without_intent(self) -> str:
         return self._either("without an intent", "without --intent")
 

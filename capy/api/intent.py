@@ -61,8 +61,11 @@ EPHEMERAL = "ephemeral"
 HTML = "html"
 
 
-def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) -> str:
-    """Index `output` under `label`, search it for `intent`, and describe what matched."""
+def intent_reply(
+    workspace: Workspace, output: str, *, intent: str, label: str, command: str = ""
+) -> str:
+    """Index `output` under `label`, search it for `intent`, and describe what matched.
+    `command`: the code that printed it, whose words the output need not repeat."""
     from capy.store.content import ContentError
 
     rules = workspace.rules
@@ -75,7 +78,7 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
         result = _search(store, [intent], label, rules)[0]
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
-    judged = _judge(chunks, stored, result, intent, rules)
+    judged = _judge(chunks, stored, result, intent, rules, also=(output, command))
     if judged.short is not None:
         return judged.render(indexed, stored, terms)
     budget = reply_budget(rules)
@@ -101,7 +104,9 @@ def intent_reply(workspace: Workspace, output: str, *, intent: str, label: str) 
     return "\n".join(lines).rstrip() + "\n"
 
 
-def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str) -> str | None:
+def brief_verdict(
+    workspace: Workspace, output: str, *, intent: str, label: str, command: str = ""
+) -> str | None:
     """For output under the intent threshold, which is otherwise handed back whole: the short
     reply when the intent is judged unanswerable from it (nothing matched, or a failure intent
     on a run that says it ran clean), else None (the output itself is the answer). The output
@@ -122,14 +127,19 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
         result = _search(store, [intent], label, rules)[0]
         chunks = source_chunks(store, indexed.source_id)
         stored, terms = _stored_text(store, indexed.source_id), _terms(store, indexed, rules)
-    judged = _judge(chunks, stored, result, intent, rules)
+    judged = _judge(chunks, stored, result, intent, rules, also=(output, command))
     # Over an output of a chunk or two a word's rarity says little, so the relevance floor
     # (tuned on long output) would turn away a many-worded question the output answers in its
     # own words. Here only sure signs count: the run says it ran clean, a name the intent asks
     # about is nowhere, or no word of the intent is anywhere. A tally-only reply would be a
     # cut of what is shown whole anyway.
+    # A specific word the output lacks ("which *repos* are private") is no sure sign on its
+    # own: it may be asked about in other words than the output's. Then the intent's words
+    # must also barely meet the output (the relevance floor) before the output is withheld.
+    weak = judged.relevance < judged.budget.relevance_floor
     sure = judged.short == _CLEAN or (
-        judged.short == _NOTHING and (judged.absent or judged.relevance == 0)
+        judged.short == _NOTHING
+        and (judged.named or judged.relevance == 0 or (bool(judged.absent) and weak))
     )
     if not sure:
         return None
@@ -137,8 +147,9 @@ def brief_verdict(workspace: Workspace, output: str, *, intent: str, label: str)
     # and the two ways to have it.
     lines = stored.count("\n") + 1
     withheld = (
-        f"Not shown: its {lines:,} lines ({human_bytes(indexed.bytes)}), indexed as "
-        f"`{indexed.label}` to search; or run it again {workspace.hints.rerun_without_intent()}."
+        f"Not shown: its {lines:,} lines ({human_bytes(indexed.bytes)}), "
+        f"{workspace.hints.find_indexed(indexed.label, EPHEMERAL)}; "
+        f"or run it again {workspace.hints.rerun_without_intent()}."
     )
     return judged.render(indexed, stored, terms, withheld=withheld)
 
@@ -238,6 +249,7 @@ class _Judged:
     # Specific terms of the intent no chunk holds (`capy.api.intent_specific`): a reply with
     # sections says so first, so lines meeting the intent's other words are not taken for them.
     missing: list[str]
+    named: bool  # `absent` holds an identifier the intent names, not only its specific words
 
     def render(
         self, indexed: IndexResult, stored: str, terms: Sequence[str], *, withheld: str = ""
@@ -255,8 +267,16 @@ class _Judged:
 
 
 def _judge(
-    chunks: Sequence[str], stored: str, result: SearchResult, intent: str, rules: RuleSet
+    chunks: Sequence[str],
+    stored: str,
+    result: SearchResult,
+    intent: str,
+    rules: RuleSet,
+    *,
+    also: Sequence[str] = (),
 ) -> _Judged:
+    """`also`: the output as printed (the stored copy is redacted and may be cut) and the
+    command that ran, which a term is held by as well before the reply says it is absent."""
     budget = reply_budget(rules)
     shown_intent = _redacted(intent, rules)
     # Errors and failures are listed (and answer whatever the floor says) only for an intent
@@ -273,10 +293,9 @@ def _judge(
     relevances = [sum(row) for row in shares]
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     # A name it asks about that no chunk holds, or no specific term of it held at all.
-    specific = specific_absence(chunks, shown_intent, rules)
-    absent = absent_names(chunks, shown_intent, rules) or (
-        specific.missing if specific.verdict else []
-    )
+    specific = specific_absence(chunks, shown_intent, rules, also=also)
+    named = absent_names(chunks, shown_intent, rules, also=also)
+    absent = named or (specific.missing if specific.verdict else [])
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
     tally = tally_section(stored, shown_intent, rules)
@@ -287,7 +306,7 @@ def _judge(
         short = _TALLY if tally else _NOTHING
     return _Judged(
         shown_intent, failure, compared, tally, shares, absent, clean[-1] if clean else "",
-        short, budget, max(relevances, default=0.0), unmet, specific.missing,
+        short, budget, max(relevances, default=0.0), unmet, specific.missing, bool(named),
     )  # fmt: skip
 
 
@@ -355,8 +374,16 @@ def _nothing_matched(
     better-worded follow-up. `withheld` replaces the line saying where it was indexed."""
     missing = ", ".join(f"`{name}`" for name in absent)
     kinds = " or ".join(f"`{kind}`" for kind in unmet)
+    # Above the size cap the stored copy keeps the output's start and end: say what was
+    # searched, not that the whole output lacks it.
+    searched = (
+        f"the {human_bytes(indexed.bytes)} kept of the output (the size cap cut "
+        f"{human_bytes(indexed.omitted_bytes)} from its middle)"
+        if indexed.omitted_bytes
+        else "the output"
+    )
     text = (
-        f"Nothing in the output matched {json.dumps(intent, ensure_ascii=False)}."
+        f"Nothing in {searched} matched {json.dumps(intent, ensure_ascii=False)}."
         + (f" It never holds {missing}." if absent else "")
         + (f" None of the errors it reports is about {kinds}." if unmet else "")
         + (

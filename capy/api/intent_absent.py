@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from capy.rules import RuleSet
 
 
-def absent_names(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]:
-    """The identifier-shaped terms of `query` that no chunk of the output holds, in order."""
+def absent_names(
+    chunks: Sequence[str], query: str, rules: RuleSet, *, also: Sequence[str] = ()
+) -> list[str]:
+    """The identifier-shaped terms of `query` that no chunk of the output holds, nor any of
+    the texts `also` (the output as printed, the command that ran), in order."""
     from capy.retrieval.query import parse_query
 
     search = rules.view("search")
@@ -26,7 +29,14 @@ def absent_names(chunks: Sequence[str], query: str, rules: RuleSet) -> list[str]
     if not terms:
         return []
     held = held_terms(chunks, terms)
-    return [term.text for term, found in zip(terms, held, strict=True) if not found]
+    missing = [term for term, found in zip(terms, held, strict=True) if not found]
+    if missing and also:
+        missing = [
+            term
+            for term, found in zip(missing, held_terms(also, missing), strict=True)
+            if not found
+        ]
+    return [term.text for term in missing]
 
 
 def held_terms(chunks: Sequence[str], terms: Sequence[Term]) -> list[bool]:

@@ -10,26 +10,45 @@ whole-word entries of the bundled embedding model's WordPiece vocabulary, which 
 frequency over English Wikipedia and books. `webhook`, `lodash` and `nginx` are not in it;
 `installed`, `license` and `slowest` (as `slow`) are.
 
+Developer English is not general English: an abbreviation (`repos`, `deps`, `env`), a format
+or stream (`json`, `stderr`) or a single run of letters and digits (`k8s`, `sha256`, `5xx`) asks
+about a kind of thing, not one thing, and the output may answer it in other words. A number
+is a value to find unless it counts or places ("the last 10 commits", "line 42").
+
 When every specific term of an intent is absent from the output (not as a stem, a word form,
-a synonym or a substring either), nothing in the output can answer it.
+a synonym or a substring either; a number with its `,`/`_` separators dropped on both sides),
+nothing in the output can answer it. "The output" is what the program printed, read in
+memory (the stored copy is redacted, and cut in the middle above the size cap), and the
+command that ran: `npm outdated` need not print `npm` to be about it.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from capy.retrieval.query import Term
     from capy.rules import RuleSet
+    from capy.rules.views.intents import SpecificTerms
     from capy.rules.views.search import SearchPack
 
 # Word parts shorter than this (`kB`, `D` in "ranked D or worse", `ms`) are units, grades and
 # letters: too short to name one thing.
 _MIN_PART_CHARS = 3
+
+
+# A number used as a value: digits with separators, and a unit or a `-bit` after them
+# (`1234`, `1,234`, `1.25`, `v2.3`, `1024-bit`, `500ms`); not `5xx` (digits left open) nor `k8s`.
+_NUMBER = re.compile(r"v?\d+(?:[.,_:]\d+)*(?:-?(?!x+$)[a-z]+|%)?", re.IGNORECASE)
+_JOINED = re.compile(r"\w[-./:]\w")
+_DIGIT_SEPARATOR = re.compile(r"(?<=\d)[,_](?=\d)")
 
 
 @dataclass(frozen=True)
@@ -40,67 +59,151 @@ class SpecificAbsence:
     verdict: bool  # all of them missing, on a question about them: the answer is absent
 
 
-def specific_absence(chunks: Sequence[str], query: str, rules: RuleSet) -> SpecificAbsence:
-    """Which specific terms of `query` (see the module doc) the output's `chunks` never hold,
-    and whether that settles it: every specific term missing, on a question with no more than
-    the pack's `max_context_words` besides them and its framing words."""
-    from capy.api.intent_absent import held_terms
+def specific_absence(
+    chunks: Sequence[str], query: str, rules: RuleSet, *, also: Sequence[str] = ()
+) -> SpecificAbsence:
+    """Which specific terms of `query` (see the module doc) neither the output's `chunks` nor
+    the texts `also` (the output as printed, the command that ran) hold, and whether that
+    settles it: every specific term missing, on a question with no more than the pack's
+    `max_context_words` besides them and its framing words."""
     from capy.api.intent_shape import stems_of
     from capy.retrieval.matching import stem
     from capy.retrieval.query import parse_query
 
     search = rules.view("search")
     terms = parse_query(query, search).terms
+    held = _held(chunks, also, terms)
+    if all(held):  # nothing is missing: no need to tell specific words from general ones
+        return SpecificAbsence([], verdict=False)
     specific = [term for term in terms if is_specific(term, query, search)]
     if not specific:
         return SpecificAbsence([], verdict=False)
-    held = held_terms(chunks, specific)
-    missing = [term.text for term, found in zip(specific, held, strict=True) if not found]
+    missing = [
+        term.text for term, found in zip(terms, held, strict=True) if term in specific and not found
+    ]
     framing = stems_of(search.intents.framing.words)
     context = [term for term in terms if term not in specific and stem(term.key) not in framing]
     short = len(context) <= search.intents.specific.max_context_words
     return SpecificAbsence(missing, verdict=short and len(missing) == len(specific))
 
 
+def _held(chunks: Sequence[str], also: Sequence[str], terms: Sequence[Term]) -> list[bool]:
+    """Per term, whether the stored chunks hold it, else the texts `also`, else (a number)
+    either with digit separators dropped."""
+    from capy.api.intent_absent import held_terms
+
+    held = held_terms(chunks, terms)
+    rest = [index for index, found in enumerate(held) if not found]
+    if rest and also:
+        for index, found in zip(rest, held_terms(also, [terms[i] for i in rest]), strict=True):
+            held[index] = found
+    for index, term in enumerate(terms):
+        if not held[index] and _NUMBER.fullmatch(term.text):
+            held[index] = any(_holds_number(text, term.text) for text in (*chunks, *also))
+    return held
+
+
+def _holds_number(text: str, number: str) -> bool:
+    digits = _DIGIT_SEPARATOR.sub("", number)
+    pattern = rf"(?<![\w.]){re.escape(digits)}(?![\w]|\.\d)"
+    return re.search(pattern, _DIGIT_SEPARATOR.sub("", text), re.IGNORECASE) is not None
+
+
 def is_specific(term: Term, query: str, search: SearchPack) -> bool:
-    """Whether `term` (of `query`) names one thing: an identifier, a number, a quoted string,
-    or a word with a part that general English does not hold."""
+    """Whether `term` (of `query`) names one thing: an identifier, a number used as a value,
+    a quoted string, or a word with a part that general English does not hold."""
     from capy.retrieval.query import WORD_PART
 
-    if search.entities.is_entity(term.text) or any(ch.isdigit() for ch in term.text):
-        return True
-    if term.phrase and f'"{term.text.lower()}"' in query.lower():
+    if search.entities.is_entity(term.text):
         return True
     specific = search.intents.specific
+    if _NUMBER.fullmatch(term.text):
+        return not _counts_or_places(term.text, query, specific.position_words)
+    if term.phrase and f'"{term.text.lower()}"' in query.lower():
+        return True
+    if any(ch.isdigit() for ch in term.text):
+        # Joined parts name one thing (`Zürich-7`, `worker-3`); one run of letters and digits
+        # abbreviates a kind (`k8s`, `ipv6`, `sha256`, `5xx`).
+        return _JOINED.search(term.text) is not None
     if specific.vocabulary_model is None:
         return False
-    stems = general_stems(specific.vocabulary_model)
-    if not stems:  # no vocabulary to tell general words by: shapes alone decide
+    vocabulary = general_vocabulary(specific.vocabulary_model)
+    if not vocabulary.stems:  # no vocabulary to tell general words by: shapes alone decide
         return False
     return any(
-        not _is_general(part.lower(), stems, specific.endings)
+        not _is_general(part.lower(), vocabulary, specific)
         for part in WORD_PART.findall(term.text)
         if len(part) >= _MIN_PART_CHARS
     )
 
 
-def _is_general(word: str, stems: frozenset[str], endings: tuple[tuple[str, str], ...]) -> bool:
+def _counts_or_places(number: str, query: str, words: Sequence[str]) -> bool:
+    if not words:
+        return False
+    before = "|".join(re.escape(word) for word in words)
+    pattern = rf"\b(?:{before})\s+#?{re.escape(number.lower())}(?![\w.])"
+    return re.search(pattern, query.lower()) is not None
+
+
+def _is_general(word: str, vocabulary: _Vocabulary, specific: SpecificTerms) -> bool:
     from capy.retrieval.porter import porter_stem
 
-    if word in stems or porter_stem(word) in stems:
+    stems = vocabulary.stems
+    if word in specific.developer_words or word in stems or porter_stem(word) in stems:
         return True
-    for ending, base in endings:
+    for ending, base in specific.endings:
         if word.endswith(ending) and len(word) - len(ending) >= _MIN_PART_CHARS:
             root = word[: -len(ending)] + base
             if root in stems or porter_stem(root) in stems:
                 return True
-    return False
+    singular = word[:-1] if word.endswith("s") and len(word) > _MIN_PART_CHARS else word
+    return singular in specific.developer_words or vocabulary.begins_a_word(singular)
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """General English: the whole words of a tokenizer vocabulary, sorted, and their stems."""
+
+    words: tuple[str, ...]
+    stems: frozenset[str]
+
+    def begins_a_word(self, prefix: str) -> bool:
+        """Whether `prefix` is the start of a longer word (`repo` of `repository`)."""
+        index = bisect.bisect_right(self.words, prefix)
+        return index < len(self.words) and self.words[index].startswith(prefix)
+
+
+_GENERATED_HEADER = (
+    "# Generated by `capy rules gen` from tokenizer.json: a word, and its porter stem when it"
+    " differs.\n"
+)
 
 
 @lru_cache(maxsize=2)
-def general_stems(model_name: str) -> frozenset[str]:
+def general_vocabulary(model_name: str) -> _Vocabulary:
     """The whole words of the model's tokenizer vocabulary (letters only, no `##` pieces),
-    with their porter stems; empty when the bundled model has no tokenizer file."""
+    with their porter stems; empty when the bundled model has no tokenizer file. Read from
+    the file `capy rules gen` writes beside the tokenizer (stemming 21,745 words took every
+    process 0.3 s), else worked out from the tokenizer."""
+    try:
+        text = general_words_path(model_name).read_text(encoding="utf-8")
+    except OSError:
+        text = general_words_text(model_name)
+    body = text.partition("\n")[2]  # the lines are sorted by word
+    words = tuple(line.partition(" ")[0] for line in body.splitlines())
+    return _Vocabulary(words, frozenset(body.split()))  # every word and every stem
+
+
+def general_words_path(model_name: str) -> Path:
+    """Where the generated word list of a bundled model is kept."""
+    from importlib.resources import files
+
+    return Path(str(files("capy") / "_data" / "models" / model_name / "general-words.txt"))
+
+
+def general_words_text(model_name: str) -> str:
+    """The generated word list of a bundled model (only its header when the model has no
+    tokenizer file): one line per whole word, with its porter stem when that differs."""
     from importlib.resources import files
 
     from capy.retrieval.porter import porter_stem
@@ -109,6 +212,9 @@ def general_stems(model_name: str) -> frozenset[str]:
     try:
         vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
     except (OSError, ValueError, KeyError, TypeError):
-        return frozenset()
-    words = {word for word in vocab if word.isascii() and word.isalpha()}
-    return frozenset(words | {porter_stem(word) for word in words})
+        return _GENERATED_HEADER
+    lines = [_GENERATED_HEADER]
+    for word in sorted(word for word in vocab if word.isascii() and word.isalpha()):
+        word_stem = porter_stem(word)
+        lines.append(f"{word} {word_stem}\n" if word_stem != word else f"{word}\n")
+    return "".join(lines)

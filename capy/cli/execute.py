@@ -174,7 +174,7 @@ def _indexed_answer(result, code: str, intent: str | None) -> str | None:
 
     label = run_label("execute", result.language, code)
     try:
-        return indexed_answer(workspace_for(None), result, intent=intent, label=label)
+        return indexed_answer(workspace_for(None), result, intent=intent, label=label, code=code)
     except StoreError as error:
         error_line(f"the output was not indexed ({error.message}); it is printed whole")
     except ConfigError as error:

@@ -256,16 +256,25 @@ def docs(
 
 @app.command
 def gen(*, check: bool = False) -> int:
-    """Regenerate every generated file: the matcher-kind enum in the schemas and docs/rules.md.
+    """Regenerate every generated file: the matcher-kind enum in the schemas, the general-English
+    word list of the search pack's vocabulary model, and docs/rules.md.
 
     Parameters
     ----------
     check
         Do not write; exit 1 if any generated file is out of date.
     """
+    from capy.api.intent_specific import general_words_path, general_words_text
+    from capy.rules import build_ruleset
     from capy.rules.generate import common_schema_path, common_schema_text
 
     status = _write_or_check(common_schema_path(), common_schema_text(), check, "capy rules gen")
+    model = build_ruleset().view("search").intents.specific.vocabulary_model
+    if model is not None:
+        words = _write_or_check(
+            general_words_path(model), general_words_text(model), check, "capy rules gen"
+        )
+        status = max(status, words)
     return max(status, docs(check=check))
 
 

@@ -78,3 +78,20 @@ def test_help_no_longer_promises_intent_search_for_later(project_dir):
     done = capy("execute", "--help", cwd=project_dir)
     assert "arrives with the MCP server" not in done.stdout
     assert "searched for it" in done.stdout
+
+
+def test_a_withheld_short_output_names_a_search_command_that_finds_it_later(project_dir):
+    # A short output naming an identifier the output never holds is withheld; the
+    # line saying so gives a command that works from a later `capy` process, which searches
+    # no ephemeral source unless told to.
+    code = 'for i in $(seq 1 20); do echo "setting_$i = enabled on worker $i"; done'
+    done = capy("execute", "shell", code, "--intent", "is retry_limit set", cwd=project_dir)
+    assert done.returncode == 0, done.stderr
+    assert "Not shown:" in done.stdout, done.stdout
+    command = done.stdout.partition("search it with `")[2].partition("`")[0]
+    argv = shlex.split(command)
+    assert argv[:2] == ["capy", "search"] and "--kind" in argv, done.stdout
+    argv[argv.index("...")] = "worker"
+    again = capy(*argv[1:], cwd=project_dir)
+    assert again.returncode == 0, again.stderr
+    assert "setting_7 = enabled on worker 7" in again.stdout, again.stdout

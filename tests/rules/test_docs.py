@@ -36,3 +36,12 @@ def test_docs_check_fails_on_drift_with_the_command_to_run(project_dir, capsys):
     assert "run `capy rules docs`" in capsys.readouterr().err
     assert main(["rules", "docs", "--output", str(stale)]) == 0
     assert main(["rules", "docs", "--check", "--output", str(stale)]) == 0
+
+
+def test_the_general_english_word_list_follows_its_tokenizer():
+    # Shipped so that no process stems the vocabulary on its first intent; `capy rules gen`
+    # writes it, and a changed tokenizer or stemmer must be followed by a regenerated list.
+    from capy.api.intent_specific import general_words_path, general_words_text
+
+    model = build_ruleset().view("search").intents.specific.vocabulary_model
+    assert general_words_path(model).read_text(encoding="utf-8") == general_words_text(model)

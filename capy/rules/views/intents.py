@@ -53,6 +53,10 @@ class SpecificTerms(Section):
     # A question with more words than this besides its specific terms and framing carries its
     # own context, which may find the answer where the output names the thing otherwise.
     max_context_words: int = 2
+    # Words of developer English a general-English vocabulary lacks: general, never specific.
+    developer_words: tuple[str, ...] = ()
+    # Words after which a number counts or places (`last 10`, `line 42`) rather than names.
+    position_words: tuple[str, ...] = ()
 
 
 class Superlative(Section):
