@@ -36,6 +36,7 @@ from capy.bench.scratch import scratch_store
 from capy.bench.textgen import TextGenerator
 
 CONTENT_TYPES = ("markdown", "json", "plaintext", "log", "code")
+DOCUMENT_BYTES = (2_000, 24_000)  # the size range of a document the latency stores hold
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 LARGE_SIZE = 1_000_000
 LATENCY_LIMIT = 10
@@ -261,7 +262,7 @@ def grow_store(
         items = []
         for number in range(documents, documents + count):
             kind = CONTENT_TYPES[number % len(CONTENT_TYPES)]
-            text = generator.document(kind, generator.rng.randint(2_000, 24_000))
+            text = generator.document(kind, generator.rng.randint(*DOCUMENT_BYTES))
             items.append(BatchItem(f"perf/{number}", text, content_type=kind))
         outcomes = index_batch(store, items, rules=ruleset)
         chunks += sum(getattr(outcome, "chunk_count", 0) for outcome in outcomes)

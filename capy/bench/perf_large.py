@@ -38,15 +38,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Chunks handed to the writers at once: small enough that the writers start while the next
-# batch is generated, large enough that FTS5 flushes full segments between commits.
-BULK_BATCH_CHUNKS = 5_000
-BULK_FORMAT = 1  # bump when the builder writes different rows
+# Chunks written in one transaction: FTS5 flushes its hash as segments within a batch anyway,
+# so a larger batch saves only commits, and it is held in memory twice (queued and written).
+BULK_BATCH_CHUNKS = 20_000
+BULK_FORMAT = 2  # bump when the builder writes different rows
 FTS_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 _QUEUED_BATCHES = 2
-# Processes that cut, count and compress the generated documents, and documents per round.
-CUT_WORKERS = 2
-ROUND_DOCUMENTS = 64
+# Processes that make (generate, cut, count, compress) the documents; documents per round
+# and per task, and rounds in flight, so the workers never wait for the writers' consumer.
+MAKE_WORKERS = 2
+ROUND_DOCUMENTS = 256
+ROUND_CHUNKSIZE = 8
+ROUNDS_AHEAD = 2
 # Page cache of each writer: FTS5 reads segments back to merge them.
 BUILD_CACHE_KIB = 256 * 1024
 
@@ -96,15 +99,16 @@ def _cache_folder() -> Path:
 
 
 def _cache_key(size: int, seed: int, ruleset: Any) -> str:
-    from capy.bench import perf, textgen
+    from capy.bench import perf, perf_large_docs, textgen
     from capy.digests import sha256
     from capy.store.migrations import MIGRATIONS
 
+    generation = (textgen, perf_large_docs)
     parts = [
         f"format {BULK_FORMAT} size {size} seed {seed} types {perf.CONTENT_TYPES}",
         ruleset.index_version,
         *(migration.name for migration in MIGRATIONS),
-        Path(textgen.__file__).read_text(encoding="utf-8"),
+        *(Path(module.__file__).read_text(encoding="utf-8") for module in generation),
     ]
     return sha256("\n".join(parts).encode()).hexdigest()[:24]
 
@@ -154,19 +158,19 @@ def _build_into(
 def _build(
     work: Path, raw_key: bytes, size: int, seed: int, ruleset: Any, progress: Progress | None
 ) -> dict:
-    from capy.bench.textgen import TextGenerator
-
-    # The store itself (sources, vocabulary, trigram table) and the porter table's file.
+    # The store itself (sources, vocabulary, porter table) and the trigram table's file: the
+    # trigram table is an index only, so its side file is the smaller one to copy over.
     writers = [
-        _Writer(work / "knowledge.db", raw_key, "chunks_trigram", with_sources=True),
-        _Writer(work / "porter.db", raw_key, "chunks", with_sources=False),
+        _Writer(work / "knowledge.db", raw_key, "chunks", with_sources=True),
+        _Writer(work / "trigram.db", raw_key, "chunks_trigram", with_sources=False),
     ]
     for writer in writers:
         writer.start()
-    generator = TextGenerator(seed)
+    emitted: list[str] = []
+    identifiers: list[str] = []
     chunks = documents = 0
     try:
-        for batch, chunks, made in _batches(generator, size, ruleset):
+        for batch, chunks, made in _batches(seed, size, ruleset, emitted, identifiers):
             documents = made
             for writer in writers:
                 writer.put(batch)
@@ -176,107 +180,65 @@ def _build(
         for writer in writers:
             writer.finish()
     if progress:
-        progress("copying the porter index into the store", 0, 1)
-    _copy_fts_table(work / "knowledge.db", work / "porter.db", raw_key, "chunks")
+        progress("copying the trigram index into the store", 0, 1)
+    _copy_fts_table(work / "knowledge.db", work / "trigram.db", raw_key, "chunks_trigram")
     # The file and everything opening it left beside it (-wal, -shm, .keycheck, .lock).
-    for leftover in work.glob("porter.db*"):
+    for leftover in work.glob("trigram.db*"):
         leftover.unlink()
     return {
         "chunks": chunks,
         "documents": documents,
-        "emitted": generator.emitted,
-        "identifiers": generator.identifiers,
+        "emitted": emitted,
+        "identifiers": identifiers,
     }
 
 
-def _batches(generator: Any, size: int, ruleset: Any) -> Iterator[tuple[_Batch, int, int]]:
-    """The documents `grow_store` indexes, cut and counted, a batch at a time; with the chunks
-    and documents made so far. This process generates the documents in order (one random
-    stream); worker processes cut, count and compress them, a round behind the generation."""
+def _batches(
+    seed: int, size: int, ruleset: Any, emitted: list[str], identifiers: list[str]
+) -> Iterator[tuple[_Batch, int, int]]:
+    """The documents of the store, made in worker processes a round ahead of the writers and
+    gathered in order into batches; with the chunks and documents made so far. Each
+    document's sentence and identifier for the queries go to `emitted` and `identifiers`."""
     import multiprocessing
 
-    from capy.bench.perf import CONTENT_TYPES
+    from capy.bench.perf_large_docs import make_document, start_worker
 
     now = int(time.time())
+    version = ruleset.index_version
     # spawn, not fork: the writers' threads are running and may hold locks a fork would copy.
     context = multiprocessing.get_context("spawn")
-    workers = context.Pool(CUT_WORKERS, _start_worker, (ruleset.view("chunking"),))
+    workers = context.Pool(MAKE_WORKERS, start_worker, (ruleset.view("chunking"),))
     made = 0
 
-    def generate() -> list[tuple[tuple, tuple[int, int]]]:
+    def submit() -> Any:
         nonlocal made
-        docs = []
-        for _ in range(ROUND_DOCUMENTS):
-            kind = CONTENT_TYPES[made % len(CONTENT_TYPES)]
-            text = generator.document(kind, generator.rng.randint(2_000, 24_000))
-            made += 1
-            marks = (len(generator.emitted), len(generator.identifiers))
-            docs.append(((made, f"perf/{made - 1}", kind, text, ruleset.index_version, now), marks))
-        return docs
+        tasks = [(seed, number, version, now) for number in range(made, made + ROUND_DOCUMENTS)]
+        made += ROUND_DOCUMENTS
+        return workers.map_async(make_document, tasks, chunksize=ROUND_CHUNKSIZE)
 
     try:
         batch, chunks, documents = _Batch(), 0, 0
-        current = generate()
-        ahead = workers.map_async(_cut, [doc for doc, _ in current])
+        ahead = [submit() for _ in range(ROUNDS_AHEAD)]
         while True:
-            upcoming = generate()
-            done = ahead.get()
-            ahead = workers.map_async(_cut, [doc for doc, _ in upcoming])
-            for (source, rows, terms), (emitted, identifiers) in zip(
-                done, (marks for _, marks in current), strict=True
-            ):
-                batch.sources.append(source)
-                batch.rows.extend(rows)
-                batch.terms.update(terms)
-                chunks += len(rows)
+            done = ahead.pop(0).get()
+            ahead.append(submit())
+            for document in done:
+                batch.sources.append(document.source)
+                batch.rows.extend(document.rows)
+                batch.terms.update(document.terms)
+                emitted.extend(filter(None, (document.emitted,)))
+                identifiers.extend(filter(None, (document.identifier,)))
+                chunks += len(document.rows)
                 documents += 1
-                if chunks >= size:  # queries come only from documents the store holds
-                    del generator.emitted[emitted:], generator.identifiers[identifiers:]
+                if chunks >= size:
                     yield batch, chunks, documents
                     return
                 if len(batch.rows) >= BULK_BATCH_CHUNKS:
                     yield batch, chunks, documents
                     batch = _Batch()
-            current = upcoming
     finally:
         workers.terminate()
         workers.join()
-
-
-_chunking: Any = None
-
-
-def _start_worker(chunking: Any) -> None:
-    global _chunking
-    _chunking = chunking
-
-
-def _cut(document: tuple) -> tuple[tuple, list[tuple], Counter[str]]:
-    """One document's `sources` row, chunk rows and vocabulary counts (in a worker)."""
-    from capy.digests import sha256
-    from capy.store.chunkstore import chunk_for_index, chunk_terms
-    from capy.store.codec import compress_text
-    from capy.store.migrations import chunk_rowid
-
-    source_id, label, kind, text, version, now = document
-    cut = chunk_for_index(text, kind, label, _chunking)
-    data = text.encode("utf-8")
-    source = (
-        source_id,
-        label,
-        sha256(data).hexdigest(),
-        kind,
-        compress_text(text),
-        len(data),
-        version,
-        now,
-        len(cut),
-    )
-    rows = [
-        (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
-        for ordinal, chunk in enumerate(cut)
-    ]
-    return source, rows, chunk_terms(cut)
 
 
 class _Writer:
@@ -358,6 +320,8 @@ def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> No
         conn.execute("BEGIN IMMEDIATE")
         for suffix in FTS_SHADOW_SUFFIXES:
             shadow = f"{table}_{suffix}"
+            if not _has_table(conn, "donor", shadow):  # an index-only table has no _content
+                continue
             conn.execute(f"DELETE FROM main.{shadow}")
             conn.execute(f"INSERT INTO main.{shadow} SELECT * FROM donor.{shadow}")
         conn.execute("COMMIT")
@@ -365,3 +329,10 @@ def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> No
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         store.close()
+
+
+def _has_table(conn: Any, schema: str, name: str) -> bool:
+    found = conn.execute(
+        f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return found is not None
