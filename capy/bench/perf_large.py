@@ -4,22 +4,27 @@ Grown through `index_batch` a store that size took most of an hour here and neve
 trigram table alone indexes about 1 MB of text a second, and the mix `capy bench perf` grows
 (`grow_store`) cuts about 800 bytes a chunk, so a million chunks are about 0.8 GB of text. This
 builder writes the same rows faster, and only once per machine:
-- the same documents as `grow_store` (the same generator, seed and mix of content types, each cut
-  by capy's own chunker with its content type named), and the same rows: a `sources` row (zstd
-  raw content, counters kept by the store's triggers), the vocabulary, and each chunk in both FTS
-  tables. Redaction is skipped (generated text holds no secrets);
-- the two FTS tables are written at once, on the machine's two cores: the trigram table, the
-  sources and the vocabulary into the store itself, the porter table into a second file of the
-  same schema whose FTS5 shadow tables (`chunks_data`, `_idx`, `_content`, `_docsize`,
-  `_config`) are then copied into the store. Those tables are the whole index, so the result is
-  the index the inserts would have made in place. FTS5 merges as capy's batches do (incremental
-  merging paused inside each batch, `capy.store.fts_tuning`); the build runs with
-  `synchronous = OFF`, a throwaway file's setting, and the store is reopened as usual after;
-- the finished store, its key (a throwaway key in a 0600 file beside it) and the sentences the
-  queries are drawn from are kept under the user's cache folder, keyed by everything that shapes
-  the rows (capy's index version, the migrations, the generator's source, the builder's
-  format, seed and size). A
-  later run reuses it and reports `reused`; a run that stops half-way leaves no entry.
+- documents of the same generator and mix of content types and sizes as `grow_store`, each made
+  from its own seed (`capy.bench.perf_large_docs`) in worker processes that also cut it with
+  capy's own chunker (its content type named), compress it and count its vocabulary; the rows
+  are the ones `index_batch` writes for the same documents (a test compares them): a `sources`
+  row (zstd raw content, counters kept by the store's triggers), the vocabulary, and each chunk
+  in both FTS tables. Redaction is skipped (generated text holds no secrets). Made in one
+  process from one random stream, the documents were the bottleneck (70-500 chunks a second);
+- the two FTS tables are written at once, each by its own thread: the porter table, the sources
+  and the vocabulary into the store itself, the trigram table into a second file of the same
+  schema whose FTS5 shadow tables (`chunks_trigram_data`, `_idx`, `_docsize`, `_config`; it is
+  an index only, so the smaller one to copy) are then copied into the store. Those tables are
+  the whole index, so the result is the index the inserts would have made in place. The
+  trigram writer bounds the build (about 0.24 ms of CPU a chunk, a third of all the CPU). FTS5
+  merges as capy's batches do (incremental merging paused inside each batch,
+  `capy.store.fts_tuning`); the build runs with `synchronous = OFF`, a throwaway file's
+  setting, and the store is reopened as usual after;
+- the finished store, its key (a throwaway key in a 0600 file beside it) and a sentence and an
+  identifier of each document (the queries are drawn from them) are kept under the user's cache
+  folder, keyed by everything that shapes the rows (capy's index version, the migrations, the
+  generators' source, the builder's format, seed and size). A later run reuses it and reports
+  `reused`; a run that stops half-way leaves no entry.
 """
 
 from __future__ import annotations
