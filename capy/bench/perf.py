@@ -277,24 +277,34 @@ def _time_queries(store, queries, ruleset, search_store, progress, size) -> dict
 
     for _shape, query in queries[:10]:  # warm the page cache and the rules' compiled regexes
         search_store(store, [query], limit=LATENCY_LIMIT, rules=ruleset)
+    # Wall and CPU ms of each query, capy's and bare's, one list of passes each.
     capy_runs: list[list[float]] = [[] for _ in queries]
     bare_runs: list[list[float]] = [[] for _ in queries]
+    capy_cpu: list[list[float]] = [[] for _ in queries]
+    bare_cpu: list[list[float]] = [[] for _ in queries]
     empty = 0
     for number in range(LATENCY_PASSES):
         forget_phrase_counts()
         for index, (_shape, query) in enumerate(queries):
-            started = time.perf_counter()
+            cpu, started = time.thread_time(), time.perf_counter()
             (result,) = search_store(store, [query], limit=LATENCY_LIMIT, rules=ruleset)
             capy_runs[index].append((time.perf_counter() - started) * 1000)
+            capy_cpu[index].append((time.thread_time() - cpu) * 1000)
+            cpu = time.thread_time()
             bare_runs[index].append(_time_bare_query(store.conn, query))
+            bare_cpu[index].append((time.thread_time() - cpu) * 1000)
             empty += number == 0 and not result.hits
         if progress:
             progress(f"querying {size:,} chunks", number + 1, LATENCY_PASSES)
     samples = [statistics.median(runs) for runs in capy_runs]
     bare = [statistics.median(runs) for runs in bare_runs]
+    cpu_samples = [statistics.median(runs) for runs in capy_cpu]
+    bare_cpu_samples = [statistics.median(runs) for runs in bare_cpu]
     by_shape: dict[str, list[float]] = {}
-    for (shape, _query), elapsed in zip(queries, samples, strict=True):
+    bare_by_shape: dict[str, list[float]] = {}
+    for (shape, _query), elapsed, floor in zip(queries, samples, bare, strict=True):
         by_shape.setdefault(shape, []).append(elapsed)
+        bare_by_shape.setdefault(shape, []).append(floor)
     return {
         "queries": len(queries),
         "passes": LATENCY_PASSES,
@@ -307,6 +317,12 @@ def _time_queries(store, queries, ruleset, search_store, progress, size) -> dict
         "first_pass_p95_ms": metrics.percentile([runs[0] for runs in capy_runs], 0.95),
         "bare_first_pass_p95_ms": metrics.percentile([runs[0] for runs in bare_runs], 0.95),
         "p95_ms_by_shape": {s: metrics.percentile(v, 0.95) for s, v in sorted(by_shape.items())},
+        "bare_p95_ms_by_shape": {
+            s: metrics.percentile(v, 0.95) for s, v in sorted(bare_by_shape.items())
+        },
+        # CPU time of this thread: what other load on the machine moves least.
+        "cpu_p95_ms": metrics.percentile(cpu_samples, 0.95),
+        "bare_cpu_p95_ms": metrics.percentile(bare_cpu_samples, 0.95),
     }
 
 
@@ -341,14 +357,20 @@ def _goals(indexing: Sequence[dict], latency: Sequence[dict]) -> list[dict]:
     )
     large = [row for row in latency if row["chunks"] >= LARGE_SIZE]
     if large:
-        ratio = large[0]["p95_ms"] / large[0]["bare_p95_ms"]
-        goals.append(
-            {
-                "goal": (
-                    f"search p95 at {LARGE_SIZE:,} chunks <= {LARGE_P95_GOAL_RATIO:g}x bare FTS5"
-                ),
-                "value": ratio,
-                "met": ratio <= LARGE_P95_GOAL_RATIO,
-            }
-        )
+        row = large[0]
+        for measure, mine, floor in (
+            ("", row["p95_ms"], row["bare_p95_ms"]),
+            (" in CPU time", row["cpu_p95_ms"], row["bare_cpu_p95_ms"]),
+        ):
+            ratio = mine / floor
+            goals.append(
+                {
+                    "goal": (
+                        f"search p95 at {LARGE_SIZE:,} chunks <= {LARGE_P95_GOAL_RATIO:g}x "
+                        f"bare FTS5{measure}"
+                    ),
+                    "value": ratio,
+                    "met": ratio <= LARGE_P95_GOAL_RATIO,
+                }
+            )
     return goals
