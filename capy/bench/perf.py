@@ -83,7 +83,7 @@ def run_perf(
     grown = sorted(size for size in set(sizes) if size < LARGE_SIZE)
     latency = measure_latency(generator, grown, queries, ruleset, progress)
     latency += [
-        measure_large(size, seed, queries, ruleset, progress)
+        measure_large(size, seed, queries, ruleset, progress, calls=calls)
         for size in sorted(set(sizes) - set(grown))
     ]
     through_calls = None
@@ -221,9 +221,16 @@ def measure_latency(
 
 
 def measure_large(
-    size: int, seed: int, query_count: int, ruleset: Any, progress: Progress | None
+    size: int,
+    seed: int,
+    query_count: int,
+    ruleset: Any,
+    progress: Progress | None,
+    *,
+    calls: int = 0,
 ) -> dict:
-    """Latency on the bulk-built store of `size` chunks (built now, or reused from the cache)."""
+    """Latency on the bulk-built store of `size` chunks (built now, or reused from the cache);
+    with `calls`, also that many searches through the tool call (`capy.bench.perf_large_calls`)."""
     from capy.bench.perf_large import large_store
     from capy.store.corpus import search_store
 
@@ -233,6 +240,17 @@ def measure_large(
         asker.emitted, asker.identifiers = built.emitted, built.identifiers
         queries = asker.queries(query_count)
         timed = _time_queries(built.store, queries, ruleset, search_store, progress, size)
+        if calls:
+            from capy.bench.perf_calls import WARMUP_CALLS
+            from capy.bench.perf_large_calls import search_through_calls
+
+            if progress:
+                progress(f"searching {size:,} chunks through the tool call", 0, 1)
+            asked = [query for _shape, query in queries][: calls + WARMUP_CALLS]
+            store = built.store
+            timed["through_calls"] = search_through_calls(
+                store.path, store.key.raw.hex(), asked, store.conn
+            )
     return {
         "chunks": built.chunks,
         "documents": built.documents,
@@ -291,7 +309,7 @@ def _time_queries(store, queries, ruleset, search_store, progress, size) -> dict
             capy_runs[index].append((time.perf_counter() - started) * 1000)
             capy_cpu[index].append((time.thread_time() - cpu) * 1000)
             cpu = time.thread_time()
-            bare_runs[index].append(_time_bare_query(store.conn, query))
+            bare_runs[index].append(time_bare_query(store.conn, query))
             bare_cpu[index].append((time.thread_time() - cpu) * 1000)
             empty += number == 0 and not result.hits
         if progress:
@@ -326,7 +344,7 @@ def _time_queries(store, queries, ruleset, search_store, progress, size) -> dict
     }
 
 
-def _time_bare_query(conn: Any, query: str) -> float:
+def time_bare_query(conn: Any, query: str) -> float:
     match = " ".join(f'"{word}"' for word in _WORDS.findall(query))
     started = time.perf_counter()
     if match:

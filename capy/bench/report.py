@@ -290,6 +290,14 @@ def perf_tables(report: dict) -> list[Table]:
             f"alone: p95 {row['first_pass_p95_ms']:.1f}, bare p95 "
             f"{row['bare_first_pass_p95_ms']:.1f}"
         )
+        if row.get("through_calls"):
+            through = row["through_calls"]
+            latency.notes.append(
+                f"{row['chunks']:,} chunks through the tool call ({through['calls']} capy_search "
+                f"calls over MCP stdio): p50 {through['call_p50_ms']:.1f}, p95 "
+                f"{through['call_p95_ms']:.1f} ms; floor (bare FTS5 + a bare SDK call) p50 "
+                f"{through['call_floor_p50_ms']:.1f}, p95 {through['call_floor_p95_ms']:.1f} ms"
+            )
     latency.notes.append(
         "CPU p95: the same queries in CPU ms of the searching thread (capy's and bare's), "
         "which other load on the machine moves far less than the wall time"

@@ -89,5 +89,8 @@ def test_bulk_store_is_searched_and_reused(cache) -> None:
     with large_store(SIZE, 2, rules) as again:
         assert again.reused and again.chunks == first.chunks
     assert not list(cache.rglob(".building-*"))
-    row = measure_large(SIZE, 2, 10, rules, None)
+    row = measure_large(SIZE, 2, 10, rules, None, calls=3)
     assert row["built"] == "bulk insert, reused" and row["queries"] == 10
+    # Through the tool call too: `capy serve` on the bulk-built store, its key from the cache.
+    through = row["through_calls"]
+    assert through["calls"] == 3 and 0 < through["call_p50_ms"] <= through["call_p95_ms"]
