@@ -18,8 +18,8 @@ builder writes the same rows faster, and only once per machine:
   the whole index, so the result is the index the inserts would have made in place. The
   trigram writer bounds the build (about 0.24 ms of CPU a chunk, a third of all the CPU). FTS5
   merges as capy's batches do (incremental merging paused inside each batch,
-  `capy.store.fts_tuning`); the build runs with `synchronous = OFF`, a throwaway file's
-  setting, and the store is reopened as usual after;
+  `capy.store.fts_tuning`); the build runs with `synchronous = OFF` and no journal, a
+  throwaway file's settings, and the store is reopened as usual (in WAL mode) after;
 - the finished store, its key (a throwaway key in a 0600 file beside it) and a sentence and an
   identifier of each document (the queries are drawn from them) are kept under the user's cache
   folder, keyed by everything that shapes the rows (capy's index version, the migrations, the
@@ -284,7 +284,7 @@ class _Writer:
         try:
             store = _open(self._path, self._key)
             try:
-                store.conn.execute("PRAGMA synchronous = OFF")
+                _throwaway_file_settings(store.conn)
                 store.conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KIB}")
                 while (batch := self._queue.get()) is not None:
                     self._write(store.conn, batch)
@@ -316,11 +316,21 @@ class _Writer:
             insert_fts_rows(conn, self._table, batch.rows)
 
 
+def _throwaway_file_settings(conn: Any) -> None:
+    """No fsync and no journal while the store is built: a build that fails is thrown away
+    whole. With the WAL every page was written twice (a crisis merge or the final copy of
+    the trigram index wrote hundreds of MB into it before the checkpoint wrote them again);
+    the store goes back to the WAL when it is next opened (`open_database`)."""
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA journal_mode = OFF").fetchone()
+
+
 def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> None:
     """Replace `table`'s index in `target` by the one built in `donor` (same schema, same key)."""
     store = _open(target, raw_key)
     try:
         conn = store.conn
+        _throwaway_file_settings(conn)
         conn.execute(f"ATTACH DATABASE ? AS donor {store.key.attach_clause()}", (str(donor),))
         conn.execute("BEGIN IMMEDIATE")
         for suffix in FTS_SHADOW_SUFFIXES:
