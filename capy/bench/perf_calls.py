@@ -220,7 +220,7 @@ def _median_ms(action: Callable[[], object], runs: int) -> float:
 
 
 @asynccontextmanager
-async def _session(argv: list[str], cwd: Path, env: dict[str, str]):
+async def session(argv: list[str], cwd: Path, env: dict[str, str]):
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -230,7 +230,7 @@ async def _session(argv: list[str], cwd: Path, env: dict[str, str]):
             yield client
 
 
-async def _timed(call: Callable[..., Any], *arguments: Any) -> float:
+async def timed_call(call: Callable[..., Any], *arguments: Any) -> float:
     started = time.perf_counter()
     result = await call(*arguments)
     elapsed = (time.perf_counter() - started) * 1000
@@ -247,13 +247,13 @@ async def _through_mcp(
     bare = [sys.executable, "-c", BARE_SDK_SERVER]
     search, execute, stats, sdk = [], [], [], []
     echo = {"language": "shell", "code": "echo hi"}
-    async with _session(capy, project, env) as server, _session(bare, project, env) as floor:
+    async with session(capy, project, env) as server, session(bare, project, env) as floor:
         for number, query in enumerate(queries):
             measured = number >= WARMUP_CALLS  # the first calls warm caches and imports
-            elapsed = await _timed(server.call_tool, "capy_search", {"queries": [query]})
-            round_trip = await _timed(floor.call_tool, "noop", {})
-            ran = await _timed(server.call_tool, "capy_execute", echo)
-            reported = await _timed(server.call_tool, "capy_stats", {})
+            elapsed = await timed_call(server.call_tool, "capy_search", {"queries": [query]})
+            round_trip = await timed_call(floor.call_tool, "noop", {})
+            ran = await timed_call(server.call_tool, "capy_execute", echo)
+            reported = await timed_call(server.call_tool, "capy_stats", {})
             if measured:
                 search.append(elapsed)
                 sdk.append(round_trip)

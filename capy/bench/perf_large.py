@@ -4,22 +4,27 @@ Grown through `index_batch` a store that size took most of an hour here and neve
 trigram table alone indexes about 1 MB of text a second, and the mix `capy bench perf` grows
 (`grow_store`) cuts about 800 bytes a chunk, so a million chunks are about 0.8 GB of text. This
 builder writes the same rows faster, and only once per machine:
-- the same documents as `grow_store` (the same generator, seed and mix of content types, each cut
-  by capy's own chunker with its content type named), and the same rows: a `sources` row (zstd
-  raw content, counters kept by the store's triggers), the vocabulary, and each chunk in both FTS
-  tables. Redaction is skipped (generated text holds no secrets);
-- the two FTS tables are written at once, on the machine's two cores: the trigram table, the
-  sources and the vocabulary into the store itself, the porter table into a second file of the
-  same schema whose FTS5 shadow tables (`chunks_data`, `_idx`, `_content`, `_docsize`,
-  `_config`) are then copied into the store. Those tables are the whole index, so the result is
-  the index the inserts would have made in place. FTS5 merges as capy's batches do (incremental
-  merging paused inside each batch, `capy.store.fts_tuning`); the build runs with
-  `synchronous = OFF`, a throwaway file's setting, and the store is reopened as usual after;
-- the finished store, its key (a throwaway key in a 0600 file beside it) and the sentences the
-  queries are drawn from are kept under the user's cache folder, keyed by everything that shapes
-  the rows (capy's index version, the migrations, the generator's source, the builder's
-  format, seed and size). A
-  later run reuses it and reports `reused`; a run that stops half-way leaves no entry.
+- documents of the same generator and mix of content types and sizes as `grow_store`, each made
+  from its own seed (`capy.bench.perf_large_docs`) in worker processes that also cut it with
+  capy's own chunker (its content type named), compress it and count its vocabulary; the rows
+  are the ones `index_batch` writes for the same documents (a test compares them): a `sources`
+  row (zstd raw content, counters kept by the store's triggers), the vocabulary, and each chunk
+  in both FTS tables. Redaction is skipped (generated text holds no secrets). Made in one
+  process from one random stream, the documents were the bottleneck (70-500 chunks a second);
+- the two FTS tables are written at once, each by its own thread: the porter table, the sources
+  and the vocabulary into the store itself, the trigram table into a second file of the same
+  schema whose FTS5 shadow tables (`chunks_trigram_data`, `_idx`, `_docsize`, `_config`; it is
+  an index only, so the smaller one to copy) are then copied into the store. Those tables are
+  the whole index, so the result is the index the inserts would have made in place. The
+  trigram writer bounds the build (about 0.24 ms of CPU a chunk, a third of all the CPU). FTS5
+  merges as capy's batches do (incremental merging paused inside each batch,
+  `capy.store.fts_tuning`); the build runs with `synchronous = OFF` and no journal, a
+  throwaway file's settings, and the store is reopened as usual (in WAL mode) after;
+- the finished store, its key (a throwaway key in a 0600 file beside it) and a sentence and an
+  identifier of each document (the queries are drawn from them) are kept under the user's cache
+  folder, keyed by everything that shapes the rows (capy's index version, the migrations, the
+  generators' source, the builder's format, seed and size). A later run reuses it and reports
+  `reused`; a run that stops half-way leaves no entry.
 """
 
 from __future__ import annotations
@@ -38,15 +43,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Chunks handed to the writers at once: small enough that the writers start while the next
-# batch is generated, large enough that FTS5 flushes full segments between commits.
-BULK_BATCH_CHUNKS = 5_000
-BULK_FORMAT = 1  # bump when the builder writes different rows
+# Chunks written in one transaction: FTS5 flushes its hash as segments within a batch anyway,
+# so a larger batch saves only commits, and it is held in memory twice (queued and written).
+BULK_BATCH_CHUNKS = 20_000
+BULK_FORMAT = 2  # bump when the builder writes different rows
 FTS_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 _QUEUED_BATCHES = 2
-# Processes that cut, count and compress the generated documents, and documents per round.
-CUT_WORKERS = 2
-ROUND_DOCUMENTS = 64
+# Processes that make (generate, cut, count, compress) the documents; documents per round
+# and per task, and rounds in flight, so the workers never wait for the writers' consumer.
+MAKE_WORKERS = 2
+ROUND_DOCUMENTS = 256
+ROUND_CHUNKSIZE = 8
+ROUNDS_AHEAD = 2
 # Page cache of each writer: FTS5 reads segments back to merge them.
 BUILD_CACHE_KIB = 256 * 1024
 
@@ -96,15 +104,16 @@ def _cache_folder() -> Path:
 
 
 def _cache_key(size: int, seed: int, ruleset: Any) -> str:
-    from capy.bench import perf, textgen
+    from capy.bench import perf, perf_large_docs, textgen
     from capy.digests import sha256
     from capy.store.migrations import MIGRATIONS
 
+    generation = (textgen, perf_large_docs)
     parts = [
         f"format {BULK_FORMAT} size {size} seed {seed} types {perf.CONTENT_TYPES}",
         ruleset.index_version,
         *(migration.name for migration in MIGRATIONS),
-        Path(textgen.__file__).read_text(encoding="utf-8"),
+        *(Path(module.__file__).read_text(encoding="utf-8") for module in generation),
     ]
     return sha256("\n".join(parts).encode()).hexdigest()[:24]
 
@@ -154,19 +163,19 @@ def _build_into(
 def _build(
     work: Path, raw_key: bytes, size: int, seed: int, ruleset: Any, progress: Progress | None
 ) -> dict:
-    from capy.bench.textgen import TextGenerator
-
-    # The store itself (sources, vocabulary, trigram table) and the porter table's file.
+    # The store itself (sources, vocabulary, porter table) and the trigram table's file: the
+    # trigram table is an index only, so its side file is the smaller one to copy over.
     writers = [
-        _Writer(work / "knowledge.db", raw_key, "chunks_trigram", with_sources=True),
-        _Writer(work / "porter.db", raw_key, "chunks", with_sources=False),
+        _Writer(work / "knowledge.db", raw_key, "chunks", with_sources=True),
+        _Writer(work / "trigram.db", raw_key, "chunks_trigram", with_sources=False),
     ]
     for writer in writers:
         writer.start()
-    generator = TextGenerator(seed)
+    emitted: list[str] = []
+    identifiers: list[str] = []
     chunks = documents = 0
     try:
-        for batch, chunks, made in _batches(generator, size, ruleset):
+        for batch, chunks, made in _batches(seed, size, ruleset, emitted, identifiers):
             documents = made
             for writer in writers:
                 writer.put(batch)
@@ -176,107 +185,65 @@ def _build(
         for writer in writers:
             writer.finish()
     if progress:
-        progress("copying the porter index into the store", 0, 1)
-    _copy_fts_table(work / "knowledge.db", work / "porter.db", raw_key, "chunks")
+        progress("copying the trigram index into the store", 0, 1)
+    _copy_fts_table(work / "knowledge.db", work / "trigram.db", raw_key, "chunks_trigram")
     # The file and everything opening it left beside it (-wal, -shm, .keycheck, .lock).
-    for leftover in work.glob("porter.db*"):
+    for leftover in work.glob("trigram.db*"):
         leftover.unlink()
     return {
         "chunks": chunks,
         "documents": documents,
-        "emitted": generator.emitted,
-        "identifiers": generator.identifiers,
+        "emitted": emitted,
+        "identifiers": identifiers,
     }
 
 
-def _batches(generator: Any, size: int, ruleset: Any) -> Iterator[tuple[_Batch, int, int]]:
-    """The documents `grow_store` indexes, cut and counted, a batch at a time; with the chunks
-    and documents made so far. This process generates the documents in order (one random
-    stream); worker processes cut, count and compress them, a round behind the generation."""
+def _batches(
+    seed: int, size: int, ruleset: Any, emitted: list[str], identifiers: list[str]
+) -> Iterator[tuple[_Batch, int, int]]:
+    """The documents of the store, made in worker processes a round ahead of the writers and
+    gathered in order into batches; with the chunks and documents made so far. Each
+    document's sentence and identifier for the queries go to `emitted` and `identifiers`."""
     import multiprocessing
 
-    from capy.bench.perf import CONTENT_TYPES
+    from capy.bench.perf_large_docs import make_document, start_worker
 
     now = int(time.time())
+    version = ruleset.index_version
     # spawn, not fork: the writers' threads are running and may hold locks a fork would copy.
     context = multiprocessing.get_context("spawn")
-    workers = context.Pool(CUT_WORKERS, _start_worker, (ruleset.view("chunking"),))
+    workers = context.Pool(MAKE_WORKERS, start_worker, (ruleset.view("chunking"),))
     made = 0
 
-    def generate() -> list[tuple[tuple, tuple[int, int]]]:
+    def submit() -> Any:
         nonlocal made
-        docs = []
-        for _ in range(ROUND_DOCUMENTS):
-            kind = CONTENT_TYPES[made % len(CONTENT_TYPES)]
-            text = generator.document(kind, generator.rng.randint(2_000, 24_000))
-            made += 1
-            marks = (len(generator.emitted), len(generator.identifiers))
-            docs.append(((made, f"perf/{made - 1}", kind, text, ruleset.index_version, now), marks))
-        return docs
+        tasks = [(seed, number, version, now) for number in range(made, made + ROUND_DOCUMENTS)]
+        made += ROUND_DOCUMENTS
+        return workers.map_async(make_document, tasks, chunksize=ROUND_CHUNKSIZE)
 
     try:
         batch, chunks, documents = _Batch(), 0, 0
-        current = generate()
-        ahead = workers.map_async(_cut, [doc for doc, _ in current])
+        ahead = [submit() for _ in range(ROUNDS_AHEAD)]
         while True:
-            upcoming = generate()
-            done = ahead.get()
-            ahead = workers.map_async(_cut, [doc for doc, _ in upcoming])
-            for (source, rows, terms), (emitted, identifiers) in zip(
-                done, (marks for _, marks in current), strict=True
-            ):
-                batch.sources.append(source)
-                batch.rows.extend(rows)
-                batch.terms.update(terms)
-                chunks += len(rows)
+            done = ahead.pop(0).get()
+            ahead.append(submit())
+            for document in done:
+                batch.sources.append(document.source)
+                batch.rows.extend(document.rows)
+                batch.terms.update(document.terms)
+                emitted.extend(filter(None, (document.emitted,)))
+                identifiers.extend(filter(None, (document.identifier,)))
+                chunks += len(document.rows)
                 documents += 1
-                if chunks >= size:  # queries come only from documents the store holds
-                    del generator.emitted[emitted:], generator.identifiers[identifiers:]
+                if chunks >= size:
                     yield batch, chunks, documents
                     return
                 if len(batch.rows) >= BULK_BATCH_CHUNKS:
                     yield batch, chunks, documents
                     batch = _Batch()
-            current = upcoming
     finally:
         workers.terminate()
         workers.join()
-
-
-_chunking: Any = None
-
-
-def _start_worker(chunking: Any) -> None:
-    global _chunking
-    _chunking = chunking
-
-
-def _cut(document: tuple) -> tuple[tuple, list[tuple], Counter[str]]:
-    """One document's `sources` row, chunk rows and vocabulary counts (in a worker)."""
-    from capy.digests import sha256
-    from capy.store.chunkstore import chunk_for_index, chunk_terms
-    from capy.store.codec import compress_text
-    from capy.store.migrations import chunk_rowid
-
-    source_id, label, kind, text, version, now = document
-    cut = chunk_for_index(text, kind, label, _chunking)
-    data = text.encode("utf-8")
-    source = (
-        source_id,
-        label,
-        sha256(data).hexdigest(),
-        kind,
-        compress_text(text),
-        len(data),
-        version,
-        now,
-        len(cut),
-    )
-    rows = [
-        (chunk_rowid(source_id, ordinal), chunk.title, chunk.content, source_id, ordinal)
-        for ordinal, chunk in enumerate(cut)
-    ]
-    return source, rows, chunk_terms(cut)
 
 
 class _Writer:
@@ -317,7 +284,7 @@ class _Writer:
         try:
             store = _open(self._path, self._key)
             try:
-                store.conn.execute("PRAGMA synchronous = OFF")
+                _throwaway_file_settings(store.conn)
                 store.conn.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KIB}")
                 while (batch := self._queue.get()) is not None:
                     self._write(store.conn, batch)
@@ -349,15 +316,27 @@ class _Writer:
             insert_fts_rows(conn, self._table, batch.rows)
 
 
+def _throwaway_file_settings(conn: Any) -> None:
+    """No fsync and no journal while the store is built: a build that fails is thrown away
+    whole. With the WAL every page was written twice (a crisis merge or the final copy of
+    the trigram index wrote hundreds of MB into it before the checkpoint wrote them again);
+    the store goes back to the WAL when it is next opened (`open_database`)."""
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA journal_mode = OFF").fetchone()
+
+
 def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> None:
     """Replace `table`'s index in `target` by the one built in `donor` (same schema, same key)."""
     store = _open(target, raw_key)
     try:
         conn = store.conn
+        _throwaway_file_settings(conn)
         conn.execute(f"ATTACH DATABASE ? AS donor {store.key.attach_clause()}", (str(donor),))
         conn.execute("BEGIN IMMEDIATE")
         for suffix in FTS_SHADOW_SUFFIXES:
             shadow = f"{table}_{suffix}"
+            if not _has_table(conn, "donor", shadow):  # an index-only table has no _content
+                continue
             conn.execute(f"DELETE FROM main.{shadow}")
             conn.execute(f"INSERT INTO main.{shadow} SELECT * FROM donor.{shadow}")
         conn.execute("COMMIT")
@@ -365,3 +344,10 @@ def _copy_fts_table(target: Path, donor: Path, raw_key: bytes, table: str) -> No
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         store.close()
+
+
+def _has_table(conn: Any, schema: str, name: str) -> bool:
+    found = conn.execute(
+        f"SELECT 1 FROM {schema}.sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return found is not None

@@ -98,7 +98,7 @@ def _language() -> tuple[frozenset[str], tuple[str, ...], tuple[float, ...]]:
 
 
 class TextGenerator:
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed)
         self.sentences = _sentences()
         self.structure, self.vocabulary, self.cumulative = _language()

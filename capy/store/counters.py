@@ -118,17 +118,25 @@ def tier_counts(
 
     now = int(time.time()) if now is None else now
     unsaved = fill_salience(conn, pack)
-    tiers: dict[str, Counter[str]] = {}
     rows = conn.execute(
         "SELECT id, kind, coalesce(accessed_at, indexed_at, created_at), access_count, salience "
         "FROM sources INDEXED BY sources_by_retention"
     )
-    scoring = pack.scoring
-    for source_id, kind, last_used, access_count, salience in with_pending(rows, pending or {}):
+    if pending:
+        rows = with_pending(rows, pending)
+    # One pass over every source on each report: the tier names and their bounds are looked up
+    # once here, not per source (that lookup was half of the pass's CPU).
+    bounds = pack.tiers.bounds()
+    score, base = pack.scoring.score, pack.salience.base
+    counted: Counter[tuple[str, str]] = Counter()
+    for source_id, kind, last_used, access_count, salience in rows:
         if salience is None:
-            salience = unsaved.get(source_id, pack.salience.base)  # deleted since: any will do
-        score = scoring.score((now - last_used) / DAY_S, salience, access_count)
-        tiers.setdefault(kind, Counter())[str(pack.tiers.of(score))] += 1
+            salience = unsaved.get(source_id, base)  # deleted since: any will do
+        value = score((now - last_used) / DAY_S, salience, access_count)
+        counted[kind, next(name for name, bound in bounds if value >= bound)] += 1
+    tiers: dict[str, Counter[str]] = {}
+    for (kind, tier), count in counted.items():
+        tiers.setdefault(kind, Counter())[tier] = count
     return tiers
 
 

@@ -1,14 +1,17 @@
-"""The bulk-built store of `capy bench perf --large`: the rows `grow_store` writes, a sound
-index in both FTS tables, searchable, and reused from the cache by a later run."""
+"""The bulk-built store of `capy bench perf --large`: the rows capy's own indexing writes for
+the same documents, a sound index in both FTS tables, searchable, and reused from the cache by
+a later run."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from capy.bench.perf import grow_store, measure_large
+from capy.bench.perf import measure_large
 from capy.bench.perf_large import large_store
+from capy.bench.perf_large_docs import document_label, document_text
 from capy.bench.scratch import scratch_store
-from capy.bench.textgen import TextGenerator
 from capy.rules import load_rules
 from capy.store.corpus import search_store
 
@@ -37,13 +40,31 @@ def _rows(conn, table: str) -> list[tuple]:
     ]
 
 
-def test_bulk_store_holds_the_rows_grow_store_indexes(cache) -> None:
+def test_bulk_store_holds_the_rows_index_batch_writes(cache) -> None:
+    from capy.store.batch import BatchItem, index_batch
+
     rules = load_rules()
-    with scratch_store() as grown:
-        chunks, _documents = grow_store(grown, TextGenerator(4), SIZE, 0, 0, rules, None)
-        with large_store(chunks, 4, rules) as built:  # stops after the same document
-            _same_store(built.store.conn, grown.conn)
-            assert not built.reused and built.chunks == chunks
+    with large_store(SIZE, 4, rules) as built, scratch_store() as indexed:
+        assert not built.reused and built.chunks >= SIZE
+        items = []
+        for number in range(built.documents):
+            kind, text, _sentence, _identifier = document_text(4, number)
+            items.append(BatchItem(document_label(number), text, content_type=kind))
+        outcomes = index_batch(indexed, items, rules=rules)
+        assert sum(outcome.chunk_count for outcome in outcomes) == built.chunks
+        _same_store(built.store.conn, indexed.conn)
+        # A sentence of most documents to ask about (one with none sampled gives none).
+        assert built.documents // 2 < len(built.emitted) <= built.documents
+        assert all(_holds(indexed, sentence) for sentence in built.emitted[:5])
+
+
+def _holds(store, sentence: str) -> bool:
+    """Whether a chunk holds the sentence's first words as a phrase (lines may wrap inside it)."""
+    phrase = " ".join(re.findall(r"[A-Za-z]+", sentence)[:4])
+    (found,) = store.conn.execute(
+        "SELECT count(*) FROM chunks WHERE chunks MATCH ?", (f'"{phrase}"',)
+    ).fetchone()
+    return found > 0
 
 
 def _same_store(bulk, slow) -> None:
@@ -68,5 +89,8 @@ def test_bulk_store_is_searched_and_reused(cache) -> None:
     with large_store(SIZE, 2, rules) as again:
         assert again.reused and again.chunks == first.chunks
     assert not list(cache.rglob(".building-*"))
-    row = measure_large(SIZE, 2, 10, rules, None)
+    row = measure_large(SIZE, 2, 10, rules, None, calls=3)
     assert row["built"] == "bulk insert, reused" and row["queries"] == 10
+    # Through the tool call too: `capy serve` on the bulk-built store, its key from the cache.
+    through = row["through_calls"]
+    assert through["calls"] == 3 and 0 < through["call_p50_ms"] <= through["call_p95_ms"]

@@ -81,7 +81,11 @@ def test_perf_markdown(snapshot) -> None:
             {"chunks": 1000, "queries": 200, "p50_ms": 1.5, "p95_ms": 4.0, "max_ms": 9.0,
              "bare_p50_ms": 0.2, "bare_p95_ms": 0.9, "build_s": 2.0, "passes": 3,
              "first_pass_p95_ms": 5.0, "bare_first_pass_p95_ms": 1.1,
-             "p95_ms_by_shape": {"phrase": 3.0, "typo": 4.5}},
+             "p95_ms_by_shape": {"phrase": 3.0, "typo": 4.5},
+             "bare_p95_ms_by_shape": {"phrase": 0.8, "typo": 0.2},
+             "cpu_p95_ms": 3.5, "bare_cpu_p95_ms": 0.8,
+             "through_calls": {"calls": 60, "call_p50_ms": 6.0, "call_p95_ms": 9.0,
+                               "call_floor_p50_ms": 4.0, "call_floor_p95_ms": 7.5}},
         ],
         "goals": [{"goal": "search p95 < 25 ms at 100,000 chunks", "value": None, "met": False}],
     }  # fmt: skip

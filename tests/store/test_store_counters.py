@@ -100,3 +100,11 @@ def test_tiers_match_the_score_from_raw_content(project_dir) -> None:
         assert stale.fetchone()[0] == 1
         summary = summarize_sources(store, rules=rules, now=later)
         assert sum(item.sources for item in summary) == 3
+
+
+def test_tier_bounds_place_every_score_as_tiers_of_does() -> None:
+    tiers = load_rules().view("retention").tiers
+    bounds = tiers.bounds()
+    for step in range(-10, 111):
+        score = step / 100
+        assert next(name for name, low in bounds if score >= low) == str(tiers.of(score))

@@ -136,6 +136,11 @@ class Tiers(Section):
                 return tier
         return Tier.EVICTABLE
 
+    def bounds(self) -> tuple[tuple[str, float], ...]:
+        """(tier name, lowest score in it), best tier first; the last takes any score."""
+        ranked = tuple((str(tier), self.bound(tier)) for tier in (Tier.HOT, Tier.WARM, Tier.COLD))
+        return (*ranked, (str(Tier.EVICTABLE), -math.inf))
+
 
 class Size(Section):
     max_source_bytes: int
