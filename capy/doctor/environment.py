@@ -43,25 +43,28 @@ def runtimes(ctx: DoctorContext) -> list[Check]:
 
 def isolation(ctx: DoctorContext) -> list[Check]:
     """Whether each sandboxed call is kept from the user's other processes, in plain words."""
-    from capy.executor.isolation import unavailable_reason
+    from capy.executor.isolation import in_sight, refusal, unavailable_reason
 
     rules = ctx.view("executor").isolation
     name = "sandbox isolation"
+    if refused := refusal(rules):
+        return [Check(GROUP, name, Status.FAIL, f"calls are refused: {refused}")]
     reason = unavailable_reason(rules)
     if reason is None:
         detail = (
             "each call runs in its own PID and mount namespaces: it cannot see, trace or "
-            "signal capy or other calls, open their pipes, change cgroup limits, or read "
-            "capy's key files and stores (so `capy` run inside a call cannot open them either)"
+            "signal capy or other calls, open their pipes or change cgroup limits, and cannot "
+            "read capy's key files or stores directly (so `capy` run inside a call cannot open "
+            "them either); it still runs as you and can change what you can change, including "
+            "capy's own installation"
         )
+        if gaps := in_sight(rules):
+            return [Check(GROUP, name, Status.WARN, f"{detail}; but {'; '.join(gaps)}")]
         return [Check(GROUP, name, Status.OK, detail)]
     fix = (
         "run capy where the kernel allows PID and mount namespaces "
         "(root, or unprivileged user namespaces)"
     )
-    if rules.required:
-        detail = f"calls are refused: the executor pack requires isolation and {reason}"
-        return [Check(GROUP, name, Status.FAIL, detail, fix)]
     detail = (
         "calls are NOT isolated from this user's other processes: code in one call can read "
         "capy's memory (its keys), its key files and encrypted stores, and other calls' "

@@ -11,8 +11,11 @@ capy's memory, by design.
 A folder is resolved once per process for each working folder and value of the variables
 that move it (a settings load reads every config file, ~0.5 ms, too much for every call), and
 made if missing (0700, as capy would make it at its first key): a folder that appeared only
-after the mount table was built would be in sight. A folder that holds the working folder,
-the temp folder or the home folder is never hidden: the call could not run at all.
+after the mount table was built would be in sight. Paths are compared real (symlinks
+resolved), as the kernel mounts them. A folder that holds the working folder, the temp folder
+or the home folder is never hidden (the call could not run at all): it is reported as in
+sight, and where the pack requires isolation every call is refused. Where the settings cannot
+be read, the folders come from the variables that move them, and the error is reported alike.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from capy.config import paths
@@ -29,12 +33,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from capy.config.settings import Settings
 
-# What a mount target `{name}` means: one of capy's folders, from its settings.
+# What a mount target `{name}` means: one of capy's folders, from its settings (or, where
+# they cannot be read, from the variables that move it: a broken config file must not put
+# a configured folder back in sight).
 FOLDERS: dict[str, Callable[[Settings | None], Path]] = {
-    "key_dir": lambda settings: settings.key_dir if settings else paths.config_dir(),
-    "data_dir": lambda settings: settings.data_dir if settings else paths.data_dir(),
+    "key_dir": lambda settings: settings.key_dir if settings else _from_env("key_dir"),
+    "data_dir": lambda settings: settings.data_dir if settings else _from_env("data_dir"),
     "config_dir": lambda settings: paths.config_dir(),
 }
+_DEFAULTS: dict[str, Callable[[], Path]] = {"key_dir": paths.config_dir, "data_dir": paths.data_dir}
 # The variables that move these folders (beside the config files, read once): the home, the
 # XDG folders, and the folder settings themselves.
 _ENV_NAMES = (
@@ -43,7 +50,24 @@ _ENV_NAMES = (
     "XDG_DATA_HOME",
     *(f"{ENV_PREFIX}{setting.upper()}" for setting in ("data_dir", "key_dir")),
 )
-_resolved: dict[tuple, tuple[str, ...]] = {}
+# Store files configured by their own setting: outside the hidden folders they stay in sight.
+_STORE_FILES = ("db_path", "vault_path", "capsules_path")
+
+
+@dataclass(frozen=True)
+class Folders:
+    """Where capy's folders named by the pack are here, and what stays in a call's sight."""
+
+    paths: tuple[str, ...]  # one per name, real (symlinks resolved); "" where it stays in sight
+    # Sentences: why a folder stays in sight, or why the settings could not be read. Where
+    # the pack requires isolation, a call is refused for any of them.
+    in_sight: tuple[str, ...] = ()
+    # Sentences: encrypted store files configured outside the hidden folders (their keys are
+    # hidden, the files are not).
+    exposed: tuple[str, ...] = ()
+
+
+_resolved: dict[tuple, Folders] = {}
 _CACHE_SIZE = 8
 
 
@@ -54,19 +78,48 @@ def placeholder(target: str) -> str | None:
     return None
 
 
-def resolve(names: tuple[str, ...]) -> tuple[str, ...]:
+def resolve(names: tuple[str, ...]) -> Folders:
     """The folders `names` stand for here, one per name ("" where one must stay in sight)."""
     if not names:
-        return ()
+        return Folders(())
     key = (names, _environment(), _cwd())
     found = _resolved.get(key)
     if found is None:
-        settings = _settings()
-        found = tuple(_hideable(FOLDERS[name](settings)) for name in names)
+        found = _resolve(names)
         if len(_resolved) >= _CACHE_SIZE:
             _resolved.clear()
         _resolved[key] = found
     return found
+
+
+def _resolve(names: tuple[str, ...]) -> Folders:
+    settings, error = _settings()
+    in_sight = [] if error is None else [error]
+    found = []
+    for name in names:
+        folder, why = _hideable(FOLDERS[name](settings))
+        found.append(folder)
+        if why:
+            in_sight.append(f"capy's {name.replace('_', ' ')} {why}")
+    hidden = [Path(folder) for folder in found if folder]
+    exposed = []
+    for setting in _STORE_FILES:
+        path = getattr(settings, setting, None)
+        if path is not None and not _inside_any(Path(os.path.realpath(path)), hidden):
+            exposed.append(
+                f"the store file `{setting}` ({path}) lies outside capy's hidden folders: a "
+                "call can read it (it stays encrypted; its key is hidden)"
+            )
+    return Folders(tuple(found), tuple(dict.fromkeys(in_sight)), tuple(exposed))
+
+
+def _inside_any(path: Path, folders: list[Path]) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+def _from_env(name: str) -> Path:
+    value = os.environ.get(f"{ENV_PREFIX}{name.upper()}")
+    return Path(os.path.expanduser(value)) if value else _DEFAULTS[name]()
 
 
 def _environment() -> tuple[str | None, ...]:
@@ -81,28 +134,36 @@ def _cwd() -> str:
         return ""
 
 
-def _settings() -> Settings | None:
-    """capy's settings; None where they cannot be read (the folders' defaults are used)."""
+def _settings() -> tuple[Settings | None, str | None]:
+    """capy's settings, or None and why they cannot be read (the folders then come from the
+    variables that move them, or their defaults)."""
     from capy.config import ConfigError, load_settings
 
     try:
-        return load_settings().settings
-    except (ConfigError, OSError):
-        return None
+        return load_settings().settings, None
+    except (ConfigError, OSError) as error:
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return None, (
+            f"capy's settings could not be read ({detail}), so its folders were taken from "
+            f"{ENV_PREFIX}KEY_DIR, {ENV_PREFIX}DATA_DIR or their defaults"
+        )
 
 
-def _hideable(folder: Path) -> str:
-    """`folder` made absolute and present; "" if hiding it would hide what a call needs."""
-    folder = Path(os.path.abspath(folder))
-    needed = [Path(tempfile.gettempdir()), paths.home_dir()]
+def _hideable(folder: Path) -> tuple[str, str | None]:
+    """`folder` made real and present, or "" and why hiding it would hide what a call needs.
+    Real paths on both sides: a symlinked folder is mounted over where it leads."""
+    folder = Path(os.path.realpath(folder))
+    needed = {"the temp folder": tempfile.gettempdir(), "the home folder": str(paths.home_dir())}
     if cwd := _cwd():
-        needed.append(Path(cwd))
-    for path in needed:
-        path = Path(os.path.abspath(path))
+        needed["the working folder"] = cwd
+    for what, path in needed.items():
+        path = Path(os.path.realpath(path))
         if path == folder or folder in path.parents:
-            return ""
+            return "", f"{folder} stays in sight of calls: it holds {what} ({path})"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
-        return str(folder) if folder.is_dir() else ""
-    return str(folder)
+    except OSError as error:
+        if folder.is_dir():
+            return str(folder), None
+        return "", f"{folder} could not be made ({error.strerror}), so it cannot be hidden"
+    return str(folder), None

@@ -30,10 +30,12 @@ isolated from other processes.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -116,26 +118,64 @@ class Plan:
 
 
 def plan(isolation: Isolation, *, offline: bool = False) -> Plan | None:
-    """This machine's plan for `isolation` (None: calls run unisolated); ExecutorError where the
-    pack requires isolation and the kernel refuses it."""
-    found = _plan(isolation, offline, _hidden(isolation))
-    if found is None and isolation.required:
-        raise ExecutorError(
+    """This machine's plan for `isolation` (None: calls run unisolated); ExecutorError where
+    every call is refused (see `refusal`)."""
+    folders = _hidden(isolation)
+    found, failed = _plan(isolation, offline, folders.paths)
+    if why := _refusal(isolation, folders, found, failed):
+        raise ExecutorError(why)
+    return found
+
+
+def refusal(isolation: Isolation) -> str | None:
+    """Why every call is refused here (one sentence); None when calls run."""
+    folders = _hidden(isolation)
+    return _refusal(isolation, folders, *_plan(isolation, False, folders.paths))
+
+
+def _refusal(
+    isolation: Isolation, folders: hidden.Folders, found: Plan | None, failed: str | None
+) -> str | None:
+    if failed:  # isolation works, hiding this folder does not: never run it in sight
+        return (
+            f"capy could not hide its folder {failed} from calls (the empty read-only mount "
+            "over it failed), so no call runs rather than one that could read capy's keys and "
+            "stores. Make it a plain folder capy can mount over, or move it "
+            "(CAPY_KEY_DIR, CAPY_DATA_DIR)."
+        )
+    if not isolation.required:
+        return None
+    if found is None:
+        return (
             "the executor pack requires each call to run isolated from other processes, and "
             f"this machine cannot: {unavailable_reason(isolation)}. Run capy where PID and "
             "mount namespaces are allowed, or set isolation.required to false."
         )
-    return found
+    if folders.in_sight:
+        return (
+            "the executor pack requires each call to run isolated, and "
+            f"{'; '.join(folders.in_sight)}. Fix that, or set isolation.required to false."
+        )
+    return None
 
 
 def unavailable_reason(isolation: Isolation) -> str | None:
-    """Why calls run unisolated here; None when they are isolated."""
-    if _plan(isolation, False, _hidden(isolation)) is not None:
+    """Why calls run unisolated (or not at all) here; None when they are isolated."""
+    found, failed = _plan(isolation, False, _hidden(isolation).paths)
+    if failed:
+        return f"capy's folder {failed} could not be hidden from calls"
+    if found is not None:
         return None
     return _missing() or (
         "the kernel refused new PID and mount namespaces (it takes root with CAP_SYS_ADMIN, "
         "or unprivileged user namespaces)"
     )
+
+
+def in_sight(isolation: Isolation) -> tuple[str, ...]:
+    """Sentences: what of capy's own stays in sight of an isolated call, and why."""
+    folders = _hidden(isolation)
+    return folders.in_sight + folders.exposed
 
 
 def _missing() -> str | None:
@@ -154,7 +194,7 @@ def _tool(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin")
 
 
-def _hidden(isolation: Isolation) -> tuple[str, ...]:
+def _hidden(isolation: Isolation) -> hidden.Folders:
     """Where capy's own folders named by the pack's mounts are here (see `hidden`)."""
     return hidden.resolve(tuple(filter(None, map(_folder, isolation.mounts))))
 
@@ -164,9 +204,13 @@ def _folder(mount: IsolationMount) -> str | None:
 
 
 @cache
-def _plan(isolation: Isolation, offline: bool, folders: tuple[str, ...]) -> Plan | None:
+def _plan(
+    isolation: Isolation, offline: bool, folders: tuple[str, ...]
+) -> tuple[Plan | None, str | None]:
+    """The plan (None: calls run unisolated), and the folder of `folders` whose mount alone
+    failed the trial (then there is no plan, and no call may run)."""
     if _missing() is not None:
-        return None
+        return None, None
     net = ("--net",) if offline else ()
     unshare = str(_tool("unshare"))
     candidates = []
@@ -183,13 +227,36 @@ def _plan(isolation: Isolation, offline: bool, folders: tuple[str, ...]) -> Plan
     )
     candidates.append(((unshare, *_AS_USER_ROOT, *_NAMESPACES, *net), back_to_user, True))
     for options, tail, in_user_namespace in candidates:
-        table = _mount_table(isolation, in_user_namespace, folders)
-        if table is None:
-            return None
-        candidate = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
-        if _works(candidate):
-            return candidate
-    return None
+        trial = functools.partial(_trial, isolation, options, tail, in_user_namespace)
+        if found := trial(folders):
+            return found, None
+        if any(folders) and trial(("",) * len(folders)):
+            return None, _failing_folder(folders, trial)
+    return None, None
+
+
+def _trial(
+    isolation: Isolation,
+    options: tuple[str, ...],
+    tail: tuple[str, ...],
+    in_user_namespace: bool,
+    places: tuple[str, ...],
+) -> Plan | None:
+    """The candidate with the mounts' `{name}` targets at `places`, if a trial call works."""
+    table = _mount_table(isolation, in_user_namespace, places)
+    if table is None:
+        return None
+    found = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
+    return found if _works(found) else None
+
+
+def _failing_folder(folders: tuple[str, ...], trial: Callable) -> str:
+    """The first of `folders` whose mount alone fails the trial."""
+    for index, folder in enumerate(folders):
+        alone = tuple(place if at == index else "" for at, place in enumerate(folders))
+        if folder and trial(alone) is None:
+            return folder
+    return ", ".join(filter(None, folders))  # each works alone, not together
 
 
 @cache
@@ -206,12 +273,21 @@ def _mount_table(
     lines, seen = [], set()
     for mount in isolation.mounts:
         target = next(places) if _folder(mount) is not None else mount.target
+        if _folder(mount) is not None and _within_another(target, folders):
+            continue  # the outer folder's empty mount hides it, and its target is gone there
         if target and target not in seen and os.path.isdir(target):
             seen.add(target)  # {key_dir} is {config_dir} unless configured apart
             options = _options(mount, in_user_namespace)
             lines.append(f"capy-{mount.type} {_fstab(target)} {mount.type} {options} 0 0\n")
-    fd = sealed.sealed_file("".join(lines).encode(), "capy-mounts")
+    fd = sealed.sealed_file(os.fsencode("".join(lines)), "capy-mounts")
     return None if fd is None else f"/proc/{os.getpid()}/fd/{fd}"
+
+
+def _within_another(target: str, folders: tuple[str, ...]) -> bool:
+    return any(
+        folder and folder != target and target.startswith(folder.rstrip("/") + "/")
+        for folder in folders
+    )
 
 
 def _fstab(path: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import threading
@@ -63,7 +64,7 @@ def spawn(
     key = spawn_key(limits, isolation, offline)
     ready = prejoin.claim(argv, env, cwd, key)
     if prejoin.enabled():
-        prejoin.refill(key)  # the next call's, now where calls are isolated (see `prejoin`)
+        _refill(key)  # the next call's, now where calls are isolated (see `prejoin`)
     if ready is not None:
         proc, group = ready
     else:
@@ -82,9 +83,18 @@ def spawn(
     return Phase(proc, pump, call, limits, key)
 
 
+def _refill(key: prejoin.Key) -> None:
+    """Start the next calls' spawners; a failure leaves only fewer of them ready. It must not
+    escape: a helper may already run this call, which then needs its Phase and its cleanup."""
+    with contextlib.suppress(Exception):
+        prejoin.refill(key)
+
+
 def spawn_key(limits: Limits, isolation: Isolation, offline: bool) -> prejoin.Key:
+    """What a call is made with; ExecutorError where the pack refuses every call here."""
+    ns = isolation_plan(isolation, offline=offline)
     return prejoin.Key(
-        limits.processes.max_new_processes, limits.memory.max_bytes, offline, isolation
+        limits.processes.max_new_processes, limits.memory.max_bytes, offline, isolation, ns
     )
 
 
@@ -93,7 +103,7 @@ def _spawn_joining(
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup | None]:
     """Start `argv` through a shell that first moves itself into the call's new groups, then
     into the call's own namespaces where this machine allows them."""
-    ns = isolation_plan(key.isolation, offline=key.offline)  # before a group exists to remove
+    ns = key.plan
     group = cgroups.call_group(marker, max_tasks=key.max_tasks, max_memory_bytes=key.max_memory)
     joins = group.join_files if group is not None else []
     if ns is not None:
@@ -150,7 +160,7 @@ def cleanup(phase: Phase) -> None:
     # The next call's spawner joins its groups while nothing waits, once no call runs (where
     # calls are isolated, the spawners started at this call's spawn already: see `prejoin`).
     if prejoin.release(phase.pid) and prejoin.enabled():
-        prejoin.refill(phase.key)
+        _refill(phase.key)
     # Everything is dead now, so the pipes hold all that will ever come: keep it.
     phase.pump.drain()
     phase.pump.close()

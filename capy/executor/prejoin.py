@@ -71,9 +71,8 @@ import time
 from dataclasses import dataclass
 
 from capy.executor import cgroups, processes, sealed
-from capy.executor.errors import ExecutorError
 from capy.executor.isolation import QUIET_CHILD
-from capy.executor.isolation import plan as isolation_plan
+from capy.executor.isolation import Plan as IsolationPlan
 from capy.executor.janitor import run_later
 from capy.rules.views.executor import Isolation
 
@@ -94,6 +93,9 @@ class Key:
     max_memory: int | None
     offline: bool
     isolation: Isolation
+    # How it is isolated: a helper's mounts are fixed at its start, so one made before capy's
+    # folders moved (another key or data folder) hides the old ones and must not be taken.
+    plan: IsolationPlan | None
 
 
 @dataclass
@@ -273,10 +275,7 @@ def _workers():
 
 
 def _isolated(key: Key) -> bool:
-    try:
-        return isolation_plan(key.isolation, offline=key.offline) is not None
-    except ExecutorError:
-        return False
+    return key.plan is not None
 
 
 def _take_ready() -> list[_Helper]:
@@ -312,10 +311,7 @@ def _start(key: Key) -> _Helper | None:
     _env_binary = _env_binary or shutil.which("env", path=os.defpath)
     if _env_binary is None or not sealed.available():
         return None
-    try:
-        ns = isolation_plan(key.isolation, offline=key.offline)
-    except ExecutorError:
-        return None  # isolation is required and unavailable: the call itself will say so
+    ns = key.plan
     if ns is None and key.offline:
         return None  # the network prefix goes inside the joins: such calls spawn as usual
     line = sealed.blank("capy-call")

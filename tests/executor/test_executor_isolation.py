@@ -281,3 +281,108 @@ def _as_nobody(home: Path) -> None:
     if not isolated_here:
         pytest.skip(f"no unprivileged user namespaces here: {reason}")
     assert output == "65534\ndone\n"
+
+
+def test_a_capy_folder_inside_another_is_hidden_by_the_outer_mount(
+    isolated, view, monkeypatch
+) -> None:
+    """The data folder configured inside the config folder: its target is gone on the outer
+    empty mount, and mounting it there failed every trial, so calls ran with no namespaces."""
+    from capy.config.paths import config_dir
+
+    data = config_dir() / "data"
+    monkeypatch.setenv("CAPY_DATA_DIR", str(data))
+    data.mkdir(parents=True)
+    (data / "knowledge.db").write_bytes(b"SQLite format 3\0")
+    assert isolation.plan(view.isolation) is not None
+    assert _readable(view, [data, config_dir()]) == []
+    # Key folder around the config folder: the same, the other way round.
+    monkeypatch.setenv("CAPY_KEY_DIR", str(config_dir().parent))
+    assert isolation.plan(view.isolation) is not None
+    assert _readable(view, [data]) == []
+
+
+def test_a_capy_folder_that_cannot_be_hidden_refuses_every_call(isolated, view) -> None:
+    """Isolation works but the empty mount over the data folder fails: no call runs, even
+    where isolation is not required, and the sentence names the folder (not the kernel)."""
+    mounts = tuple(
+        mount.model_copy(update={"options": "size=nonsense"})
+        if mount.target == "{data_dir}"
+        else mount
+        for mount in view.isolation.mounts
+    )
+    lenient = view.isolation.model_copy(update={"required": False, "mounts": mounts})
+    data = os.path.realpath(os.environ["XDG_DATA_HOME"])
+    with pytest.raises(ExecutorError, match=f"could not hide its folder {data}"):
+        isolation.plan(lenient)
+    assert "could not be hidden" in isolation.unavailable_reason(lenient)
+
+
+def test_a_capy_folder_holding_the_working_folder_is_reported_in_sight(
+    isolated, view, monkeypatch, tmp_path
+) -> None:
+    """Reached through a symlink, the data folder holds the working folder: it stays in sight,
+    and a pack that requires isolation refuses rather than run in sight of it."""
+    real = tmp_path / "real data"
+    (real / "work").mkdir(parents=True)
+    link = tmp_path / "data link"
+    link.symlink_to(real)
+    monkeypatch.setenv("CAPY_DATA_DIR", str(link))
+    monkeypatch.chdir(real / "work")
+    assert isolation.plan(view.isolation) is not None
+    assert any("holds the working folder" in gap for gap in isolation.in_sight(view.isolation))
+    strict = view.isolation.model_copy(update={"required": True})
+    with pytest.raises(ExecutorError, match=f"data dir {real} stays in sight"):
+        isolation.plan(strict)
+
+
+def test_a_broken_config_still_hides_the_folders_its_variables_name(
+    isolated, view, monkeypatch, tmp_path
+) -> None:
+    from capy.config.paths import user_config_file
+
+    user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    user_config_file().write_text("this is = = not toml\n")
+    data = tmp_path / "moved data"
+    monkeypatch.setenv("CAPY_DATA_DIR", str(data))
+    data.mkdir()
+    (data / "knowledge.db").write_bytes(b"SQLite format 3\0")
+    assert isolation.plan(view.isolation) is not None
+    assert _readable(view, [data]) == []
+    strict = view.isolation.model_copy(update={"required": True})
+    with pytest.raises(ExecutorError, match="settings could not be read"):
+        isolation.plan(strict)
+
+
+def test_a_capy_folder_whose_name_is_not_utf8_is_hidden(isolated, view, monkeypatch, tmp_path):
+    data = os.fsdecode(os.fsencode(str(tmp_path)) + b"/caf\xe9")
+    monkeypatch.setenv("CAPY_DATA_DIR", data)
+    assert isolation.plan(view.isolation) is not None
+    assert execute("shell", "true", rules=view, timeout=30).ok
+
+
+def test_a_ready_spawner_made_before_the_folders_moved_is_not_taken(
+    isolated, view, monkeypatch, tmp_path
+) -> None:
+    """A spawner's mounts are fixed when it starts: its key names the mounts it made."""
+    from capy.executor.phase import spawn_key
+
+    before = spawn_key(view.limits, view.isolation, False)
+    monkeypatch.setenv("CAPY_DATA_DIR", str(tmp_path / "moved"))
+    assert spawn_key(view.limits, view.isolation, False) != before
+
+
+def test_a_call_through_the_ready_spawner_runs_even_if_the_next_fails_to_start(
+    isolated, ready, view, monkeypatch
+) -> None:
+    _warm_up(view)
+    taken = _took_the_ready_spawner(monkeypatch)
+
+    def broken(key) -> None:
+        raise RuntimeError("no spawner today")
+
+    monkeypatch.setattr(prejoin, "refill", broken)
+    result = execute("shell", "echo ran", rules=view, timeout=30)
+    assert taken == [True]
+    assert result.exit_code == 0 and result.output.strip() == "ran", result
+    janitor.wait_for_cleanup()
