@@ -140,3 +140,44 @@ def test_json_carries_the_same_checks(doctor_home, capsys, argv) -> None:
         "warn": report.count(Status.WARN),
         "fail": 0,
     }
+
+
+def _isolated_here() -> bool:
+    from capy.executor import isolation
+    from capy.rules import build_ruleset
+
+    return (
+        isolation.plan(build_ruleset(include_shipped=True).view("executor").isolation) is not None
+    )
+
+
+def test_a_data_folder_inside_the_config_folder_keeps_calls_isolated(
+    doctor_home, monkeypatch
+) -> None:
+    """The data folder nested in the config folder once failed the namespace trial, and the
+    doctor blamed the kernel; the outer empty mount hides it."""
+    from capy.config.paths import config_dir
+
+    if not _isolated_here():
+        pytest.skip("calls are not isolated on this machine")
+    monkeypatch.setenv("CAPY_DATA_DIR", str(config_dir() / "data"))
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    assert check.status is Status.OK, check.detail
+    assert "cannot read capy's key files or stores directly" in check.detail
+    assert "including capy's own installation" in check.detail
+
+
+def test_a_data_folder_holding_the_working_folder_is_a_warning_naming_it(
+    doctor_home, monkeypatch, tmp_path
+) -> None:
+    if not _isolated_here():
+        pytest.skip("calls are not isolated on this machine")
+    data = tmp_path / "data"
+    (data / "work").mkdir(parents=True)
+    monkeypatch.setenv("CAPY_DATA_DIR", str(data))
+    monkeypatch.chdir(data / "work")
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    assert check.status is Status.WARN
+    assert (
+        f"data dir {data.resolve()} stays in sight of calls: it holds the working" in check.detail
+    )
