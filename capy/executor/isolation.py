@@ -25,7 +25,12 @@ memfd that the call's first shell opens by capy's /proc path before entering the
 What works is found once per process by a real trial (a probe that must not see capy's own
 pid). Where the kernel refuses (no namespaces, a container without the rights) a call runs
 as before unless the pack says `required`, and `capy doctor` says plainly that calls are not
-isolated from other processes.
+isolated from other processes. Where namespaces work but the empty mount over one of capy's
+own folders does not, no call runs (whatever the pack says), and the refusal names the folder.
+
+This keeps calls apart from processes and out of capy's key files; it does not keep a call
+from what capy's user may change (capy's own installation included), so it is no boundary
+against code the user would not run themselves.
 """
 
 from __future__ import annotations
