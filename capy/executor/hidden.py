@@ -42,16 +42,16 @@ FOLDERS: dict[str, Callable[[Settings | None], Path]] = {
     "config_dir": lambda settings: paths.config_dir(),
 }
 _DEFAULTS: dict[str, Callable[[], Path]] = {"key_dir": paths.config_dir, "data_dir": paths.data_dir}
-# The variables that move these folders (beside the config files, read once): the home, the
-# XDG folders, and the folder settings themselves.
+# Store files configured by their own setting: outside the hidden folders they stay in sight.
+_STORE_FILES = ("db_path", "vault_path", "capsules_path")
+# The variables that move these folders and files (beside the config files, read once): the
+# home, the XDG folders, and the settings themselves.
 _ENV_NAMES = (
     "HOME",
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
-    *(f"{ENV_PREFIX}{setting.upper()}" for setting in ("data_dir", "key_dir")),
+    *(f"{ENV_PREFIX}{setting.upper()}" for setting in ("data_dir", "key_dir", *_STORE_FILES)),
 )
-# Store files configured by their own setting: outside the hidden folders they stay in sight.
-_STORE_FILES = ("db_path", "vault_path", "capsules_path")
 
 
 @dataclass(frozen=True)

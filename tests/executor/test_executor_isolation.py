@@ -386,3 +386,14 @@ def test_a_call_through_the_ready_spawner_runs_even_if_the_next_fails_to_start(
     assert taken == [True]
     assert result.exit_code == 0 and result.output.strip() == "ran", result
     janitor.wait_for_cleanup()
+
+
+def test_a_store_file_configured_outside_the_data_folder_is_named_as_in_sight(
+    isolated, view, monkeypatch, tmp_path
+) -> None:
+    """Its key stays hidden, the encrypted file does not: the doctor's words say so."""
+    monkeypatch.setenv("CAPY_DB_PATH", str(tmp_path / "elsewhere" / "knowledge.db"))
+    gaps = isolation.in_sight(view.isolation)
+    assert any("`db_path`" in gap and "stays encrypted" in gap for gap in gaps), gaps
+    monkeypatch.delenv("CAPY_DB_PATH")
+    assert isolation.in_sight(view.isolation) == ()
