@@ -35,14 +35,13 @@ against code the user would not run themselves.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from capy.executor import cgroups, hidden, sealed
 from capy.executor.errors import ExecutorError
@@ -232,7 +231,7 @@ def _plan(
     )
     candidates.append(((unshare, *_AS_USER_ROOT, *_NAMESPACES, *net), back_to_user, True))
     for options, tail, in_user_namespace in candidates:
-        trial = functools.partial(_trial, isolation, options, tail, in_user_namespace)
+        trial = partial(_trial, isolation, options, tail, in_user_namespace)
         if found := trial(folders):
             return found, None
         if any(folders) and trial(("",) * len(folders)):
