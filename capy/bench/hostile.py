@@ -98,11 +98,19 @@ BAD_COUNTS = (
 
 
 def goals(report: dict) -> list[dict]:
+    """A family's figure meets its goal only when the family's control was seen: a count of 0
+    from probes that could not tell a bad case from a good one says nothing."""
     rows = []
+    seen = controls(report)
     for family, key, label in BAD_COUNTS:
         if family not in report:
             continue
         value = report[family].get(key)
+        if not seen.get(family, False):
+            rows.append(
+                {"goal": f"{label}: 0", "value": f"{value} (void: control not seen)", "met": False}
+            )
+            continue
         rows.append({"goal": f"{label}: 0", "value": value, "met": value == 0})
     return rows
 

@@ -238,3 +238,14 @@ def test_cli_refuses_an_unknown_family(capsys) -> None:
     assert main(["bench", "hostile", "--only", "everything"]) == 2
     said = capsys.readouterr().err
     assert "--only takes escape, secrets, inputs, terminal, ssrf, crash, spawner" in said
+
+
+def test_a_goal_is_void_where_its_familys_control_was_not_seen() -> None:
+    from capy.bench.hostile import goals
+
+    # Probes that failed on this machine count 0 got through and 0 for the control alike.
+    blind = {"got_through": 0, "control_seen": {"plain": True, "cgroup": False}}
+    (row,) = goals({"reach": blind})
+    assert not row["met"] and "void" in str(row["value"])
+    (row,) = goals({"reach": {**blind, "control_seen": {"plain": True, "cgroup": True}}})
+    assert row["met"] and row["value"] == 0
