@@ -16,10 +16,19 @@ resolved), as the kernel mounts them. A folder that holds the working folder, th
 or the home folder is never hidden (the call could not run at all): it is reported as in
 sight, and where the pack requires isolation every call is refused. Where the settings cannot
 be read, the folders come from the variables that move them, and the error is reported alike.
+
+The mounts are made by path at each call's start, so a call that renamed a hidden folder's
+parent (and left an empty decoy at the old path) would have the next calls hide the decoy
+while the real folder sat in sight at its new path. So the identity (device, inode) of each
+folder and of every parent up to `/` is recorded the first time its configured path is
+resolved in this process, and checked before each call (a few `lstat`s, microseconds): where
+any differs, every call is refused until capy restarts (ready spawners made meanwhile could
+have hidden the decoy), never run with the folder in sight.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from collections.abc import Callable
@@ -65,6 +74,34 @@ class Folders:
     # Sentences: encrypted store files configured outside the hidden folders (their keys are
     # hidden, the files are not).
     exposed: tuple[str, ...] = ()
+    # The identity recorded of each hidden folder (see `_Record`), checked before each call.
+    records: tuple[_Record, ...] = ()
+    # Why no call may run: a hidden folder is no longer what capy first hid (None: it is).
+    moved: str | None = None
+
+
+@dataclass
+class _Record:
+    """A hidden folder as first resolved in this process: its real path, and the (path,
+    device, inode) of each parent from the top down and of the folder itself."""
+
+    name: str
+    path: str
+    chain: tuple[tuple[str, int, int], ...]
+    moved: str | None = None  # once set, kept: calls stay refused until capy restarts
+
+    def check(self) -> str | None:
+        if self.moved is None:
+            for path, device, inode in self.chain:
+                if _identity(path) != (device, inode):
+                    self.moved = _moved_sentence(self.name, self.path, path)
+                    break
+        return self.moved
+
+
+# Configured folder path -> its record, for the life of the process (never cleared: a later
+# resolution must compare against the folder capy first hid, not the one now at its path).
+_records: dict[str, _Record] = {}
 
 
 _resolved: dict[tuple, Folders] = {}
@@ -89,6 +126,9 @@ def resolve(names: tuple[str, ...]) -> Folders:
         if len(_resolved) >= _CACHE_SIZE:
             _resolved.clear()
         _resolved[key] = found
+    for record in found.records:
+        if why := record.check():
+            return dataclasses.replace(found, moved=why)
     return found
 
 
@@ -96,11 +136,15 @@ def _resolve(names: tuple[str, ...]) -> Folders:
     settings, error = _settings()
     in_sight = [] if error is None else [error]
     found = []
+    records = []
     for name in names:
-        folder, why = _hideable(FOLDERS[name](settings))
+        configured = FOLDERS[name](settings)
+        folder, why = _hideable(configured)
         found.append(folder)
         if why:
             in_sight.append(f"capy's {name.replace('_', ' ')} {why}")
+        elif record := _record(name, str(configured), folder):
+            records.append(record)
     hidden = [Path(folder) for folder in found if folder]
     exposed = []
     for setting in _STORE_FILES:
@@ -110,7 +154,41 @@ def _resolve(names: tuple[str, ...]) -> Folders:
                 f"the store file `{setting}` ({path}) lies outside capy's hidden folders: a "
                 "call can read it (it stays encrypted; its key is hidden)"
             )
-    return Folders(tuple(found), tuple(dict.fromkeys(in_sight)), tuple(exposed))
+    return Folders(tuple(found), tuple(dict.fromkeys(in_sight)), tuple(exposed), tuple(records))
+
+
+def _record(name: str, configured: str, folder: str) -> _Record | None:
+    """The record of `configured` (made now, the first time); None where a part of its path
+    cannot be read (nothing to compare later; the mount then reports its own failure)."""
+    record = _records.get(configured)
+    if record is None:
+        chain = []
+        for path in (*reversed(Path(folder).parents[:-1]), Path(folder)):
+            identity = _identity(str(path))
+            if identity is None:
+                return None
+            chain.append((str(path), *identity))
+        record = _records[configured] = _Record(name, folder, tuple(chain))
+    elif record.path != folder and record.moved is None:  # now leads elsewhere (a new link)
+        record.moved = _moved_sentence(name, record.path, configured)
+    return record
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _moved_sentence(name: str, folder: str, changed: str) -> str:
+    return (
+        f"capy's {name.replace('_', ' ')} {folder} is no longer the folder capy hid from calls "
+        f"when it started ({changed} was moved or replaced, perhaps by a call), so no call runs "
+        "rather than one that could find capy's keys or stores in their new place; check that "
+        "folder, then restart capy."
+    )
 
 
 def _inside_any(path: Path, folders: list[Path]) -> bool:

@@ -140,6 +140,8 @@ def refusal(isolation: Isolation) -> str | None:
 def _refusal(
     isolation: Isolation, folders: hidden.Folders, found: Plan | None, failed: str | None
 ) -> str | None:
+    if folders.moved and (found is not None or isolation.required):
+        return folders.moved  # a call renamed a hidden folder's parent: never run it in sight
     if failed:  # isolation works, hiding this folder does not: never run it in sight
         return (
             f"capy could not hide its folder {failed} from calls (the empty read-only mount "
@@ -180,6 +182,11 @@ def in_sight(isolation: Isolation) -> tuple[str, ...]:
     """Sentences: what of capy's own stays in sight of an isolated call, and why."""
     folders = _hidden(isolation)
     return folders.in_sight + folders.exposed
+
+
+def moved(isolation: Isolation) -> str | None:
+    """Why no spawner may start now: one of capy's hidden folders moved (see `hidden`)."""
+    return _hidden(isolation).moved
 
 
 def _missing() -> str | None:

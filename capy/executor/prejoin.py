@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from capy.executor import cgroups, processes, sealed
 from capy.executor.isolation import QUIET_CHILD
 from capy.executor.isolation import Plan as IsolationPlan
+from capy.executor.isolation import moved as folders_moved
 from capy.executor.janitor import run_later
 from capy.rules.views.executor import Isolation
 
@@ -312,6 +313,8 @@ def _start(key: Key) -> _Helper | None:
     if _env_binary is None or not sealed.available():
         return None
     ns = key.plan
+    if ns is not None and folders_moved(key.isolation):
+        return None  # it would hide the decoy at the old path (see `hidden`)
     if ns is None and key.offline:
         return None  # the network prefix goes inside the joins: such calls spawn as usual
     line = sealed.blank("capy-call")

@@ -397,3 +397,28 @@ def test_a_store_file_configured_outside_the_data_folder_is_named_as_in_sight(
     assert any("`db_path`" in gap and "stays encrypted" in gap for gap in gaps), gaps
     monkeypatch.delenv("CAPY_DB_PATH")
     assert isolation.in_sight(view.isolation) == ()
+
+
+def test_a_call_that_moves_a_hidden_folders_parent_leaves_every_later_call_refused(
+    isolated, view, monkeypatch, tmp_path
+) -> None:
+    """A call cannot rename a mount point, but it can rename its parent and leave an empty
+    decoy at the old path: the next call would then hide the decoy, and read the real key at
+    its new path. capy sees the folder is not the one it hid, and runs nothing."""
+    from capy.store.keys import key_file_path, load_or_create_key_file
+
+    parent = tmp_path / "config"
+    key_dir = parent / "capy"
+    monkeypatch.setenv("CAPY_KEY_DIR", str(key_dir))
+    load_or_create_key_file(key_file_path(key_dir, "db"))
+    assert _readable(view, [key_dir]) == []
+    moved = f"mv '{parent}' '{parent}-moved' && mkdir -p '{key_dir}'"
+    assert execute("shell", moved, rules=view, timeout=30).ok
+    with pytest.raises(ExecutorError, match=f"{parent} was moved or replaced"):
+        _readable(view, [Path(f"{parent}-moved")])
+    shutil.rmtree(parent)
+    Path(f"{parent}-moved").rename(parent)
+    with pytest.raises(
+        ExecutorError, match="restart capy"
+    ):  # spawners made meanwhile hid the decoy
+        execute("shell", "true", rules=view, timeout=30)
