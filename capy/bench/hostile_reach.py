@@ -13,7 +13,9 @@ took the write.
 Code in a call also runs as capy's user, so the attacker tries capy's files too: the key file
 capy generated under the user's config folder (`key-file`), and the encrypted store under its
 data folder (`store`, read from its first page: with the key file, that opens the store). Both
-belong to the attacker's own server's user, so they count as `own`.
+belong to the attacker's own server's user, so they count as `own`. Last, `moved-key`: one
+call renames the key folder's parent and leaves an empty decoy folder at the old path (a mount
+point cannot be renamed, its parent can), and the next calls read the key at its new path.
 
 The control is the same attacker run as a plain process of the same user, outside capy, which
 is what a call was before it had namespaces of its own: it must get through every channel.
@@ -32,10 +34,11 @@ from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_tex
 if TYPE_CHECKING:
     from capy.bench.report import Table
 
-CHANNELS = ("environ", "memory", "ptrace", "pipes", "cgroup", "key-file", "store")
+CHANNELS = ("environ", "memory", "ptrace", "pipes", "cgroup", "key-file", "store", "moved-key")
 WHOSE = ("other", "own")
 INJECTED = "INJECTED-INTO-A-RUNNING-CALL"
 VICTIM_SECONDS = 4.0
+MOVED_READS = 9  # past every ready spawner (the schema's ceiling of `ready_spawners` is 8)
 
 # Prints {"channel-whose": "ok" | error} for each try. argv: key, then "whose:pid" servers,
 # then "call:pid" processes of the victim's running call, then "key-file:PATH" and
@@ -159,6 +162,22 @@ for whose, pid in targets:
 print(json.dumps(result))
 """
 
+# argv "move", PARENT, NAME: renames PARENT aside (to PARENT-moved) and leaves an empty decoy
+# folder PARENT/NAME; argv "read", PATH: prints whether the key file at PATH was read.
+MOVER = r"""
+import json, os, sys
+if sys.argv[1] == "move":
+    os.rename(sys.argv[2], sys.argv[2] + "-moved")
+    os.makedirs(os.path.join(sys.argv[2], sys.argv[3]))
+    print(json.dumps({}))
+else:
+    try:
+        with open(sys.argv[2], "rb") as handle:
+            print(json.dumps({"moved-key-own": "ok" if len(handle.read().strip()) == 64 else "no"}))
+    except OSError as error:
+        print(json.dumps({"moved-key-own": error.strerror}))
+"""
+
 
 def run(scratch: Scratch, *, quick: bool) -> dict:
     import anyio
@@ -209,9 +228,55 @@ async def _attack(scratch: Scratch) -> dict:
                             "capy_execute", {"language": "python", "code": code, "timeout": 30}
                         )
                         found[side] = last_json(reply_text(reply), errors)
+            key_file = Path(files[0].split(":", 1)[1])
+            found.setdefault("control", {}).update(await _moved_key(key_file, _plain_mover(errors)))
+            found.setdefault("capy", {}).update(await _moved_key(key_file, _call_mover(attacker)))
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
     return _report(found, victim_replies, errors)
+
+
+async def _moved_key(key_file: Path, mover) -> dict:
+    """The `moved-key` try: one run of MOVER moves the key folder's parent aside, the next
+    reads the key there; the folder is put back after (the servers stay refusing)."""
+    import shutil
+
+    folder, parent = key_file.parent, key_file.parent.parent
+    aside = parent.with_name(parent.name + "-moved")
+    try:
+        await mover(["move", str(parent), folder.name])
+        # Until one reads it: ready spawners started before the move hide the folder where it
+        # went (their mounts follow it); those started after it mount over the decoy.
+        read, found = ["read", str(aside / folder.name / key_file.name)], {}
+        for _ in range(MOVED_READS):
+            found = await mover(read)
+            if found.get("moved-key-own") == "ok":
+                break
+        return found
+    finally:
+        if aside.is_dir():
+            shutil.rmtree(parent, ignore_errors=True)
+            aside.rename(parent)
+
+
+def _plain_mover(errors: list[str]):
+    async def mover(argv: list[str]) -> dict:
+        return _run_plain(argv, errors, code=MOVER)
+
+    return mover
+
+
+def _call_mover(client):
+    async def mover(argv: list[str]) -> dict:
+        code = f"import sys\nsys.argv = {['mover', *argv]!r}\n" + MOVER
+        reply = reply_text(
+            await client.call_tool("capy_execute", {"language": "python", "code": code})
+        )
+        if not any(line.startswith("{") for line in reply.splitlines()):
+            return {"moved-key-own": "refused"}  # capy runs no call: what it said is the proof
+        return last_json(reply, [])
+
+    return mover
 
 
 def _capy_files(scratch: Scratch) -> list[str]:
@@ -268,9 +333,9 @@ def _targets(key: str, *, own: int, other: int, calls: list[int]) -> list[str]:
     return [key, INJECTED, f"own:{own}", f"other:{other}", *(f"call:{pid}" for pid in calls)]
 
 
-def _run_plain(argv: list[str], errors: list[str]) -> dict:
+def _run_plain(argv: list[str], errors: list[str], code: str = ATTACKER) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", ATTACKER, *argv], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60
     )
     return last_json(done.stdout, errors)
 
