@@ -154,7 +154,11 @@ def _resolve(names: tuple[str, ...]) -> Folders:
                 f"the store file `{setting}` ({path}) lies outside capy's hidden folders: a "
                 "call can read it (it stays encrypted; its key is hidden)"
             )
-    return Folders(tuple(found), tuple(dict.fromkeys(in_sight)), tuple(exposed), tuple(records))
+    # One check for a folder named twice (the key folder is the config folder by default).
+    unique = {(record.path, record.chain, record.moved): record for record in records}
+    return Folders(
+        tuple(found), tuple(dict.fromkeys(in_sight)), tuple(exposed), tuple(unique.values())
+    )
 
 
 def _record(name: str, configured: str, folder: str) -> _Record | None:
