@@ -422,3 +422,22 @@ def test_a_call_that_moves_a_hidden_folders_parent_leaves_every_later_call_refus
         ExecutorError, match="restart capy"
     ):  # spawners made meanwhile hid the decoy
         execute("shell", "true", rules=view, timeout=30)
+
+
+def test_no_ready_spawner_starts_once_a_hidden_folder_moved(
+    isolated, ready, view, monkeypatch, tmp_path
+) -> None:
+    """A spawner mounts by path when it starts: after the move it would hide the decoy."""
+    from capy.executor.phase import spawn_key
+
+    parent = tmp_path / "config"
+    monkeypatch.setenv("CAPY_KEY_DIR", str(parent / "capy"))
+    _warm_up(view)
+    key = spawn_key(view.limits, view.isolation, False)
+    prejoin.stop()
+    prejoin.keep_ready()
+    parent.rename(f"{parent}-moved")
+    (parent / "capy").mkdir(parents=True)
+    prejoin.refill(key)
+    prejoin.settle()
+    assert prejoin._ready == []
