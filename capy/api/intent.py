@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from capy.api.intent_absent import absent_names, unmet_failure_kinds
+from capy.api.intent_absent import unmet_failure_kinds
 from capy.api.intent_compare import comparison_section
 from capy.api.intent_dates import date_section
 from capy.api.intent_focus import shown_hits
@@ -294,7 +294,7 @@ def _judge(
     # The stored output is redacted, so a secret in the intent is looked for as redacted.
     # A name it asks about that no chunk holds, or no specific term of it held at all.
     specific = specific_absence(chunks, shown_intent, rules, also=also)
-    named = absent_names(chunks, shown_intent, rules, also=also)
+    named = specific.names
     absent = named or (specific.missing if specific.verdict else [])
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
     clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []

@@ -1,4 +1,6 @@
-"""Names an intent asks about that the output never holds: a sure sign the answer is absent.
+"""Whether the output holds an intent's terms; and failure kinds an intent asks about that
+the output never shows. An identifier the intent names (the search pack's entity rules) that
+the output never holds is a sure sign the answer is absent (capy.api.intent_specific).
 
 The relevance floor weighs an intent's words by their rarity in the output, so a question
 like "does any file use console.log" on a lint report still scores well on `file`, and got
@@ -17,26 +19,15 @@ if TYPE_CHECKING:
     from capy.rules import RuleSet
 
 
-def absent_names(
-    chunks: Sequence[str], query: str, rules: RuleSet, *, also: Sequence[str] = ()
-) -> list[str]:
-    """The identifier-shaped terms of `query` that no chunk of the output holds, nor any of
-    the texts `also` (the output as printed, the command that ran), in order."""
-    from capy.retrieval.query import parse_query
-
-    search = rules.view("search")
-    terms = [t for t in parse_query(query, search).terms if search.entities.is_entity(t.text)]
-    if not terms:
-        return []
+def held_anywhere(chunks: Sequence[str], also: Sequence[str], terms: Sequence[Term]) -> list[bool]:
+    """Per term, whether a chunk of the output holds it, else one of the texts `also` (the
+    output as printed, the command that ran); `also` is read only for the terms still missing."""
     held = held_terms(chunks, terms)
-    missing = [term for term, found in zip(terms, held, strict=True) if not found]
-    if missing and also:
-        missing = [
-            term
-            for term, found in zip(missing, held_terms(also, missing), strict=True)
-            if not found
-        ]
-    return [term.text for term in missing]
+    rest = [index for index, found in enumerate(held) if not found]
+    if rest and also:
+        for index, found in zip(rest, held_terms(also, [terms[i] for i in rest]), strict=True):
+            held[index] = found
+    return held
 
 
 def held_terms(chunks: Sequence[str], terms: Sequence[Term]) -> list[bool]:

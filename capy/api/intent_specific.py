@@ -28,7 +28,7 @@ import bisect
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +57,9 @@ class SpecificAbsence:
 
     missing: list[str]  # the specific terms no chunk holds, in order
     verdict: bool  # all of them missing, on a question about them: the answer is absent
+    # The identifier-shaped terms of the intent (the search pack's entity rules: `console.log`,
+    # `setup.py`) that neither the output nor the command holds: one is a sure sign on its own.
+    names: list[str] = field(default_factory=list)
 
 
 def specific_absence(
@@ -66,41 +69,44 @@ def specific_absence(
     the texts `also` (the output as printed, the command that ran) hold, and whether that
     settles it: every specific term missing, on a question with no more than the pack's
     `max_context_words` besides them and its framing words."""
+    from capy.api.intent_absent import held_anywhere
     from capy.api.intent_shape import stems_of
     from capy.retrieval.matching import stem
     from capy.retrieval.query import parse_query
 
     search = rules.view("search")
     terms = parse_query(query, search).terms
-    held = _held(chunks, also, terms)
+    as_written = held_anywhere(chunks, also, terms)
+    names = [
+        term.text
+        for term, found in zip(terms, as_written, strict=True)
+        if not found and search.entities.is_entity(term.text)
+    ]
+    held = _with_numbers(as_written, terms, (*chunks, *also))
     if all(held):  # nothing is missing: no need to tell specific words from general ones
-        return SpecificAbsence([], verdict=False)
+        return SpecificAbsence([], verdict=False, names=names)
     specific = [term for term in terms if is_specific(term, query, search)]
     if not specific:
-        return SpecificAbsence([], verdict=False)
+        return SpecificAbsence([], verdict=False, names=names)
     missing = [
         term.text for term, found in zip(terms, held, strict=True) if term in specific and not found
     ]
     framing = stems_of(search.intents.framing.words)
     context = [term for term in terms if term not in specific and stem(term.key) not in framing]
     short = len(context) <= search.intents.specific.max_context_words
-    return SpecificAbsence(missing, verdict=short and len(missing) == len(specific))
+    return SpecificAbsence(missing, verdict=short and len(missing) == len(specific), names=names)
 
 
-def _held(chunks: Sequence[str], also: Sequence[str], terms: Sequence[Term]) -> list[bool]:
-    """Per term, whether the stored chunks hold it, else the texts `also`, else (a number)
-    either with digit separators dropped."""
-    from capy.api.intent_absent import held_terms
-
-    held = held_terms(chunks, terms)
-    rest = [index for index, found in enumerate(held) if not found]
-    if rest and also:
-        for index, found in zip(rest, held_terms(also, [terms[i] for i in rest]), strict=True):
-            held[index] = found
-    for index, term in enumerate(terms):
-        if not held[index] and _NUMBER.fullmatch(term.text):
-            held[index] = any(_holds_number(text, term.text) for text in (*chunks, *also))
-    return held
+def _with_numbers(held: list[bool], terms: Sequence[Term], texts: Sequence[str]) -> list[bool]:
+    """`held`, with a number the texts hold with other digit separators counted as held."""
+    return [
+        found
+        or (
+            _NUMBER.fullmatch(term.text) is not None
+            and any(_holds_number(t, term.text) for t in texts)
+        )
+        for found, term in zip(held, terms, strict=True)
+    ]
 
 
 def _holds_number(text: str, number: str) -> bool:
