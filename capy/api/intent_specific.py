@@ -80,7 +80,7 @@ def specific_absence(
     names = [
         term.text
         for term, found in zip(terms, as_written, strict=True)
-        if not found and search.entities.is_entity(term.text)
+        if not found and is_name(term.text, search)
     ]
     held = _with_numbers(as_written, terms, (*chunks, *also))
     if all(held):  # nothing is missing: no need to tell specific words from general ones
@@ -120,7 +120,7 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
     a quoted string, or a word with a part that general English does not hold."""
     from capy.retrieval.query import WORD_PART
 
-    if search.entities.is_entity(term.text):
+    if is_name(term.text, search):
         return True
     specific = search.intents.specific
     if _NUMBER.fullmatch(term.text):
@@ -141,6 +141,15 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
         for part in WORD_PART.findall(term.text)
         if len(part) >= _MIN_PART_CHARS
     )
+
+
+def is_name(text: str, search: SearchPack) -> bool:
+    """Whether `text` is shaped like an identifier: the search pack's entity rules, or a name
+    with an underscore at its edge (`__version__`, `_scope`), which those rules leave to
+    ranking as plain words but which names one thing as surely (capy.api.intent_absent)."""
+    from capy.api.intent_absent import EDGE_UNDERSCORE
+
+    return search.entities.is_entity(text) or EDGE_UNDERSCORE.search(text) is not None
 
 
 def _counts_or_places(number: str, query: str, words: Sequence[str]) -> bool:

@@ -133,3 +133,33 @@ def test_without_a_vocabulary_only_shapes_mark_a_term_specific():
     query = "is nginx 1.25 installed"
     shown = {t.text: is_specific(t, query, search) for t in parse_query(query, search).terms}
     assert shown == {"nginx": False, "1.25": True, "installed": False}
+
+
+def test_a_name_with_edge_underscores_is_held_only_as_written(project_dir):
+    # `black --diff` of six.py (25 KB): `sys.version_info` on many lines, `__version__` on none.
+    # The search splits `_` off, so `version` alone counted as holding `__version__` and the
+    # reply showed 2.5 KB of version checks; the name is not there, and the reply says so.
+    text, intent = ask(project_dir, "black-diff-six-06", "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "It never holds `__version__`." in text, text
+    # Where the output holds the name as written, its answer is shown.
+    text, intent = ask(project_dir, "mypy-strict-tabulate-05", "positive")
+    assert "never holds" not in text, text
+    assert all(needle in text for needle in intent.needles), text
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "held"),
+    [
+        ("if sys.version_info[0] == 2:", "__version__", False),
+        ('__version__ = "1.17.0"', "__version__", True),
+        ("def _afterpoint(string):", "_afterpoint", True),
+        ("afterpoint = 3", "_afterpoint", False),
+        ("if sys.version_info[0] == 2:", "version", True),
+    ],
+)
+def test_edge_underscores_are_part_of_the_name(text, term, held):
+    from capy.api.intent_absent import held_terms
+    from capy.retrieval.query import Term
+
+    assert held_terms([text], [Term(term)]) == [held]
