@@ -3,12 +3,12 @@
 "Is docker installed" on a package list meets `installed` on many lines, so the relevance
 floor finds a good share of its words and the reply showed 2 KB of other packages. What tells
 its answer apart is `docker`, and no line holds it. A term is specific when it is an
-identifier (the search pack's entity rules), a number, a string the intent quotes, or a word
-outside general English (the search pack's `intents.specific`). General English is read from
-a corpus statistic shipped with capy rather than from a list kept for this purpose: the
-whole-word entries of the bundled embedding model's WordPiece vocabulary, which was chosen by
-frequency over English Wikipedia and books. `webhook`, `lodash` and `nginx` are not in it;
-`installed`, `license` and `slowest` (as `slow`) are.
+identifier (the search pack's entity rules, or `__version__`), a number, a string the intent
+quotes, or a word outside general English (the search pack's `intents.specific`). General
+English is read from a corpus statistic shipped with capy rather than from a list kept for
+this purpose: the whole-word entries of the bundled embedding model's WordPiece vocabulary,
+which was chosen by frequency over English Wikipedia and books. `webhook`, `lodash` and
+`nginx` are not in it; `installed`, `license` and `slowest` (as `slow`) are.
 
 Developer English is not general English: an abbreviation (`repos`, `deps`, `env`), a format
 or stream (`json`, `stderr`) or a single run of letters and digits (`k8s`, `sha256`, `5xx`) asks
