@@ -131,15 +131,12 @@ def brief_verdict(
     # Over an output of a chunk or two a word's rarity says little, so the relevance floor
     # (tuned on long output) would turn away a many-worded question the output answers in its
     # own words. Here only sure signs count: the run says it ran clean, a name the intent asks
-    # about is nowhere, or no word of the intent is anywhere. A tally-only reply would be a
-    # cut of what is shown whole anyway.
-    # A specific word the output lacks ("which *repos* are private") is no sure sign on its
-    # own: it may be asked about in other words than the output's. Then the intent's words
-    # must also barely meet the output (the relevance floor) before the output is withheld.
-    weak = judged.relevance < judged.budget.relevance_floor
+    # about is nowhere, every specific word of a short question is nowhere (`django` on a
+    # package list, as on long output), or no word of the intent is anywhere. Abbreviations
+    # and developer words ("which *repos* are private") are not specific, so their absence is
+    # no such sign. A tally-only reply would be a cut of what is shown whole anyway.
     sure = judged.short == _CLEAN or (
-        judged.short == _NOTHING
-        and (judged.named or judged.relevance == 0 or (bool(judged.absent) and weak))
+        judged.short == _NOTHING and (bool(judged.absent) or judged.relevance == 0)
     )
     if not sure:
         return None

@@ -11,12 +11,18 @@ even as a synonym, a stem or a substring, nothing in the output can answer the i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from capy.retrieval.query import Term
     from capy.rules import RuleSet
+
+# Words split like unicode61, where `_` separates: `__version__` is matched as the word
+# `version`, which `sys.version_info` holds. Its underscores are what make it that name (a
+# dunder, a private `_helper`), so it is held only where the text holds it with them.
+EDGE_UNDERSCORE = re.compile(r"^_+[^\W_]|[^\W_]_+$")
 
 
 def held_anywhere(chunks: Sequence[str], also: Sequence[str], terms: Sequence[Term]) -> list[bool]:
@@ -32,14 +38,21 @@ def held_anywhere(chunks: Sequence[str], also: Sequence[str], terms: Sequence[Te
 
 def held_terms(chunks: Sequence[str], terms: Sequence[Term]) -> list[bool]:
     """Per term, whether any chunk holds it (as matched everywhere: a stem, a word form, a
-    synonym or a substring); stops reading chunks once every term is found."""
+    synonym or a substring); stops reading chunks once every term is found. A name with an
+    underscore at its edge is held only as written (see `EDGE_UNDERSCORE`)."""
     from capy.retrieval.matching import compile_terms, term_spans
 
     patterns = compile_terms(tuple(terms))
+    as_written = [
+        term.text.lower() if EDGE_UNDERSCORE.search(term.text) else None for term in terms
+    ]
     held = [False] * len(patterns)
     for chunk in chunks:
+        lower = chunk.lower() if any(as_written) else ""
         for index, spans in enumerate(term_spans(chunk, patterns)):
-            held[index] = held[index] or bool(spans)
+            written = as_written[index]
+            found = written in lower if written is not None else bool(spans)
+            held[index] = held[index] or found
         if all(held):
             break
     return held

@@ -3,12 +3,12 @@
 "Is docker installed" on a package list meets `installed` on many lines, so the relevance
 floor finds a good share of its words and the reply showed 2 KB of other packages. What tells
 its answer apart is `docker`, and no line holds it. A term is specific when it is an
-identifier (the search pack's entity rules), a number, a string the intent quotes, or a word
-outside general English (the search pack's `intents.specific`). General English is read from
-a corpus statistic shipped with capy rather than from a list kept for this purpose: the
-whole-word entries of the bundled embedding model's WordPiece vocabulary, which was chosen by
-frequency over English Wikipedia and books. `webhook`, `lodash` and `nginx` are not in it;
-`installed`, `license` and `slowest` (as `slow`) are.
+identifier (the search pack's entity rules, or `__version__`), a number, a string the intent
+quotes, or a word outside general English (the search pack's `intents.specific`). General
+English is read from a corpus statistic shipped with capy rather than from a list kept for
+this purpose: the whole-word entries of the bundled embedding model's WordPiece vocabulary,
+which was chosen by frequency over English Wikipedia and books. `webhook`, `lodash` and
+`nginx` are not in it; `installed`, `license` and `slowest` (as `slow`) are.
 
 Developer English is not general English: an abbreviation (`repos`, `deps`, `env`), a format
 or stream (`json`, `stderr`) or a single run of letters and digits (`k8s`, `sha256`, `5xx`) asks
@@ -80,7 +80,7 @@ def specific_absence(
     names = [
         term.text
         for term, found in zip(terms, as_written, strict=True)
-        if not found and search.entities.is_entity(term.text)
+        if not found and is_name(term.text, search)
     ]
     held = _with_numbers(as_written, terms, (*chunks, *also))
     if all(held):  # nothing is missing: no need to tell specific words from general ones
@@ -120,7 +120,7 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
     a quoted string, or a word with a part that general English does not hold."""
     from capy.retrieval.query import WORD_PART
 
-    if search.entities.is_entity(term.text):
+    if is_name(term.text, search):
         return True
     specific = search.intents.specific
     if _NUMBER.fullmatch(term.text):
@@ -141,6 +141,15 @@ def is_specific(term: Term, query: str, search: SearchPack) -> bool:
         for part in WORD_PART.findall(term.text)
         if len(part) >= _MIN_PART_CHARS
     )
+
+
+def is_name(text: str, search: SearchPack) -> bool:
+    """Whether `text` is shaped like an identifier: the search pack's entity rules, or a name
+    with an underscore at its edge (`__version__`, `_scope`), which those rules leave to
+    ranking as plain words but which names one thing as surely (capy.api.intent_absent)."""
+    from capy.api.intent_absent import EDGE_UNDERSCORE
+
+    return search.entities.is_entity(text) or EDGE_UNDERSCORE.search(text) is not None
 
 
 def _counts_or_places(number: str, query: str, words: Sequence[str]) -> bool:

@@ -42,14 +42,16 @@ def test_a_specific_term_the_output_never_holds_gets_the_short_reply(
     assert not any(needle in shown for needle in intent.needles), text
 
 
-def test_a_short_output_is_not_withheld_on_a_missing_specific_term_alone(project_dir):
+def test_a_short_output_is_withheld_when_its_only_specific_term_is_missing(project_dir):
     # `pip list --format json` of 3.7 KB, under the threshold below which output comes back
-    # whole: "django" is not among its packages, but "which version of django is installed"
-    # meets its `version` fields above the relevance floor. A missing specific word is no
-    # sure sign on its own (it may be asked about in other words), so the output comes back.
+    # whole: "django" is not among its packages. Its `version` fields meet the question above
+    # the relevance floor, which on main kept the whole 3.8 KB coming back; the missing name
+    # is as sure a sign here as on long output, so the reply says so and what it kept back.
     text, _ = ask(project_dir, "pip-list-venv-03", "negative")
-    assert "Not shown" not in text, text
-    assert '{"name": "annotated-types", "version": "0.8.0"}' in text
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "It never holds `django`." in text, text
+    assert "Not shown" in text, text
+    assert '{"name": "annotated-types", "version": "0.8.0"}' not in text
 
 
 @pytest.mark.parametrize(
@@ -131,3 +133,33 @@ def test_without_a_vocabulary_only_shapes_mark_a_term_specific():
     query = "is nginx 1.25 installed"
     shown = {t.text: is_specific(t, query, search) for t in parse_query(query, search).terms}
     assert shown == {"nginx": False, "1.25": True, "installed": False}
+
+
+def test_a_name_with_edge_underscores_is_held_only_as_written(project_dir):
+    # `black --diff` of six.py (25 KB): `sys.version_info` on many lines, `__version__` on none.
+    # The search splits `_` off, so `version` alone counted as holding `__version__` and the
+    # reply showed 2.5 KB of version checks; the name is not there, and the reply says so.
+    text, intent = ask(project_dir, "black-diff-six-06", "negative")
+    assert len(text.encode("utf-8")) <= NEGATIVE_REPLY_BYTES, text
+    assert "It never holds `__version__`." in text, text
+    # Where the output holds the name as written, its answer is shown.
+    text, intent = ask(project_dir, "mypy-strict-tabulate-05", "positive")
+    assert "never holds" not in text, text
+    assert all(needle in text for needle in intent.needles), text
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "held"),
+    [
+        ("if sys.version_info[0] == 2:", "__version__", False),
+        ('__version__ = "1.17.0"', "__version__", True),
+        ("def _afterpoint(string):", "_afterpoint", True),
+        ("afterpoint = 3", "_afterpoint", False),
+        ("if sys.version_info[0] == 2:", "version", True),
+    ],
+)
+def test_edge_underscores_are_part_of_the_name(text, term, held):
+    from capy.api.intent_absent import held_terms
+    from capy.retrieval.query import Term
+
+    assert held_terms([text], [Term(term)]) == [held]
