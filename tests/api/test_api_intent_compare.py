@@ -173,3 +173,14 @@ def test_a_line_number_after_a_path_is_not_a_measure():
     # holds the word `test` and a number, but it is where a frame sits, not how long it took.
     text = (OUTPUTS / "pytest-tabulate-durations.txt").read_text(encoding="utf-8")
     assert comparison_section(text, "which tests were the slowest", load_rules()) == []
+
+
+def test_a_column_that_never_varies_is_no_measure():
+    # yamllint's lines `7:3  error  wrong indentation: expected 4 but found 2` are most of
+    # its output and hold the same numbers on every line: sorting on them answered "which
+    # line is the longest" with five indentation errors. The measure is in the other
+    # findings' message, `line too long (114 > 80 characters)`.
+    output, intent = _intent("yamllint-gcloud-01")
+    lines = comparison_section(output.path.read_text(encoding="utf-8"), intent.intent, load_rules())
+    assert "column" not in lines[1]
+    assert intent.needles[0] in lines[2] + lines[3], lines
