@@ -41,6 +41,10 @@ class Selection:
         self.budget = budget
         self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
         self.comment = re.compile(budget.comment_line) if budget.comment_line else None
+        self.headed: set[str] = set()  # lines under a heading taken, shown with it
+        self.continuation = (
+            re.compile(budget.block_continuation) if budget.block_continuation else None
+        )
         self.taken: list[set[int]] = [set() for _ in excerpts]
         self.used = [0] * len(excerpts)
         # A section costs its heading once it shows anything.
@@ -58,7 +62,10 @@ class Selection:
             excerpt = self.excerpts[index]
             named = excerpt.identity.get(line)
             other = named is not None and excerpt.lines[named].strip() not in self.seen
-            if self._take(index, line, again=other):
+            below = self._unseen_below(index, line)
+            if self._take(index, line, again=other or below is not None):
+                if below is not None:
+                    self.headed.add(below)
                 chosen.append((index, line))
                 if named is not None:
                     self._take(index, named)
@@ -78,6 +85,26 @@ class Selection:
             excerpt.join(sorted(taken))
             for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
         ]
+
+    def _unseen_below(self, index: int, line: int) -> str | None:
+        """The indented line under `line` when the reply neither holds it nor has a heading
+        over it yet, else None. A checker that prints a finding's place over each of its
+        messages (pydocstyle's `patches.py:52 in public function `resolve_path`:` above each
+        of four messages) repeats the heading word for word: the copy over a message not shown
+        is that message's heading, not a repeat, and the message under it is another answer to
+        a question about the place."""
+        lines = self.excerpts[index].lines
+        if self.continuation is None or line + 1 >= len(lines):
+            return None
+        below, text = lines[line + 1], lines[line + 1].strip()
+        if (
+            self.continuation.match(below) is None
+            or _indent(below) <= _indent(lines[line])
+            or text in self.seen
+            or text in self.headed
+        ):
+            return None
+        return text
 
     def _block(self, index: int, anchor: int) -> None:
         """An anchor that opens a block (a tree node, a heading over indented lines) shows
