@@ -57,7 +57,7 @@ def frequency_section(rows: list[tuple[int, str]], descending: bool, compare: Co
     order = "most first" if descending else "fewest first"
     lines = [
         "",
-        f"### Printed most often, {order} (top {len(top)} of {len(rows):,} messages, each "
+        f"### Messages by times printed, {order} (top {len(top)} of {len(rows):,}, each "
         "with its times)",
     ]
     return lines + [
