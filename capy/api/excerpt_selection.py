@@ -41,6 +41,9 @@ class Selection:
         self.budget = budget
         self.cap = budget.max_section_bytes if cap is None else cap  # per excerpt
         self.comment = re.compile(budget.comment_line) if budget.comment_line else None
+        self.continuation = (
+            re.compile(budget.block_continuation) if budget.block_continuation else None
+        )
         self.taken: list[set[int]] = [set() for _ in excerpts]
         self.used = [0] * len(excerpts)
         # A section costs its heading once it shows anything.
@@ -72,12 +75,41 @@ class Selection:
             for index, anchor in chosen:
                 for line in self._around(index, anchor, distance):
                     self._take(index, line)
+        # Last, with the room the anchors' context left: a heading printed again over another
+        # message (a repeat, so no anchor above) with the message under it.
+        for _score, index, line in ranked:
+            self._heading_again(index, line)
         for excerpt, taken in zip(self.excerpts, self.taken, strict=True):
             self.seen.update(excerpt.lines[n].strip() for n in taken)
         return [
             excerpt.join(sorted(taken))
             for excerpt, taken in zip(self.excerpts, self.taken, strict=True)
         ]
+
+    def _heading_again(self, index: int, line: int) -> None:
+        """Show `line` again, with the indented line under it, when the reply holds the line
+        but not the one under it, and both fit. A checker that prints a finding's place over
+        each of its messages (pydocstyle's `patches.py:52 in public function `resolve_path`:`
+        above each of four messages) repeats the heading word for word: the copy over a
+        message not shown is that message's heading, and the message is another answer to a
+        question about the place."""
+        excerpt = self.excerpts[index]
+        lines, taken = excerpt.lines, self.taken[index]
+        if self.continuation is None or line + 1 >= len(lines) or line in taken:
+            return
+        below = lines[line + 1]
+        if (
+            lines[line].strip() not in self.seen
+            or self.continuation.match(below) is None
+            or _indent(below) <= _indent(lines[line])
+            or below.strip() in self.seen
+        ):
+            return
+        cost = sum(utf8_size(excerpt.clip(n)) + 1 + len(GAP) for n in (line, line + 1))
+        cost += 0 if taken else self.heading[index]
+        if cost <= self.room and self.used[index] + cost <= self.cap:
+            self._take(index, line, again=True)
+            self._take(index, line + 1)
 
     def _block(self, index: int, anchor: int) -> None:
         """An anchor that opens a block (a tree node, a heading over indented lines) shows

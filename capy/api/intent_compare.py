@@ -7,6 +7,8 @@ are read (a CSV, a whitespace table under a header line such as a coverage repor
 of records, an XML report's elements), the numeric field the intent names is chosen (a header
 or key sharing a word with the intent or its alias group, else the superlative's own field
 words), and the top rows are shown verbatim under the header, sorted or filtered on that field.
+A superlative of how often ("most often", "most common") with no field naming it counts the
+messages the output prints instead (`capy.api.intent_compare_frequency`).
 """
 
 from __future__ import annotations
@@ -77,9 +79,21 @@ def comparison_section(stored: str, intent: str, rules: RuleSet) -> list[str]:
         from capy.api.intent_compare_messages import message_table
 
         found = message_table(stored, ask, compare)
-        return _render(found, 0, ask, compare) if found is not None else []
+        if found is not None:
+            return _render(found, 0, ask, compare)
+        return _how_often(stored, intent, ask, compare)
     _, _, table, column = best
     return _render(table, column, ask, compare)
+
+
+def _how_often(stored: str, intent: str, ask: _Ask, compare: Compare) -> list[str]:
+    """ "Most often", "most common": the messages the output prints most times, counted."""
+    from capy.api.intent_compare_frequency import asks_how_often, frequency_rows, frequency_section
+
+    if ask.threshold is not None or not asks_how_often(intent, compare):
+        return []
+    rows = frequency_rows(stored, compare)
+    return frequency_section(rows, ask.descending, compare) if rows else []
 
 
 def _parse(intent: str, compare: Compare, rules: RuleSet) -> _Ask | None:

@@ -7,13 +7,16 @@ from the output is what makes it unanswerable. Every output carries a `half` (de
 chosen by `assign_halves` from a seeded hash and balanced by tool kind, so the split is fixed
 before anything is tuned and a test can recompute it. Outputs added after the split was fixed
 (`dev_additions`, real outputs of tool kinds the dev half lacked) join the dev half only and
-stay out of the seeded split, so adding them never moves an output between halves.
+stay out of the seeded split, so adding them never moves an output between halves. Later
+batches of real outputs (`batches`, each with its own seed) are split by the same rule over
+that batch alone, fixed before any capy reply to them was read: the set grows on both halves
+and no earlier output changes half.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from capy.bench.niah import NiahFixtureError
@@ -50,6 +53,7 @@ class RealOutput:
     path: Path
     intents: tuple[RealIntent, ...]
     added: bool = False  # a dev addition, outside the seeded split
+    batch: str = ""  # the seed of the later batch it came in with; "" for the first split
 
 
 @dataclass(frozen=True)
@@ -87,9 +91,29 @@ def load_real_set(directory: Path) -> RealSet:
         _output(directory, f"{index}: dev addition {number}", entry, added=True)
         for number, entry in enumerate(additions, 1)
     )
+    outputs += _batches(directory, index, data.get("batches") or [])
     if not outputs:
         raise RealSetError(f"{index} lists no outputs")
     return RealSet(seed=seed, outputs=outputs)
+
+
+def _batches(directory: Path, index: Path, batches: object) -> tuple[RealOutput, ...]:
+    """The outputs of each later batch, marked with the seed that split it."""
+    if not isinstance(batches, list):
+        raise RealSetError(f"{index}: `batches` must be a list of {{seed, outputs}}")
+    found: list[RealOutput] = []
+    for number, batch in enumerate(batches, 1):
+        if not isinstance(batch, dict) or not batch.get("seed"):
+            raise RealSetError(f"{index}: batch {number} needs a `seed` and its `outputs`")
+        entries = batch.get("outputs")
+        if not isinstance(entries, list) or not entries:
+            raise RealSetError(f"{index}: batch {number} needs a non-empty list of `outputs`")
+        where = f"{index}: batch {number} output"
+        found += [
+            replace(_output(directory, f"{where} {n}", entry), batch=str(batch["seed"]))
+            for n, entry in enumerate(entries, 1)
+        ]
+    return tuple(found)
 
 
 def _output(directory: Path, where: str, entry: object, *, added: bool = False) -> RealOutput:

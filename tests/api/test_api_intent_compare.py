@@ -173,3 +173,35 @@ def test_a_line_number_after_a_path_is_not_a_measure():
     # holds the word `test` and a number, but it is where a frame sits, not how long it took.
     text = (OUTPUTS / "pytest-tabulate-durations.txt").read_text(encoding="utf-8")
     assert comparison_section(text, "which tests were the slowest", load_rules()) == []
+
+
+def test_a_column_that_never_varies_is_no_measure():
+    # yamllint's lines `7:3  error  wrong indentation: expected 4 but found 2` are most of
+    # its output and hold the same numbers on every line: sorting on them answered "which
+    # line is the longest" with five indentation errors. The measure is in the other
+    # findings' message, `line too long (114 > 80 characters)`.
+    output, intent = _intent("yamllint-gcloud-01")
+    lines = comparison_section(output.path.read_text(encoding="utf-8"), intent.intent, load_rules())
+    assert "column" not in lines[1]
+    assert intent.needles[0] in lines[2] + lines[3], lines
+
+
+def test_how_often_is_answered_by_counting_the_messages_printed(project_dir):
+    # "Which misspelling is reported most often": no column counts them and `misspelling` is
+    # nowhere in codespell's output, so the reply said nothing matched. Counted with their
+    # locations left out, `SER ==> SET` is printed 14 times.
+    output, intent = _intent("codespell-sphinx-03")
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent.intent)
+    assert "### Messages by times printed, most first" in reply.text
+    assert f"14× {intent.needles[0]}" in reply.text, reply.text
+
+
+def test_counting_needs_a_word_of_frequency_and_a_message_printed_twice():
+    text = (OUTPUTS / "codespell-sphinx.txt").read_text(encoding="utf-8")
+    assert comparison_section(text, "which misspelling is the most serious", load_rules()) == []
+    once = "\n".join(f"src/a.py:{n}: word{n} ==> other{n}" for n in range(9))
+    assert comparison_section(once, "which typo is reported most often", load_rules()) == []
+    least = comparison_section(text, "which misspelling is reported least often", load_rules())
+    assert least[1].startswith("### Messages by times printed, fewest first")
+    assert least[2].startswith("1× ")

@@ -30,12 +30,23 @@ NEGATIVE_REPLY_BYTES = 300
         "pyright-six-05",
         # black's `1 file would be reformatted.` closes 25 KB of diff; "black" is nowhere.
         "black-diff-six-01",
+        # doctest closes with `131 tests in 78 items.`: "how many examples" meets neither word.
+        "doctest-sortedlist-02",
     ],
 )
 def test_a_question_about_totals_gets_the_summary_line(project_dir, intent_id):
     text, intent = ask(project_dir, intent_id, "positive")
     assert "### How the output sums itself up" in text
     assert all(needle in text for needle in intent.needles), text
+
+
+def test_a_short_report_asked_for_its_total_is_not_withheld(project_dir):
+    # A coverage report's `TOTAL ... 93%` row: "overall coverage" meets neither `TOTAL` nor
+    # the `Cover` header, and the 1.9 KB report was withheld as "nothing matched". Its total
+    # row answers the question, so the report comes back whole.
+    text, intent = ask(project_dir, "coverage-report-wrapt-01", "positive")
+    assert "Nothing in the output matched" not in text
+    assert intent.needles[0] in text, text
 
 
 @pytest.mark.parametrize("intent_id", ["pytest-toolz-verbose-04", "pytest-cov-click-06"])

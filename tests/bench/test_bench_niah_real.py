@@ -64,7 +64,7 @@ def test_positive_needles_occur_verbatim_and_negative_ones_do_not(real_set: Real
 
 
 def test_halves_are_the_seeded_split_and_balanced_by_tool(real_set: RealSet) -> None:
-    outputs = [output for output in real_set.outputs if not output.added]
+    outputs = [output for output in real_set.outputs if not output.added and not output.batch]
     expected = assign_halves([(output.file, output.tool) for output in outputs], real_set.seed)
     assert {output.file: output.half for output in outputs} == expected
     per_half = Counter(output.half for output in outputs)
@@ -84,6 +84,20 @@ def test_dev_additions_join_the_dev_half_outside_the_split(real_set: RealSet) ->
     assert not {output.file for output in added} & {
         output.file for output in real_set.outputs if not output.added
     }
+
+
+def test_each_later_batch_is_split_by_the_same_rule_over_itself_alone(real_set: RealSet) -> None:
+    seeds = {output.batch for output in real_set.outputs if output.batch}
+    assert seeds and real_set.seed not in seeds
+    for seed in seeds:
+        batch = [output for output in real_set.outputs if output.batch == seed]
+        expected = assign_halves([(output.file, output.tool) for output in batch], seed)
+        assert {output.file: output.half for output in batch} == expected
+        assert not any(output.added for output in batch)
+        per_half = Counter(output.half for output in batch)
+        assert abs(per_half["dev"] - per_half["held"]) <= 1
+    files = [output.file for output in real_set.outputs]
+    assert len(files) == len(set(files))
 
 
 def test_every_output_has_its_origin_and_license_in_sources(real_set: RealSet) -> None:
@@ -130,6 +144,9 @@ def test_assign_halves_ignores_order_and_depends_on_the_seed() -> None:
         ("split: {seed: s}\noutputs:\n  - {file: x.txt, tool: t, command: c, origin: o, "
          "license: l, half: dev, intents: [{kind: maybe, intent: q, needles: [n]}]}\n",
          "not positive or negative"),
+        ("split: {seed: s}\noutputs:\n  - {file: x.txt, tool: t, command: c, origin: o, "
+         "license: l, half: dev, intents: [{kind: positive, intent: q, needles: [n]}]}\n"
+         "batches:\n  - {outputs: []}\n", "needs a `seed`"),
     ],
 )  # fmt: skip
 def test_bad_set_files_are_one_clear_sentence(tmp_path: Path, text: str, needle: str) -> None:

@@ -86,6 +86,9 @@ class Compare(Section):
     message_heading: str | None = None
     message_location: str | None = None
     message_gap_chars: int = 40
+    # Words making a superlative one of how often ("most *often*", "most *common*"): the
+    # answer is the message printed most times (`capy.api.intent_compare_frequency`).
+    frequency: tuple[str, ...] = ()
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400

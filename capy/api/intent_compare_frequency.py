@@ -1,0 +1,77 @@
+"""Superlatives of how often: answered by counting the findings an output repeats.
+
+"Which misspelling is reported most often", "the most common warning", "which check fires most
+frequently": no field of the output holds the answer, and no column counts it. The answer is
+the message the output prints most times. Each line is read for what it says, with where it
+sits left out (a leading `path:12:3:`, a caret marker `^--^` under a source line), so the same
+finding at two places is one message, counted twice; the top messages are shown with their
+count, most first (least first for "least often"). Asked only when the intent holds one of the
+search pack's `intents.compare.frequency` words and no column or message measure answers it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from capy.api.intent_shape import intent_stems, stems_of
+
+if TYPE_CHECKING:
+    from capy.rules.views.intents import Compare
+
+# Where a finding sits, before what it says: carets and rules under a source line, then a
+# `path:line[:col]:` location.
+_MARKER = re.compile(r"^[\s^~|>-]*")
+_LOCATION = re.compile(r"^[^\s:]+:\d+(?::\d+)?:?\s+")
+# A message names something: two words of letters at least (`SER ==> SET`, not `|` or `ok`).
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_MIN_WORDS = 2
+
+
+def asks_how_often(intent: str, compare: Compare) -> bool:
+    """Whether the intent's superlative is one of frequency ("most often", "most common")."""
+    wanted = stems_of(compare.frequency)
+    return any(stem in wanted for stem in intent_stems(intent))
+
+
+def frequency_rows(stored: str, compare: Compare) -> list[tuple[int, str]] | None:
+    """(times printed, message) for each message the output prints, in the order first
+    printed, or None when no message is printed twice (nothing to rank)."""
+    counts: Counter[str] = Counter()
+    for line in stored.split("\n"):
+        message = _message(line)
+        if message:
+            counts[message] += 1
+    if len(counts) < compare.min_rows or max(counts.values(), default=0) < 2:
+        return None
+    return [(times, message) for message, times in counts.items()]
+
+
+def frequency_section(rows: list[tuple[int, str]], descending: bool, compare: Compare) -> list[str]:
+    """Markdown lines: the messages by how many times the output prints them."""
+    ranked = sorted(
+        enumerate(rows), key=lambda item: (-item[1][0] if descending else item[1][0], item[0])
+    )
+    top = ranked[: compare.top_rows]
+    order = "most first" if descending else "fewest first"
+    lines = [
+        "",
+        f"### Messages by times printed, {order} (top {len(top)} of {len(rows):,}, each "
+        "with its times)",
+    ]
+    return lines + [
+        f"{times}× {_clip(message, compare.max_row_bytes)}" for _, (times, message) in top
+    ]
+
+
+def _message(line: str) -> str:
+    text = line[_MARKER.match(line).end() :]
+    text = text[_LOCATION.match(text).end() :] if _LOCATION.match(text) else text
+    text = text.strip()
+    return text if len(_WORD.findall(text)) >= _MIN_WORDS else ""
+
+
+def _clip(line: str, cap: int) -> str:
+    data = line.encode("utf-8")
+    return line if len(data) <= cap else data[:cap].decode("utf-8", "ignore") + "…"
