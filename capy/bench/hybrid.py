@@ -209,7 +209,35 @@ def run_hybrid(
     report: dict[str, Any] = {"needles": run_needle_sets(needle_sets, rules, progress=progress)}
     if collection is not None:
         report["trec"] = {collection.name: run_hybrid_trec(collection, rules, progress)}
+    report["drops"] = drops(report)
     return report
+
+
+# The issue's floor: hybrid never below lexical-only by more than this, on any set and half.
+MOST_DROP = 0.005
+NEEDLE_METRICS = ("r@1", "r@5", "ndcg@10")
+
+
+def drops(report: dict) -> list[dict]:
+    """Per set and half, the largest drop of hybrid below lexical-only over the set's metrics
+    (needle sets: R@1, R@5, nDCG@10; TREC: nDCG@10), and whether it is within `MOST_DROP`."""
+    rows = []
+    for name, halves in report.get("needles", {}).items():
+        for half in HALVES:
+            lex, hyb = halves[half]["lexical"], halves[half]["hybrid"]
+            pairs = [(m, lex[m], hyb[m]) for m in NEEDLE_METRICS if lex[m] is not None]
+            rows.append(_worst(name, half, pairs))
+    for name, halves in report.get("trec", {}).items():
+        for half in HALVES:
+            row = halves[half]
+            rows.append(_worst(f"TREC {name}", half, [("ndcg@10", row["lexical"], row["hybrid"])]))
+    return rows
+
+
+def _worst(name: str, half: str, pairs: Sequence[tuple[str, float, float]]) -> dict:
+    metric, lexical, hybrid = min(pairs, key=lambda pair: pair[2] - pair[1])
+    drop = max(0.0, lexical - hybrid)
+    return {"set": name, "half": half, "metric": metric, "drop": drop, "met": drop <= MOST_DROP}
 
 
 def hybrid_tables(report: dict) -> list[Any]:
@@ -274,4 +302,13 @@ def hybrid_tables(report: dict) -> list[Any]:
                 )
             )
         tables.append(trec)
+    floor = Table(
+        f"hybrid against lexical-only: the largest drop (goal: at most {MOST_DROP})",
+        ("set", "half", "metric", "drop", "met"),
+    )
+    for row in drops(report):
+        met = "yes" if row["met"] else "no"
+        floor.rows.append((row["set"], row["half"], row["metric"], fmt(row["drop"]), met))
+    floor.notes.append("drop: lexical-only minus hybrid on the metric where hybrid fell most")
+    tables.append(floor)
     return tables

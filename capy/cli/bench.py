@@ -236,6 +236,7 @@ def quality(
         tables += hybrid_tables(report["hybrid"])
     code = _emit(report, tables, json_output, markdown)
     goals = quality_report["goals"] + (trec_report["goals"] if trec_report else [])
+    goals += [{"met": row["met"]} for row in report.get("hybrid", {}).get("drops", [])]
     return 1 if check and not all(goal["met"] for goal in goals) else code
 
 

@@ -21,7 +21,12 @@ Reciprocal Rank Fusion, with a weight the search pack's `vectors` sets by the le
 
 Where both lists agree on the lexical ranking's first hit (the vector list holds it too), it
 stays first (`keep_agreed_first`): a hit both lists found is the safest answer, and an exact
-keyword hit never loses first place to a near neighbour that only one list saw.
+keyword hit never loses first place to a near neighbour that only one list saw. How high the
+vector list must rank it to agree depends on how much the lexical side knows: anywhere in the
+list, unless the gate is `weak` for a short query (its best hit holds one or two of a few
+words); then only among the vector list's first `agree_within_weak`, and a lexical first hit
+the vector list ranks below that is a disagreement the fused order decides. A long query's
+weak hit still holds several of its words, and keeps the looser rule.
 """
 
 from __future__ import annotations
@@ -60,10 +65,23 @@ def gate(
     held = sum(
         1 for title, content in zip(matches.title, matches.content, strict=True) if title or content
     )
-    long = 0 < long_query_terms <= len(terms)
+    long = is_long(terms, long_query_terms)
     if held / len(terms) < (coverage_long if long and coverage_long is not None else coverage):
         return WEAK
     return COVERED_LONG if long else COVERED
+
+
+def is_long(terms: tuple[Term, ...], long_query_terms: int) -> bool:
+    """A prose question: `long_query_terms` terms or more (0: no query is long)."""
+    return 0 < long_query_terms <= len(terms)
+
+
+def agree_depth(chosen: str, terms: tuple[Term, ...], rules: SearchPack) -> int:
+    """How high the vector list must rank the lexical first hit to agree on it (0: anywhere)."""
+    settings = rules.vectors
+    if chosen == WEAK and not is_long(terms, settings.long_query_terms):
+        return settings.agree_within_weak
+    return 0
 
 
 def alone_floor(query: str, rules: SearchPack) -> float:
@@ -108,6 +126,20 @@ def join_vector_list(
     if not hits:
         floor = alone_floor(query, rules)
         vector = [c for c in vector if c.rank >= floor]
+    return fuse_vector_list(hits, vector, weight, limit, rules, agree_depth(chosen, terms, rules))
+
+
+def fuse_vector_list(
+    hits: list[SearchHit],
+    vector: Sequence[Candidate],
+    weight: float,
+    limit: int,
+    rules: SearchPack,
+    agree_within: int = 0,
+) -> list[SearchHit]:
+    """The lexical hits and the vector list (best first) by weighted RRF, the lexical first hit
+    kept first where the vector list ranks it among its first `agree_within` (0: anywhere)."""
+    settings = rules.vectors
     if not vector:
         return hits
     k = rules.fusion.rrf_k
@@ -123,7 +155,8 @@ def join_vector_list(
     order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
     if settings.keep_agreed_first and hits:
         first = hits[0].chunk_id
-        if any(candidate.chunk_id == first for candidate in vector):
+        agreeing = vector[:agree_within] if agree_within > 0 else vector
+        if any(candidate.chunk_id == first for candidate in agreeing):
             order.remove(first)
             order.insert(0, first)
     order = order[:limit]

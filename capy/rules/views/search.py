@@ -316,6 +316,9 @@ class Vectors(Section):
     coverage_long: float | None = None
     long_query_terms: int = 0  # 0: no query counts as long
     keep_agreed_first: bool = False
+    # For a short query the gate calls weak, the lexical first hit is agreed on only when the
+    # vector list ranks it this high (0: anywhere in the list, as for every other query).
+    agree_within_weak: int = 0
     weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
 
 
