@@ -36,6 +36,7 @@ from typing import Any
 from capy.bench import metrics
 from capy.bench.mcp_floors import BARE_SDK_SERVER, lift_search_throttle
 from capy.bench.report import Table, fmt, goals_table
+from capy.bench.server_cpu import CallCpu, child_with
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED_TESTDATA = REPO_ROOT.parent / "shared" / "testdata"
@@ -46,6 +47,10 @@ PIECE_BYTES = 64_000
 SEARCH_GOAL_RATIO = 2.0
 STATS_GOAL_MS = 20.0
 WARMUP_CALLS = 5
+# The calls timed through MCP, in the order each round makes them.
+_TIMED = ("search", "bare_sdk", "execute", "stats")
+# What tells the bare SDK server's process apart from the others this process started.
+BARE_SDK_MARKER = b"MCPServer('bare')"
 _WORD = re.compile(r"[A-Za-z]{5,}")
 Progress = Callable[[str, int, int], None]
 
@@ -245,28 +250,40 @@ async def _through_mcp(
 ) -> dict:
     capy = [sys.executable, "-m", "capy", "serve", "--project", str(project), "--db", str(db)]
     bare = [sys.executable, "-c", BARE_SDK_SERVER]
-    search, execute, stats, sdk = [], [], [], []
+    walls: dict[str, list[float]] = {name: [] for name in _TIMED}
+    cpus: dict[str, list[float]] = {name: [] for name in _TIMED}
     echo = {"language": "shell", "code": "echo hi"}
     async with session(capy, project, env) as server, session(bare, project, env) as floor:
+        capy_cpu = CallCpu(child_with(b"capy\0serve"))
+        floor_cpu = CallCpu(child_with(BARE_SDK_MARKER))
         for number, query in enumerate(queries):
-            measured = number >= WARMUP_CALLS  # the first calls warm caches and imports
-            elapsed = await timed_call(server.call_tool, "capy_search", {"queries": [query]})
-            round_trip = await timed_call(floor.call_tool, "noop", {})
-            ran = await timed_call(server.call_tool, "capy_execute", echo)
-            reported = await timed_call(server.call_tool, "capy_stats", {})
-            if measured:
-                search.append(elapsed)
-                sdk.append(round_trip)
-                execute.append(ran)
-                stats.append(reported)
+            timed = (
+                ("search", capy_cpu, server.call_tool, "capy_search", {"queries": [query]}),
+                ("bare_sdk", floor_cpu, floor.call_tool, "noop", {}),
+                ("execute", capy_cpu, server.call_tool, "capy_execute", echo),
+                ("stats", capy_cpu, server.call_tool, "capy_stats", {}),
+            )
+            for name, cpu, call, tool, arguments in timed:
+                cpu.start()
+                elapsed = await timed_call(call, tool, arguments)
+                used = cpu.stop()
+                if number >= WARMUP_CALLS:  # the first calls warm caches and imports
+                    walls[name].append(elapsed)
+                    if used is not None:
+                        cpus[name].append(used)
             if progress:
                 progress("tool calls through MCP", number + 1, len(queries))
     return {
-        "search_ms": _spread(search),
-        "execute_ms": _spread(execute),
-        "stats_ms": _spread(stats),
-        "bare_sdk_ms": _spread(sdk),
+        **{f"{name}_ms": _spread(samples) for name, samples in walls.items()},
+        **{f"{name}_cpu_ms": _cpu_spread(samples) for name, samples in cpus.items()},
     }
+
+
+def _cpu_spread(samples: list[float]) -> dict | None:
+    """CPU per call (None where the platform gives no figure)."""
+    if not samples:
+        return None
+    return {**_spread(samples), "mean": statistics.fmean(samples)}
 
 
 def _spread(samples: list[float]) -> dict:
@@ -281,16 +298,17 @@ def _bare_floors(db: Path, hex_key: str, queries: list[str], calls: int) -> dict
 
     conn = sqlcipher3.connect(str(db), isolation_level=None)
     conn.execute(f"PRAGMA key = \"x'{hex_key}'\"")
-    fts = []
+    fts, fts_cpu = [], []
     for number, query in enumerate(queries):
         match = " ".join(f'"{word}"' for word in query.split())
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         conn.execute(
             "SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT 10",
             (match,),
         ).fetchall()
         if number >= WARMUP_CALLS:
             fts.append((time.perf_counter() - started) * 1000)
+            fts_cpu.append((time.thread_time() - cpu_started) * 1000)
     conn.close()
     shell = shutil.which("bash") or "sh"
     spawned = []
@@ -299,7 +317,11 @@ def _bare_floors(db: Path, hex_key: str, queries: list[str], calls: int) -> dict
         subprocess.run([shell, "-c", "echo hi"], capture_output=True, check=True)
         if number >= WARMUP_CALLS:
             spawned.append((time.perf_counter() - started) * 1000)
-    return {"bare_fts_ms": _spread(fts), "bare_subprocess_ms": _spread(spawned)}
+    return {
+        "bare_fts_ms": _spread(fts),
+        "bare_fts_cpu_ms": _cpu_spread(fts_cpu),
+        "bare_subprocess_ms": _spread(spawned),
+    }
 
 
 # ---- goals and tables ----------------------------------------------------------------------
@@ -368,4 +390,38 @@ def calls_tables(result: dict) -> list[Table]:
         f"({stats['before_ms'] / max(stats['after_ms'], 1e-6):.0f}x faster; the first report "
         f"after indexing fills the saliences: {stats['first_after_ms']:.1f} ms)"
     )
-    return [table, goals_table("tool-call goals", result["goals"])]
+    cpu = _cpu_table(result)
+    return [table, *([cpu] if cpu else []), goals_table("tool-call goals", result["goals"])]
+
+
+def _cpu_table(result: dict) -> Table | None:
+    """The same calls in CPU time, which other load on the machine moves far less than the wall
+    time (capy.bench.server_cpu); None where the platform gives no figures."""
+    search, sdk, fts = (result.get(f"{name}_cpu_ms") for name in ("search", "bare_sdk", "bare_fts"))
+    if not (search and sdk and fts):
+        return None
+    table = Table(
+        "through the tool call, CPU per call (the server process's threads from just before "
+        "each request to its reply; the bare FTS5 query's thread in process)",
+        ("path", "CPU p50 ms", "CPU mean ms", "floor CPU p50", "x floor CPU p50"),
+    )
+    floor = fts["p50"] + sdk["p50"]
+    ratio = search["p50"] / floor
+    table.rows.append(
+        (
+            "capy_search, one query",
+            fmt(search["p50"], 2),
+            fmt(search["mean"], 2),
+            fmt(floor, 2),
+            fmt(ratio, 2),
+        )
+    )
+    for name, spread in (
+        ("capy_execute `echo hi`", result.get("execute_cpu_ms")),
+        ("capy_stats", result.get("stats_cpu_ms")),
+        ("floor: bare SDK server, no-op tool", sdk),
+        ("floor: bare FTS5 query in process", fts),
+    ):
+        if spread:
+            table.rows.append((name, fmt(spread["p50"], 2), fmt(spread["mean"], 2), "", ""))
+    return table

@@ -306,7 +306,7 @@ def perf_tables(report: dict) -> list[Table]:
     if report.get("calls"):
         from capy.bench.perf_calls import calls_tables
 
-        tables[2:2] = calls_tables(report["calls"])[:1]  # its goals are in the goals table
+        tables[2:2] = calls_tables(report["calls"])[:-1]  # its goals are in the goals table
     return tables
 
 

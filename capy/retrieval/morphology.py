@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
+from capy.retrieval.matching import stem  # cached: a search stems the same words again
 from capy.retrieval.porter import porter_stem
 from capy.retrieval.query import Term
 
@@ -58,7 +59,7 @@ def join_compounds(
             window = [term for term, _ in candidates[at : at + size]]
             if not all(term.is_word for term in window):
                 continue
-            compound = by_parts.get(tuple(porter_stem(term.key) for term in window))
+            compound = by_parts.get(tuple(stem(term.key) for term in window))
             if compound is not None:
                 text = " ".join(term.text for term in window)
                 merged = Term(
@@ -99,7 +100,7 @@ def _forms(pieces: list[str], parts: list[str], morphology: Morphology) -> Itera
         if len(parts) > len(pieces):  # camelCase: the parts as words
             yield " ".join(parts).lower()
     if len(parts) == 1:
-        split = _compounds_by_joined(morphology.compounds).get(porter_stem(parts[0].lower()))
+        split = _compounds_by_joined(morphology.compounds).get(stem(parts[0].lower()))
         if split is not None:
             yield split
 

@@ -23,6 +23,7 @@ import anyio.to_thread
 from mcp.types import CallToolResult, TextContent
 
 from capy.api.reply import ToolInputError, ToolReply
+from capy.server.collector import freeze_after_first_call
 
 if TYPE_CHECKING:
     from capy.api.workspace import Workspace
@@ -74,6 +75,7 @@ async def run_tool(
             failed = ToolReply(explain_error(name, error), is_error=True)
             reply = await anyio.to_thread.run_sync(_outbound, workspace, failed, limiter=_threads())
     workspace.stats.record(name, reply)
+    freeze_after_first_call(name)
     content = [TextContent(type="text", text=reply.text)]
     return CallToolResult(content=content, structured_content=reply.data, is_error=reply.is_error)
 

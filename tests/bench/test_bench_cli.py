@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,5 +159,9 @@ def test_perf_through_the_tool_call(capsys) -> None:
     for name in ("search_ms", "execute_ms", "stats_ms", "bare_sdk_ms", "bare_fts_ms"):
         assert 0 < calls[name]["p50"] <= calls[name]["p95"], name
     assert calls["stats"]["before_ms"] > 0 and calls["stats"]["after_ms"] > 0
+    if sys.platform.startswith("linux"):  # CPU per call, read from the servers' /proc entries
+        for name in ("search", "execute", "stats", "bare_sdk", "bare_fts"):
+            spread = calls[f"{name}_cpu_ms"]
+            assert 0 < spread["p50"] <= spread["p95"] and spread["mean"] > 0, name
     goals = [goal["goal"] for goal in calls["goals"]]
     assert goals[0].startswith("search per call p50 <= 2x") and "capy_stats" in goals[2]

@@ -97,3 +97,25 @@ def test_search_and_used_are_search_terms_again(search_rules):
     """Stopwords say how to ask; these name things outputs print."""
     words = [t.text for t in parse_query("the search input and memory used", search_rules).terms]
     assert words == ["search", "input", "memory", "used"]
+
+
+def test_a_search_stems_each_word_once(search_rules, monkeypatch):
+    """Parsing stems the query's words for compounds, and matching and the boosts stem them
+    again: one cache serves them all, so a word asked again is not stemmed again."""
+    from capy.retrieval import matching, morphology, porter
+
+    stemmed = []
+
+    def counting(word: str) -> str:
+        stemmed.append(word)
+        return porter.porter_stem(word)
+
+    monkeypatch.setattr(matching, "porter_stem", counting)
+    monkeypatch.setattr(morphology, "porter_stem", counting)
+    matching.stem.cache_clear()
+    query = "connection timing unreliably reconnected"
+    compile_terms(parse_query(query, search_rules).terms)
+    assert stemmed, "nothing was stemmed: the query no longer exercises the stemmer"
+    stemmed.clear()
+    compile_terms(parse_query(query, search_rules).terms)
+    assert stemmed == []

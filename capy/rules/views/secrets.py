@@ -107,11 +107,32 @@ class SecretsPack(PackView):
         Where spans overlap (a JWT inside an Authorization header, say) the union is kept and
         credited to the detector whose span starts first, longest first on a tie.
         """
+        if len(text) <= CLEAN_MEMO_CHARS:
+            return self._find_in_short(text)
         if len(text) < DIRECT_SCAN_CHARS:
             found = self._find_directly(text)
         else:
             found = self.scanner.find(text)
         return merge_overlaps(found, SecretFinding)
+
+    def _find_in_short(self, text: str) -> list[SecretFinding]:
+        """A short text's findings; one found clean before is not scanned again. A structured
+        reply repeats its keys, kinds, labels and titles in every item and every call (about
+        half the reply's redaction in a server's search); the view is immutable, so a text
+        clean once stays clean. Only clean texts are kept: a secret is never held here."""
+        clean = self._clean_short_texts
+        if text in clean:
+            return []
+        found = merge_overlaps(self._find_directly(text), SecretFinding)
+        if not found:
+            if len(clean) >= CLEAN_MEMO_ENTRIES:
+                clean.clear()  # a bound on memory; the texts that repeat come back at once
+            clean.add(text)
+        return found
+
+    @cached_property
+    def _clean_short_texts(self) -> set[str]:
+        return set()
 
     def _find_directly(self, text: str) -> list[SecretFinding]:
         """Detector by detector; a regex is compiled only once its keywords occur in a text
@@ -178,5 +199,9 @@ class _KeywordGate:
 # scanner's plans and needle automaton costs a quarter of a second, which a CLI command or a
 # short reply would pay for a few lines. Measured by `capy bench redaction` and by hand.
 DIRECT_SCAN_CHARS = 8192
+# Texts up to this long found clean are remembered, at most CLEAN_MEMO_ENTRIES of them (under
+# 1 MB): a reply's keys, kinds, labels and titles, not its snippets.
+CLEAN_MEMO_CHARS = 200
+CLEAN_MEMO_ENTRIES = 4096
 
 VIEW = SecretsPack
