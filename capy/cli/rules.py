@@ -17,6 +17,8 @@ FormatOption = Annotated[
     Parameter(name="--format", help="text for people, json for machines (the same fields)."),
 ]
 JsonFlag = Annotated[bool, Parameter(name="--json", negative=(), help="Print JSON.")]
+# The MCP tools' reference, generated from the registered tools (`python -m capy.server.docs`).
+TOOLS_DOC = Path("docs/tools.md")
 
 
 def _candidates(paths: list[Path]) -> list[tuple[Path, str]]:
@@ -262,7 +264,7 @@ def docs(
 @app.command
 def gen(*, check: bool = False) -> int:
     """Regenerate every generated file: the matcher-kind enum in the schemas, the general-English
-    word list of the search pack's vocabulary model, and docs/rules.md.
+    word list of the search pack's vocabulary model, docs/rules.md and docs/tools.md.
 
     Parameters
     ----------
@@ -280,7 +282,11 @@ def gen(*, check: bool = False) -> int:
             general_words_path(model), general_words_text(model), check, "capy rules gen"
         )
         status = max(status, words)
-    return max(status, docs(check=check))
+    status = max(status, docs(check=check))
+    from capy.server.docs import render_tools_markdown
+
+    tools = _write_or_check(TOOLS_DOC, render_tools_markdown(), check, "capy rules gen")
+    return max(status, tools)
 
 
 def _write_or_check(path: Path, text: str, check: bool, command: str) -> int:
