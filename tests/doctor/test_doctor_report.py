@@ -68,7 +68,7 @@ def test_a_healthy_knowledge_base_and_registration(doctor_home) -> None:
     checks = by_name(run_doctor(doctor_home.project))
     base = checks["knowledge base"]
     assert base.status is Status.OK
-    assert "quick_check ok, 1 sources" in base.detail
+    assert "quick_check ok, 1 source, " in base.detail
     assert checks["Claude Code"].status is Status.OK
     assert checks["Claude Code"].detail.startswith(
         "MCP in ~/.claude.json; hooks for 9 of 9 events in .claude/settings.local.json"
