@@ -15,7 +15,6 @@ lint:
 # Regenerate generated files (schema enums, docs/rules.md, docs/tools.md).
 gen:
     capy rules gen
-    python -m capy.server.docs > docs/tools.md
 
 # Run every benchmark and print its figures (arguments, e.g. --json, go to each command).
 bench *args:

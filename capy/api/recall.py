@@ -22,6 +22,7 @@ def recall_reply(
     """Recall `query` (or a capsule by its id) from the project's capsule log."""
     from capy.capsules import CapsuleError
     from capy.capsules.location import locate_capsules
+    from capy.capsules.model import canonical_time
     from capy.capsules.recall import recall
     from capy.store.errors import StoreError
 
@@ -33,6 +34,8 @@ def recall_reply(
             data={"query": query, "budget_tokens": 0, "tokens": 0, "items": []},
         )
     try:
+        if since is not None:
+            canonical_time(since, name="since")  # a bad one is named as the agent gave it
         with workspace.capsules() as capsules:
             result = recall(
                 capsules,

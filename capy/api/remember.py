@@ -26,17 +26,32 @@ def remember_reply(
     draft = CapsuleDraft(kind=kind, content=content, source=MCP_SOURCE, metadata=metadata)
     try:
         with open_capsules(project_dir=workspace.project_dir, notify=_quiet) as capsules:
-            (appended,) = capsules.write([draft])
+            (prepared,) = capsules.prepare([draft])
+            kept = _kept_already(capsules, prepared, labels)
+            new = kept is None
+            capsule_id = capsules.append([prepared])[0].id if new else kept
     except CapsuleError as error:
         raise ToolInputError(error.message) from None
     except StoreError as error:
         return ToolReply(f"The capsule log could not be used: {error.message}", is_error=True)
-    said = "Kept" if appended.new else "Already kept"
+    said = "Kept" if new else "Already kept"
     return ToolReply(
-        f"{said} as {kind} capsule `{appended.id}`; recall finds it by its words.",
+        f"{said} as {kind} capsule `{capsule_id}`; recall finds it by its words.",
         processed_bytes=len(content.encode("utf-8")),
-        data={"id": appended.id, "kind": kind, "new": appended.new},
+        data={"id": capsule_id, "kind": kind, "new": new},
     )
+
+
+def _kept_already(capsules, prepared, labels: list[str]) -> str | None:
+    """The id of a live capsule this tool kept before with the same kind, words and tags, in
+    any session: the tool is idempotent, so a retried or repeated call adds nothing."""
+    same = capsules.backend.same_content(
+        prepared.scope, prepared.source, prepared.kind, prepared.content
+    )
+    for _, capsule in same:
+        if sorted(capsule.metadata.get("tags") or ()) == labels:
+            return capsule.id
+    return None
 
 
 def _quiet(_message: str) -> None:

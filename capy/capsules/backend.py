@@ -38,6 +38,9 @@ class CapsuleLog(Protocol):
     def recorded_events(
         self, source: str, sessions: Iterable[str]
     ) -> set[tuple[str, str, str]]: ...
+    def same_content(
+        self, scope: Scope, source: str, kind: str, content: str
+    ) -> list[tuple[int, Capsule]]: ...
 
 
 class JobQueue(Protocol):

@@ -109,9 +109,10 @@ def capsule_id(body: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
-def canonical_time(value: str | datetime | None) -> str:
+def canonical_time(value: str | datetime | None, *, name: str = "created_at") -> str:
     """`value` in the canonical UTC spelling; None is now. A string is read as ISO 8601 (a
-    trailing Z is UTC; a time without a zone is taken as UTC)."""
+    trailing Z is UTC; a time without a zone is taken as UTC); a bad one is an error that calls
+    it `name`, the field or option the person gave it as."""
     if value is None:
         moment = datetime.now(UTC)
     elif isinstance(value, datetime):
@@ -121,7 +122,7 @@ def canonical_time(value: str | datetime | None) -> str:
             moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             raise CapsuleError(
-                f"created_at {value!r} is not an ISO 8601 time: write it as 2026-05-01T12:00:00Z"
+                f"{name} {value!r} is not an ISO 8601 time: write it as 2026-05-01T12:00:00Z"
             ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)

@@ -71,6 +71,9 @@ def execute(
         if code is None:
             error_line("could not read the code from standard input: it is not UTF-8 text")
             return 2
+    if (problem := _timeout_problem(timeout)) is not None:
+        error_line(problem)
+        return 2
     try:
         refusal = _policy_refusal(language, code, allow_ask=yes)
         if refusal is not None:
@@ -100,6 +103,22 @@ def _secrets_shown_if(asked: bool):
     from capy.cli.output import secrets_shown
 
     return secrets_shown("--show-secrets was given") if asked else nullcontext()
+
+
+def _timeout_problem(timeout: float | None) -> str | None:
+    """--timeout must lie in (0, the pack's ceiling], as the MCP tools' `timeout` must: a value
+    outside was otherwise run with another timeout than the one asked for, silently."""
+    if timeout is None:
+        return None
+    from capy.executor.sandbox import executor_view
+
+    limits = executor_view().limits.timeout
+    if 0 < timeout <= limits.max_seconds:
+        return None
+    return (
+        f"--timeout must be more than 0 and at most {limits.max_seconds:g} seconds, not "
+        f"{timeout:g}; leave it out for the default of {limits.default_seconds:g}"
+    )
 
 
 def _policy_refusal(language: str, code: str, *, allow_ask: bool) -> str | None:

@@ -128,7 +128,15 @@ def browse() -> int:
 
 @app.command
 def show(record: str, /, *, as_json: JsonFlag = False) -> int:
-    """One record whole: text, counts, provenance capsules, version chain."""
+    """One record whole: text, counts, provenance capsules, version chain.
+
+    Parameters
+    ----------
+    record
+        The record's id (its first 4 characters or more).
+    as_json
+        Print the record as JSON.
+    """
 
     def action(store) -> int:
         from capy.cli.output import print_json
@@ -169,7 +177,17 @@ def add(
     type: TypeOption = "rule",
     global_scope: Annotated[bool, Parameter(name="--global", negative=())] = False,
 ) -> int:
-    """Add a record by hand (kept as a capsule, so a rebuild keeps it)."""
+    """Add a record by hand (kept as a capsule, so a rebuild keeps it).
+
+    Parameters
+    ----------
+    text
+        The lesson, in one or two plain sentences (words are joined with spaces).
+    type
+        The kind of lesson.
+    global_scope
+        Keep it for every project, not only this one.
+    """
 
     def action(store) -> int:
         from capy.memory.manage import add_record
@@ -186,7 +204,17 @@ def add(
 @app.command
 def edit(record: str, /, *, text: str | None = None, block: bool | None = None) -> int:
     """A new version of a record's text (the old one is kept, superseded), or its blocking
-    switched on or off (`--no-block` lets the command it forbids run again)."""
+    switched on or off (`--no-block` lets the command it forbids run again).
+
+    Parameters
+    ----------
+    record
+        The record's id (its first 4 characters or more).
+    text
+        The record's new text.
+    block
+        --block lets an anti-pattern of a blocking class deny its command; --no-block lifts it.
+    """
 
     def action(store) -> int:
         from capy.memory.manage import edit_record
@@ -203,7 +231,15 @@ def edit(record: str, /, *, text: str | None = None, block: bool | None = None) 
 
 @app.command
 def forget(record: str, /, *, why: str = "") -> int:
-    """Remove a record for good: learning will not bring it back from the same capsules."""
+    """Remove a record for good: learning will not bring it back from the same capsules.
+
+    Parameters
+    ----------
+    record
+        The record's id (its first 4 characters or more).
+    why
+        A few words on why, kept with the removal.
+    """
 
     def action(store) -> int:
         from capy.memory.manage import forget_record
@@ -217,7 +253,17 @@ def forget(record: str, /, *, why: str = "") -> int:
 
 @app.command
 def feedback(record: str, verdict: str, /, *, why: str = "") -> int:
-    """Say a record helped (helpful) or was wrong (harmful)."""
+    """Say a record helped (helpful) or was wrong (harmful).
+
+    Parameters
+    ----------
+    record
+        The record's id (its first 4 characters or more).
+    verdict
+        helpful or harmful: its confidence rises or falls.
+    why
+        A few words on why, kept with the feedback.
+    """
 
     def action(store) -> int:
         from capy.memory.manage import give_feedback
@@ -250,7 +296,13 @@ def stats(*, as_json: JsonFlag = False) -> int:
 
 @app.command
 def export(file: Path, /) -> int:
-    """Write this project's records as JSON lines to FILE."""
+    """Write this project's records as JSON lines to FILE.
+
+    Parameters
+    ----------
+    file
+        The file to write (replaced if it exists).
+    """
 
     def action(store) -> int:
         import json
@@ -269,7 +321,13 @@ def export(file: Path, /) -> int:
 
 @app.command(name="import")
 def import_file(file: Path, /) -> int:
-    """Add the records of a file `capy memory export` wrote (as manual records)."""
+    """Add the records of a file `capy memory export` wrote (as manual records).
+
+    Parameters
+    ----------
+    file
+        A file of JSON lines that `capy memory export` wrote.
+    """
 
     def action(store) -> int:
         import json
@@ -293,7 +351,15 @@ def import_file(file: Path, /) -> int:
 
 @app.command
 def log(*, limit: int = 30, as_json: JsonFlag = False) -> int:
-    """What learning did: records learned, reinforced, rejected by the gate, feedback."""
+    """What learning did: records learned, reinforced, rejected by the gate, feedback.
+
+    Parameters
+    ----------
+    limit
+        Entries to show, newest first.
+    as_json
+        Print the entries as JSON.
+    """
 
     def action(store) -> int:
         import time
@@ -324,7 +390,13 @@ def learn(
     *, from_vault: Annotated[bool, Parameter(name="--from-vault", negative=())] = False
 ) -> int:
     """Learn from capsules not read yet; `--from-vault` first turns archived sessions into
-    capsules (once: a second run adds nothing)."""
+    capsules (once: a second run adds nothing).
+
+    Parameters
+    ----------
+    from_vault
+        First turn the sessions archived in the vault into capsules.
+    """
 
     def action(store) -> int:
         from capy.memory import learn as learn_now

@@ -49,6 +49,7 @@ def recall(
 
     def run() -> int:
         from capy.capsules import open_capsules
+        from capy.capsules.model import canonical_time
         from capy.capsules.recall import recall as recall_query
         from capy.cli.output import error_line, print_json, say
 
@@ -56,6 +57,8 @@ def recall(
         if not queries:
             error_line('give a query: capy recall "why did the import fail"')
             return 2
+        if since is not None:
+            canonical_time(since, name="--since")  # a bad one is named as the person gave it
         with open_capsules(path) as capsules:
             drain_before_reading(capsules, path)
             _catch_up(capsules)

@@ -12,6 +12,13 @@ from capy.cli.output import console, error_line, print_json, say
 app = App(name="rules", help="Validate, inspect and document the rule packs.")
 
 Format = Literal["text", "json"]
+FormatOption = Annotated[
+    Format,
+    Parameter(name="--format", help="text for people, json for machines (the same fields)."),
+]
+JsonFlag = Annotated[bool, Parameter(name="--json", negative=(), help="Print JSON.")]
+# The MCP tools' reference, generated from the registered tools (`python -m capy.server.docs`).
+TOOLS_DOC = Path("docs/tools.md")
 
 
 def _candidates(paths: list[Path]) -> list[tuple[Path, str]]:
@@ -69,7 +76,7 @@ def validate(
 
 
 @app.command
-def test(*, format: Annotated[Format, Parameter(name="--format")] = "text") -> int:
+def test(*, format: FormatOption = "text") -> int:
     """Run every rule's `examples` (match and no_match) and report failures."""
     from capy.rules.diagnostics import render_json, render_text
     from capy.rules.lint import run_examples
@@ -100,7 +107,7 @@ def _loaded():
 
 
 @app.command(name="list")
-def list_packs(*, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
+def list_packs(*, json_output: JsonFlag = False) -> int:
     """List the packs in force with their version, rule count and overlays, and the project
     overlays and config keys ignored because they would loosen security."""
     from capy.cli.tables import Table, print_table
@@ -163,7 +170,7 @@ def _ignored_config():
 
 
 @app.command
-def show(pack: str, *, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
+def show(pack: str, *, json_output: JsonFlag = False) -> int:
     """Show one pack as merged with its overlays: header, sections and rules.
 
     Parameters
@@ -209,7 +216,7 @@ def show(pack: str, *, json_output: Annotated[bool, Parameter(name="--json")] = 
 
 
 @app.command(name="hash")
-def hash_command(*, json_output: Annotated[bool, Parameter(name="--json")] = False) -> int:
+def hash_command(*, json_output: JsonFlag = False) -> int:
     """Print index_version: the canonical hash of the packs that shape the index."""
     from capy.canonical import canonical_json
     from capy.rules import load_rules
@@ -257,7 +264,7 @@ def docs(
 @app.command
 def gen(*, check: bool = False) -> int:
     """Regenerate every generated file: the matcher-kind enum in the schemas, the general-English
-    word list of the search pack's vocabulary model, and docs/rules.md.
+    word list of the search pack's vocabulary model, docs/rules.md and docs/tools.md.
 
     Parameters
     ----------
@@ -275,7 +282,11 @@ def gen(*, check: bool = False) -> int:
             general_words_path(model), general_words_text(model), check, "capy rules gen"
         )
         status = max(status, words)
-    return max(status, docs(check=check))
+    status = max(status, docs(check=check))
+    from capy.server.docs import render_tools_markdown
+
+    tools = _write_or_check(TOOLS_DOC, render_tools_markdown(), check, "capy rules gen")
+    return max(status, tools)
 
 
 def _write_or_check(path: Path, text: str, check: bool, command: str) -> int:

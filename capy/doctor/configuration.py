@@ -8,7 +8,7 @@ from capy.doctor.context import DoctorContext
 from capy.doctor.report import Check, Status
 
 GROUP = "Configuration"
-_KEY_NAMES = ("db", "vault")  # the knowledge base and the session vault
+_KEY_NAMES = ("db", "vault", "capsules")  # the knowledge base, the session vault, the capsule log
 
 
 def config_files(ctx: DoctorContext) -> list[Check]:
@@ -93,6 +93,8 @@ def key_files(ctx: DoctorContext) -> list[Check]:
 
 
 def _key_check(ctx: DoctorContext, name: str, source) -> Check:
+    from capy.store.keys import after_exposure
+
     title = f"{name} key"
     if not source.is_key_file:
         return Check(GROUP, title, Status.OK, f"set by {source.env_var} or the user config")
@@ -109,7 +111,6 @@ def _key_check(ctx: DoctorContext, name: str, source) -> Check:
             title,
             Status.FAIL,
             f"{shown} is readable by other users (mode {mode:o}); capy refuses to use it",
-            f"run `chmod 600 {path}`; if others may have read it, rotate it with "
-            "`capy encrypt --rotate`",
+            f"run `chmod 600 {path}`; {after_exposure(name)}",
         )
     return Check(GROUP, title, Status.OK, f"{shown} (mode {mode:o})")

@@ -83,7 +83,8 @@ def _inspect(ctx: DoctorContext, path, shown: str, key) -> Check:
         conn.close()
     if result != ["ok"]:
         return Check(GROUP, NAME, Status.FAIL, f"{shown}: quick_check: {result[0]}", _REPAIR)
-    detail = f"{shown}: quick_check ok, {sources} sources, {_size(path)}"
+    noun = "source" if sources == 1 else "sources"
+    detail = f"{shown}: quick_check ok, {sources} {noun}, {_size(path)}"
     if stale:
         return Check(
             GROUP,

@@ -109,6 +109,14 @@ def _detectors(path: str) -> PlainSecrets:
     return _COMPILED[path]
 
 
+def redacted_event(context: HookContext, text: str) -> str | None:
+    """`text` with its secrets masked by the detectors capture uses, for the session state the
+    hooks keep in plain files; None where capture, and so the redactor, is off: the event is
+    then not kept rather than kept raw."""
+    capture = capture_for(context)
+    return None if capture is None else capture.secrets.redact(text)
+
+
 def capture_for(context: HookContext) -> Capture | None:
     config = context.rules.get("capture")
     return Capture(context, config) if config else None

@@ -186,7 +186,9 @@ class DoctorOutput(_Closed):
 class RememberOutput(_Closed):
     id: str = Field(description="The capsule's id (the SHA-256 of its canonical JSON).")
     kind: Literal["note", "decision"] = Field(description="The kind it was kept as.")
-    new: bool = Field(description="False when the same capsule was kept already.")
+    new: bool = Field(
+        description="False when a capsule of the same kind, words and tags was kept already."
+    )
 
 
 # --- capy_recall -------------------------------------------------------------------------------

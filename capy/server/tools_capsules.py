@@ -33,7 +33,8 @@ def register_capsule_tools(
             "Keep something worth recalling in later sessions: a `note` (a fact learned, a "
             "gotcha, where something lives) or a `decision` (what was chosen and why, so it is "
             "not made again differently). It is stored as an immutable capsule in capy's "
-            "capsule log, secrets redacted, and the reply names its id. Prompts, tool calls, "
+            "capsule log, secrets redacted, and the reply names its id (the same kind, words "
+            "and tags again name the capsule kept before). Prompts, tool calls, "
             "diffs, errors and responses are captured by capy's hooks already: use this only "
             "for what you want kept on purpose."
         ),

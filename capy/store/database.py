@@ -136,7 +136,7 @@ def _open_under_lock(
 def _open_once(
     path: Path, key: DatabaseKey, verify: bool, migrate: Migrator | None
 ) -> sqlcipher3.Connection:
-    _create_private(path)
+    create_private(path)
     _check_file(path)
     conn = connect(path, key)
     try:
@@ -164,7 +164,7 @@ def _migrate_knowledge_base(conn: sqlcipher3.Connection) -> None:
     migrate(conn)
 
 
-def _create_private(path: Path) -> None:
+def create_private(path: Path) -> None:
     """Make a missing database file readable by its owner only, before SQLite creates it with
     the umask's mode (0644 by default): SQLite then gives its -wal and -shm the same mode. The
     contents are encrypted either way; the mode keeps a folder made by something else (or a

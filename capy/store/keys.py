@@ -1,7 +1,8 @@
 """Encryption keys for capy's databases: from the environment, or a generated 0600 key file.
 
 One machinery serves every encrypted database, parametrised by a key name: `db` (the knowledge
-base, `CAPY_DB_KEY`, `db.key`) and later `vault` (`CAPY_VAULT_KEY`, `vault.key`).
+base, `CAPY_DB_KEY`, `db.key`), `vault` (`CAPY_VAULT_KEY`, `vault.key`) and `capsules` (the
+capsule log, `CAPY_CAPSULES_KEY`, `capsules.key`).
 
 What a configured key (`CAPY_<NAME>_KEY` or `<name>_key` in the user config) means:
 - 64 hex digits, optionally written `x'...'`: a raw 256-bit key, used as is.
@@ -97,6 +98,21 @@ def env_var_for(name: str) -> str:
     return f"CAPY_{name.upper()}_KEY"
 
 
+# The command that re-encrypts each database under a fresh key; a key name missing here has none.
+_ROTATE_COMMANDS = {"db": "capy encrypt --rotate", "vault": "capy vault rekey --rotate"}
+
+
+def after_exposure(name: str) -> str:
+    """What to do about a key file others may have read: rotate it, where capy can."""
+    command = _ROTATE_COMMANDS.get(name)
+    if command:
+        return f"if others may have read it, rotate it with `{command}`"
+    return (
+        f"if others may have read it, know that capy cannot rotate the {name} key: what it "
+        "encrypts stays readable with the old one"
+    )
+
+
 def key_file_path(key_dir: Path, name: str) -> Path:
     return key_dir / f"{name}.key"
 
@@ -162,8 +178,7 @@ def read_key_file(path: Path) -> bytes:
     if os.name == "posix" and stat.S_IMODE(mode) & 0o077:
         raise KeyFileError(
             f"key file {path} is readable by other users (mode {stat.S_IMODE(mode):o}); "
-            f"run `chmod 600 {path}` and, if others may have read it, rotate it with "
-            "`capy encrypt --rotate`"
+            f"run `chmod 600 {path}` and, {after_exposure(path.stem)}"
         )
     text = data.decode("ascii", errors="replace").strip()
     if not _KEY_FILE_TEXT.fullmatch(text):

@@ -12,6 +12,7 @@ import sqlcipher3
 from capy.store.database import (
     DatabaseError,
     connect,
+    create_private,
     file_lock,
     is_plaintext,
     utc_stamp,
@@ -239,6 +240,8 @@ def _export_and_swap(
 ) -> EncryptResult:
     stamp = utc_stamp()
     copy = path.with_name(f"{path.name}.encrypting-{stamp}")
+    # The copy takes the original's place: private to its owner, as capy makes every store.
+    create_private(copy)
     source.execute("ATTACH DATABASE ? AS capy_export KEY ?", (str(copy), f"x'{new_key.raw.hex()}'"))
     try:
         source.execute("BEGIN IMMEDIATE")

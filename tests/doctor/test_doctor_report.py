@@ -68,12 +68,33 @@ def test_a_healthy_knowledge_base_and_registration(doctor_home) -> None:
     checks = by_name(run_doctor(doctor_home.project))
     base = checks["knowledge base"]
     assert base.status is Status.OK
-    assert "quick_check ok, 1 sources" in base.detail
+    assert "quick_check ok, 1 source, " in base.detail
     assert checks["Claude Code"].status is Status.OK
     assert checks["Claude Code"].detail.startswith(
         "MCP in ~/.claude.json; hooks for 9 of 9 events in .claude/settings.local.json"
     )
     assert checks["db key"].detail.endswith("(mode 600)")
+
+
+@pytest.mark.parametrize(
+    ("name", "advice"),
+    [
+        ("vault", "rotate it with `capy vault rekey --rotate`"),
+        ("capsules", "capy cannot rotate the capsules key"),
+    ],
+)
+def test_every_key_file_is_checked_with_its_own_advice(doctor_home, name, advice) -> None:
+    """The capsule log's key file is a key file too, and only the knowledge base's key is
+    rotated by `capy encrypt --rotate`."""
+    from capy.config.paths import config_dir
+
+    key = config_dir() / f"{name}.key"
+    key.parent.mkdir(parents=True)
+    key.write_text("ab" * 32 + "\n")
+    os.chmod(key, 0o644)
+    check = by_name(run_doctor(doctor_home.project))[f"{name} key"]
+    assert check.status is Status.FAIL
+    assert advice in check.fix and "capy encrypt" not in check.fix
 
 
 def test_a_wrong_key_fails_without_touching_the_database(doctor_home, monkeypatch) -> None:

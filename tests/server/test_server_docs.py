@@ -12,6 +12,6 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 def test_tools_reference_matches_the_server():
     expected = render_tools_markdown()
     assert DOC.read_text(encoding="utf-8") == expected, (
-        "docs/tools.md is out of date; regenerate it with `just gen` "
-        "(python -m capy.server.docs > docs/tools.md)"
+        "docs/tools.md is out of date; regenerate it with `capy rules gen` (or `just gen`) "
+        "from the repository root"
     )

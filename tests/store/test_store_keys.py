@@ -134,3 +134,22 @@ def test_vault_key_uses_its_own_file_and_variable(env, monkeypatch) -> None:
     conn = connect(env.home / "vault.db", vault)
     conn.execute("CREATE TABLE t (x)")
     conn.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "advice"),
+    [
+        ("db", "rotate it with `capy encrypt --rotate`"),
+        ("vault", "rotate it with `capy vault rekey --rotate`"),
+        ("capsules", "capy cannot rotate the capsules key"),
+    ],
+)
+def test_an_exposed_key_file_names_what_rotates_that_key(env, name, advice) -> None:
+    """`capy encrypt --rotate` re-keys only the knowledge base: the vault's key file and the
+    capsule log's must not send the user there."""
+    source = key_source(name, None, env.key_file.parent)
+    load_key(source)
+    source.key_file.chmod(0o644)
+    with pytest.raises(KeyFileError) as caught:
+        load_key(source)
+    assert advice in caught.value.message

@@ -120,3 +120,20 @@ def test_encrypt_with_the_same_key_is_refused(env) -> None:
     env.add_source("epsilon")
     with pytest.raises(EncryptError, match="same as the current"):
         encrypt_store(locate_store(), env.key_file.read_text(), "same")
+
+
+def test_a_rotated_store_stays_private_to_its_owner(env) -> None:
+    """capy makes every store file 0600; the re-encrypted copy that replaces it was left at
+    the umask's mode (0644 by default)."""
+    import os
+    import stat
+
+    env.add_source("alpha")
+    path = locate_store().path
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    previous = os.umask(0o022)
+    try:
+        encrypt_store(locate_store(), generate=True)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

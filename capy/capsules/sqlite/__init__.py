@@ -63,6 +63,11 @@ class SqliteBackend:
         """The proxy's message fingerprints among `fingerprints` that are in the log."""
         return proxied.recorded_fingerprints(self.conn, fingerprints)
 
+    def same_content(
+        self, scope: Scope, source: str, kind: str, content: str
+    ) -> list[tuple[int, Capsule]]:
+        return listing.same_content(self.conn, scope, source, kind, content)
+
     def recorded_events(self, source: str, sessions: Iterable[str]) -> set[tuple[str, str, str]]:
         return listing.recorded_events(self.conn, source, sessions)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import sqlcipher3
 
-from capy.capsules.model import Capsule
+from capy.capsules.model import Capsule, Scope
 from capy.capsules.sqlite.log import _COLUMNS, _capsule
 
 
@@ -34,6 +34,18 @@ def newest(conn: sqlcipher3.Connection, wanted: CapsuleFilter) -> list[tuple[int
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM capsules {where} ORDER BY created_ts DESC, n DESC LIMIT ?",
         (*params, wanted.limit),
+    )
+    return [_capsule(row) for row in rows]
+
+
+def same_content(
+    conn: sqlcipher3.Connection, scope: Scope, source: str, kind: str, content: str
+) -> list[tuple[int, Capsule]]:
+    """The scope's live capsules of `source` and `kind` holding exactly `content`, oldest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM capsules WHERE kind = ? AND tenant = ? AND project = ? "
+        "AND source = ? AND content = ? AND forgotten_reason IS NULL ORDER BY n",
+        (kind, scope.tenant, scope.project, source, content),
     )
     return [_capsule(row) for row in rows]
 

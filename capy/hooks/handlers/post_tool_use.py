@@ -3,7 +3,7 @@ call (or its error, or its diff) as a capsule."""
 
 from __future__ import annotations
 
-from capy.hooks.capture import capture_safely
+from capy.hooks.capture import capture_safely, redacted_event
 from capy.hooks.context import HookContext
 from capy.hooks.events import ERROR, categorise, event_entry, failure_text, response_error
 from capy.hooks.outcome import Verdict
@@ -25,8 +25,11 @@ def handle(context: HookContext) -> Verdict:
         event = categorise(config, hook.tool, hook.tool_input)
     if event is None:
         return Verdict()
+    category, text = event
+    if (text := redacted_event(context, text)) is None:
+        return Verdict()
     try:  # appended, not rewritten: the state takes it in when it is next read
-        append_event(context.data_dir, hook.session_id, event_entry(config, *event))
+        append_event(context.data_dir, hook.session_id, event_entry(config, category, text))
     except OSError as problem:
         context.note(f"the session event was not recorded ({type(problem).__name__})")
     return Verdict()

@@ -3,7 +3,7 @@ capsule, and give the agent the learned records relevant to it."""
 
 from __future__ import annotations
 
-from capy.hooks.capture import capture_safely
+from capy.hooks.capture import capture_safely, redacted_event
 from capy.hooks.context import HookContext
 from capy.hooks.events import USER_PROMPT, describe, event_entry
 from capy.hooks.outcome import Verdict
@@ -19,7 +19,7 @@ def handle(context: HookContext) -> Verdict:
     answer = Verdict(context=remembered) if remembered else Verdict()
     text = describe(context.hook.prompt)
     config = context.routing.get("session_events")
-    if text is None or config is None:
+    if text is None or config is None or (text := redacted_event(context, text)) is None:
         return answer
     try:  # appended, as a tool call's event is (capy.hooks.state)
         append_event(
