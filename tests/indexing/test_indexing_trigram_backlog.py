@@ -25,6 +25,15 @@ def _hit_titles(store, rules, query: str, **filters) -> list[str]:
     return [hit.title for hit in result.hits]
 
 
+def _index_several(store, rules, prefix: str, count: int, defer) -> None:
+    """`count` sources of BODY, each with a word of its own; `defer(number)` says which defer."""
+    for number in range(count):
+        text = f"{BODY}\n\n{prefix} {number}"
+        index_content(
+            store, text, label=f"{prefix}{number}", rules=rules, defer_trigram=defer(number)
+        )
+
+
 def _catch_up_all(store) -> None:
     while catch_up(store.conn):
         pass
@@ -55,14 +64,7 @@ def test_catching_up_writes_what_an_inline_write_leaves(project_dir, tmp_path, r
     stores = []
     for name, defer in (("inline.db", False), ("deferred.db", True)):
         with open_store(project_dir, db_path=tmp_path / name) as store:
-            for number in range(3):
-                index_content(
-                    store,
-                    BODY + f"\n\nextra {number}",
-                    label=f"doc{number}.md",
-                    rules=rules,
-                    defer_trigram=defer,
-                )
+            _index_several(store, rules, "extra", 3, lambda _, defer=defer: defer)
             _catch_up_all(store)
             rows = store.conn.execute("SELECT rowid FROM chunks_trigram ORDER BY 1").fetchall()
             found = [_hit_titles(store, rules, q) for q in ("okkamatic4", "eads 35", "xtra 2")]
@@ -99,10 +101,7 @@ def test_writers_beside_a_catch_up_lose_nothing(project_dir, rules):
     """A catch-up on its own connection while another connection indexes, inline and deferred:
     every source ends with exactly the blocks of its chunks, and no marker is left."""
     with open_store(project_dir) as store:
-        for number in range(12):
-            index_content(
-                store, BODY + f" first{number}", label=f"f{number}", rules=rules, defer_trigram=True
-            )
+        _index_several(store, rules, "first", 12, lambda _: True)
     stop = threading.Event()
     failures: list[BaseException] = []
 
@@ -118,14 +117,7 @@ def test_writers_beside_a_catch_up_lose_nothing(project_dir, rules):
     thread.start()
     try:
         with open_store(project_dir) as store:
-            for number in range(12):
-                index_content(
-                    store,
-                    BODY + f" second{number}",
-                    label=f"s{number}",
-                    rules=rules,
-                    defer_trigram=number % 2 == 0,
-                )
+            _index_several(store, rules, "second", 12, lambda number: number % 2 == 0)
     finally:
         stop.set()
         thread.join()
@@ -138,3 +130,24 @@ def test_writers_beside_a_catch_up_lose_nothing(project_dir, rules):
             chunk_ids = [row[0] for row in chunks_of(store, source_id)]
             assert chunk_ids and trigram_rowids(store, source_id) == block_rowids(chunk_ids)
         assert pending_chunks(store.conn) == 0
+
+
+def test_a_call_waiting_to_write_goes_before_the_catch_up():
+    from capy.store.trigram_backlog import WriteTurn
+
+    turn, order = WriteTurn(), []
+
+    def take(kind: str) -> None:
+        with turn.call() if kind == "call" else turn.catch_up():
+            order.append(kind)
+
+    with turn.call():  # a call is writing; the catch-up, then another call, wait for it
+        catching_up = threading.Thread(target=take, args=("catch-up",))
+        catching_up.start()
+        calling = threading.Thread(target=take, args=("call",))
+        calling.start()
+        while turn._calls_waiting == 0:
+            threading.Event().wait(0.01)
+    calling.join()
+    catching_up.join()
+    assert order == ["call", "catch-up"]
