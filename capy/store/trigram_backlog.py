@@ -6,17 +6,18 @@ the 6.1 MB of real files `capy bench peer` indexes: 1.4-2.0 s of CPU for the tri
 MCP server, `capy.server.trigram_upkeep`) indexes a source with its row, its porter rows and
 its vocabulary in the call's transaction, and a marker in `meta` (`trigram_pending:<id>`) in
 place of its trigram blocks; `catch_up` writes the blocks of marked sources and drops their
-markers, one transaction a few sources. So:
+markers, a slice of blocks a transaction (a large source's marker says how far it got). So:
 - a reader never sees a half-indexed source: the call's transaction holds everything a search
-  reads of it, and the catch-up's transaction its blocks and the marker's removal together;
+  reads of it, and each catch-up transaction writes blocks and moves the marker past them
+  together, so every chunk is in a written block or in the marker's unwritten rest;
 - a source not yet in the trigram table is still found by substring: the trigram list reads
   the chunks of marked sources in scope beside its ranked blocks (`backlog`,
   `capy.store.trigram_blocks.top_chunks`), and tests them as it tests a block's chunks;
 - nothing is lost when the process ends before catching up: the markers are committed with
   the source, and whichever process catches up next (the next server) writes the blocks.
 Every writer that drops a source's chunks drops its marker too (`forget`); a source deleted
-by the `sources` trigger leaves its marker, which the catch-up then drops, and whose rowid
-range it clears before writing, so a marker left over never doubles a block.
+by the `sources` trigger leaves its marker, which the catch-up then drops; a catch-up clears
+the rowids of what it writes first, so a marker left over never doubles a block.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 import sqlcipher3
 
 from capy.store.database import transaction
-from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid_range
+from capy.store.migrations import CHUNK_ORDINAL_BITS
 from capy.store.trigram_blocks import TRIGRAM_BLOCK_CHUNKS, trigram_blocks
 
 PREFIX = "trigram_pending:"
@@ -41,8 +42,8 @@ _SOURCE_OF_MARKER = f"CAST(substr(meta.key, {len(PREFIX) + 1}) AS INTEGER)"
 # reads every pending chunk in scope, so the backlog bounds what that costs (4,096 chunks is
 # a few MB of text, tens of milliseconds a search on a 2-core machine).
 MAX_PENDING_CHUNKS = 4096
-# Chunks one catch-up transaction writes at most (whole sources, at least one): short enough
-# that a call waiting for the write lock waits little, long enough to write few segments.
+# Chunks one catch-up transaction writes at most (whole blocks): short enough that a call
+# waiting for the write lock waits little, long enough to write few segments.
 CATCH_UP_CHUNKS = 256
 _INSERT_BLOCKS_JSON = (
     "INSERT INTO chunks_trigram (rowid, title, content) "
@@ -51,10 +52,12 @@ _INSERT_BLOCKS_JSON = (
 
 
 def defer(conn: sqlcipher3.Connection, source_id: int) -> None:
-    """Mark a source's trigram blocks as still to write, in the writer's transaction."""
+    """Mark a source's trigram blocks as still to write, in the writer's transaction. The
+    marker's value is the first chunk ordinal whose block is not written yet."""
     conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-        (f"{PREFIX}{source_id}", str(source_id)),
+        "INSERT INTO meta (key, value) VALUES (?, '0') "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (f"{PREFIX}{source_id}",),
     )
 
 
@@ -90,52 +93,67 @@ class Backlog:
 
 def backlog(conn: sqlcipher3.Connection, allowed: tuple[str, list[object]]) -> Backlog:
     """The backlog as `allowed` (a condition on `sources`) sees it; one primary-key range read
-    when nothing is pending, the usual case."""
+    when nothing is pending, the usual case. Blocks a catch-up already wrote are in the table."""
     condition, params = allowed
     rows = conn.execute(
-        f"SELECT s.id, s.chunk_count, s.id IN (SELECT id FROM sources WHERE {condition}) "
+        f"SELECT s.id, CAST(meta.value AS INTEGER), s.chunk_count, "
+        f"s.id IN (SELECT id FROM sources WHERE {condition}) "
         f"FROM meta JOIN sources AS s ON s.id = {_SOURCE_OF_MARKER} WHERE {_MARKERS}",
         params,
     ).fetchall()
     blocks = [
         (source_id << CHUNK_ORDINAL_BITS) + start
-        for source_id, count, in_scope in rows
+        for source_id, done, count, in_scope in rows
         if in_scope
-        for start in range(0, count, TRIGRAM_BLOCK_CHUNKS)
+        for start in range(done, count, TRIGRAM_BLOCK_CHUNKS)
     ]
-    return Backlog(blocks, sum(count for _, count, _ in rows))
+    return Backlog(blocks, sum(count for _, _, count, _ in rows))
 
 
 def catch_up(conn: sqlcipher3.Connection, most_chunks: int = CATCH_UP_CHUNKS) -> bool:
-    """Write the blocks of marked sources, whole sources up to `most_chunks` chunks (at least
-    one source), in one transaction; whether any marker is left."""
+    """Write the blocks of marked sources, `most_chunks` chunks' worth (whole blocks, so a
+    large source takes several transactions; its marker says how far it got), in one
+    transaction; whether any marker is left."""
+    most_chunks = max(most_chunks - most_chunks % TRIGRAM_BLOCK_CHUNKS, TRIGRAM_BLOCK_CHUNKS)
     with transaction(conn):
         markers = conn.execute(
-            f"SELECT {_SOURCE_OF_MARKER}, coalesce(s.chunk_count, 0) FROM meta "
-            f"LEFT JOIN sources AS s ON s.id = {_SOURCE_OF_MARKER} WHERE {_MARKERS} "
-            "ORDER BY 1"
+            f"SELECT {_SOURCE_OF_MARKER}, CAST(meta.value AS INTEGER), "
+            f"coalesce(s.chunk_count, 0) FROM meta LEFT JOIN sources AS s "
+            f"ON s.id = {_SOURCE_OF_MARKER} WHERE {_MARKERS} ORDER BY 1"
         ).fetchall()
-        taken, chunks = [], 0
-        for source_id, count in markers:
-            if taken and chunks + count > most_chunks:
+        slices, left = [], most_chunks
+        for source_id, done, count in markers:
+            if left <= 0:
                 break
-            taken.append(source_id)
-            chunks += count
+            end = min(count, done + left)
+            slices.append((source_id, done, end, end >= count))
+            left -= end - done
         # The markers first: FTS5 writes its pending rows out as a segment before a statement
         # that may roll back alone, so the FTS statements come last.
-        for source_id in taken:
-            forget(conn, source_id)
-        for source_id in taken:
-            first, last = chunk_rowid_range(source_id)
-            conn.execute("DELETE FROM chunks_trigram WHERE rowid BETWEEN ? AND ?", (first, last))
-            rows = conn.execute(
-                "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ? "
-                "ORDER BY rowid",
-                (first, last),
-            )
-            # One statement a source: SQLite steps it with the GIL released throughout.
-            conn.execute(_INSERT_BLOCKS_JSON, (json.dumps(list(trigram_blocks(rows))),))
-        return len(taken) < len(markers)
+        for source_id, _done, end, whole in slices:
+            if whole:
+                forget(conn, source_id)
+            else:
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = ?", (str(end), f"{PREFIX}{source_id}")
+                )
+        for source_id, done, end, _whole in slices:
+            if end > done:
+                _write_blocks(conn, source_id, done, end)
+        return sum(whole for *_, whole in slices) < len(markers)
+
+
+def _write_blocks(conn: sqlcipher3.Connection, source_id: int, done: int, end: int) -> None:
+    """The blocks of chunk ordinals [done, end) of a source (block-aligned), replacing any."""
+    first = (source_id << CHUNK_ORDINAL_BITS) + done
+    last = (source_id << CHUNK_ORDINAL_BITS) + end - 1
+    conn.execute("DELETE FROM chunks_trigram WHERE rowid BETWEEN ? AND ?", (first, last))
+    rows = conn.execute(
+        "SELECT rowid, title, content FROM chunks WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
+        (first, last),
+    )
+    # One statement a slice: SQLite steps it with the GIL released throughout.
+    conn.execute(_INSERT_BLOCKS_JSON, (json.dumps(list(trigram_blocks(rows))),))
 
 
 class WriteTurn:

@@ -53,6 +53,16 @@ def test_a_deferred_source_is_found_by_substring_before_and_after_its_blocks(sto
     assert _hit_titles(store, rules, "okkamatic17") == before
 
 
+def test_a_source_half_caught_up_is_found_in_both_halves(store, rules):
+    result = index_content(store, BODY, label="gauges.md", rules=rules, defer_trigram=True)
+    assert result.chunk_count > 32
+    assert catch_up(store.conn, most_chunks=16) is True  # the first block only
+    assert trigram_rowids(store, result.source_id) == [result.source_id << 20]
+    for part in (2, 40):
+        titles = _hit_titles(store, rules, f"okkamatic{part}")
+        assert titles and f"Part {part}" in titles[0]
+
+
 def test_a_pending_source_outside_the_scope_is_not_found(store, rules):
     index_content(store, BODY, label="gauges.md", rules=rules, defer_trigram=True)
     index_content(store, "nothing of note here", label="other.md", rules=rules)
