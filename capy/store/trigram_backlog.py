@@ -83,9 +83,9 @@ def should_defer(conn: sqlcipher3.Connection, chunks: int) -> bool:
 
 @dataclass(frozen=True)
 class Backlog:
-    """What a trigram search reads beside its ranked blocks: the aligned block rowids of every
-    marked source in scope, and how many chunks all marked sources hold (the table's totals
-    leave them out)."""
+    """What a trigram search reads beside its ranked blocks: the aligned block rowids not yet
+    written of every marked source in scope, and how many chunks those of all marked sources
+    hold (the table's totals leave them out)."""
 
     blocks: list[int]
     chunks: int
@@ -107,7 +107,7 @@ def backlog(conn: sqlcipher3.Connection, allowed: tuple[str, list[object]]) -> B
         if in_scope
         for start in range(done, count, TRIGRAM_BLOCK_CHUNKS)
     ]
-    return Backlog(blocks, sum(count for _, _, count, _ in rows))
+    return Backlog(blocks, sum(max(count - done, 0) for _, done, count, _ in rows))
 
 
 def catch_up(conn: sqlcipher3.Connection, most_chunks: int = CATCH_UP_CHUNKS) -> bool:
