@@ -1,12 +1,15 @@
 """The server's trigram catch-up: the blocks `capy_index` left for after its call, written on a
 thread of their own (capy.store.trigram_backlog).
 
-It starts at once when poked (an index call deferred blocks, or the server started on a store
-with markers left by an earlier one), not after a quiet spell as the embedder does: the work
-is the calls' own, deferred by moments, and runs mostly inside SQLite with the GIL released,
-beside the next call's Python (redaction, chunking). Its transactions are short and take the
-process's write turn only when no call waits for it. At exit it writes what is left, so a
-store the server leaves holds every block.
+Like the embedder it steps aside for tool calls (`capy.foreground`): each slice of blocks
+waits until no call has run for `QUIET_S`, so a burst of calls (an agent indexing several
+files, then searching them) runs alone and the blocks follow in the pause after it. Run
+beside the calls instead, on a loaded 2-core machine, it made them slower than writing the
+blocks inline (`capy bench peer`: the calls after a 2 MB file waited for its slices), since
+there is no idle core to run it on. Meanwhile searches read the pending chunks, and the
+backlog's bound (capy.store.trigram_backlog) makes a call write its own blocks once the pause
+has not come for long. A slice takes the process's write turn only when no call waits for it.
+At exit it writes what is left, so a store the server leaves holds every block.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("capy.server")
 
+# Seconds without a tool call before a slice starts: longer than the gap between an agent's
+# calls in one burst (milliseconds), shorter than the pause while it reads the answers.
+QUIET_S = 0.25
+
 
 class TrigramCatchUp:
     """One daemon thread writing pending trigram blocks whenever poked; `stop` finishes them."""
@@ -27,7 +34,7 @@ class TrigramCatchUp:
     def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace
         self._poked = threading.Event()
-        self._stopping = False
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="capy-trigram-catch-up", daemon=True)
         self._thread.start()
 
@@ -37,7 +44,7 @@ class TrigramCatchUp:
 
     def stop(self) -> None:
         """Write what is left, then end the thread."""
-        self._stopping = True
+        self._stop.set()  # no more waiting for a pause
         self._poked.set()
         self._thread.join()
 
@@ -46,17 +53,19 @@ class TrigramCatchUp:
             self._poked.wait()
             self._poked.clear()
             self.drain()
-            if self._stopping:
+            if self._stop.is_set():
                 return
 
     def drain(self) -> None:
         """Catch up until no marker is left; never raising (the markers wait for the next
         poke, and searches find their sources meanwhile)."""
+        from capy.foreground import wait_until_quiet
         from capy.store.trigram_backlog import WRITE_TURN, catch_up
 
         try:
             left = True
             while left:
+                wait_until_quiet(QUIET_S, self._stop)
                 with self._workspace.store() as store, WRITE_TURN.catch_up():
                     left = catch_up(store.conn)
         except Exception:
