@@ -9,13 +9,14 @@ blocks inline (`capy bench peer`: the calls after a 2 MB file waited for its sli
 there is no idle core to run it on. Meanwhile searches read the pending chunks, and the
 backlog's bound (capy.store.trigram_backlog) makes a call write its own blocks once the pause
 has not come for long. A slice takes the process's write turn only when no call waits for it.
-At exit it writes what is left, so a store the server leaves holds every block.
+At exit it writes what is left for up to a second; the next server writes the rest.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ logger = logging.getLogger("capy.server")
 # Seconds without a tool call before a slice starts: longer than the gap between an agent's
 # calls in one burst (milliseconds), shorter than the pause while it reads the answers.
 QUIET_S = 0.25
+# At exit, the longest the catch-up goes on (well inside the MCP SDK client's 2 s grace).
+EXIT_S = 1.0
 
 
 class TrigramCatchUp:
@@ -35,6 +38,7 @@ class TrigramCatchUp:
         self._workspace = workspace
         self._poked = threading.Event()
         self._stop = threading.Event()
+        self._deadline = float("inf")  # set at exit
         self._thread = threading.Thread(target=self._run, name="capy-trigram-catch-up", daemon=True)
         self._thread.start()
 
@@ -43,7 +47,10 @@ class TrigramCatchUp:
         self._poked.set()
 
     def stop(self) -> None:
-        """Write what is left, then end the thread."""
+        """Write what is left within `EXIT_S`, then end the thread: a client gives a server
+        a moment to exit before it kills it, and the exit checkpoint must still run. What is
+        left waits for the next server, which pokes at start (capy.server.upkeep)."""
+        self._deadline = time.monotonic() + EXIT_S
         self._stop.set()  # no more waiting for a pause
         self._poked.set()
         self._thread.join()
@@ -64,7 +71,7 @@ class TrigramCatchUp:
 
         try:
             left = True
-            while left:
+            while left and time.monotonic() < self._deadline:
                 wait_until_quiet(QUIET_S, self._stop)
                 with self._workspace.store() as store, WRITE_TURN.catch_up():
                     left = catch_up(store.conn)
