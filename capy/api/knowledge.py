@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from capy.api.workspace import Workspace
     from capy.retrieval import SearchHit, SearchResult
     from capy.rules.views.search import Throttle, ThrottleStage
+    from capy.server.trigram_upkeep import TrigramCatchUp
 
 
 def index_knowledge(
@@ -54,6 +55,8 @@ def index_knowledge(
         raise ToolInputError("give one of content, path or paths")
     size = workspace.rules.view("retention").size
     label = source or path or "indexed content"
+    # A server writes the trigram blocks just after the call (capy.store.trigram_backlog).
+    catch_up = workspace.trigram_catch_up
     if path is not None:
         target = resolve_path(workspace, path)
         refusal = path_refusal(workspace, "Read", target)
@@ -70,9 +73,11 @@ def index_knowledge(
                         label=part_label(label, number),
                         kind="durable",
                         rules=workspace.rules,
+                        defer_trigram=catch_up is not None,
                     )
                     for number, part in enumerate(pieces, 1)
                 ]
+            _caught_up_later(catch_up)
             return _parts_reply(results, workspace.hints)
         if path is not None:
             intake = read_file_for_index(target, size, label=label)
@@ -81,8 +86,14 @@ def index_knowledge(
             intake = Intake(text, len(text.encode("utf-8")))
         with workspace.store() as store:
             result = index_content(
-                store, intake.content, label=label, kind="durable", rules=workspace.rules
+                store,
+                intake.content,
+                label=label,
+                kind="durable",
+                rules=workspace.rules,
+                defer_trigram=catch_up is not None,
             )
+        _caught_up_later(catch_up)
     except ContentError as error:
         raise ToolInputError(error.message) from None
     size_read = intake.input_bytes if intake.input_bytes is not None else result.bytes
@@ -98,6 +109,11 @@ def index_knowledge(
         lines.append(f"Redacted {total} secret(s) before storing.")
     lines.append(f"Search it with `{workspace.hints.search(source=result.label)}`.")
     return ToolReply("\n".join(lines), processed_bytes=size_read)
+
+
+def _caught_up_later(catch_up: TrigramCatchUp | None) -> None:
+    if catch_up is not None:
+        catch_up.poke()
 
 
 def _text_parts(content: str | None, size):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from capy.capsules import CapsuleStore
     from capy.capsules.pool import CapsulesPool
     from capy.rules import RuleSet
+    from capy.server.trigram_upkeep import TrigramCatchUp
     from capy.store import Store
     from capy.store.pool import StorePool
 
@@ -49,6 +50,9 @@ class Workspace:
         self._keep_store_open = keep_store_open
         self._pool: StorePool | None = None
         self._capsules_pool: CapsulesPool | None = None
+        # Set by a process that writes deferred trigram blocks after its calls (the server:
+        # capy.server.trigram_upkeep); None: an index call writes its own.
+        self.trigram_catch_up: TrigramCatchUp | None = None
 
     @cached_property
     def project_dir(self) -> Path:

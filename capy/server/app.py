@@ -90,6 +90,9 @@ def shutdown(workspace: Workspace) -> None:
         terminate_all()
     except Exception:  # the next step must still run
         logger.warning("ending running calls failed", exc_info=True)
+    catch_up = workspace.trigram_catch_up
+    if catch_up is not None:  # before the checkpoint, which then copies its writes too
+        catch_up.stop()
     try:
         from capy.store.maintenance import checkpoint
 
@@ -107,10 +110,12 @@ async def serve_stdio(
 ) -> None:
     from capy.api.workspace import Workspace
     from capy.executor.prejoin import keep_ready
+    from capy.server.trigram_upkeep import TrigramCatchUp
     from capy.server.upkeep import BackgroundWork, checkpoint_periodically, tune_heap
 
     tune_heap()  # before the first worker thread
     workspace = Workspace(project_dir, db_path=db_path, keep_store_open=True)
+    workspace.trigram_catch_up = TrigramCatchUp(workspace)
     server = build_server(workspace, mcp_hooks=mcp_hooks)
     keep_ready()  # each sandboxed call's first process has entered its cgroups ahead of time
     background = BackgroundWork(workspace, db_path, tools=server.add_capy_tools)

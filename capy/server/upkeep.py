@@ -1,9 +1,10 @@
 """The server's upkeep: background work started once the client has its tools, and the WAL
 checkpointed on a schedule, since its kept-open connections never close.
 
-Background work (the capture spool drained once, the capsule pipeline's thread, the semantic
-embedder's thread) starts after the first `tools/list` answer, or `BACKGROUND_AT_LATEST_S`
-after start for a client that never lists tools: its imports and its first reads would
+Background work (the capture spool drained once, trigram blocks an earlier server left
+unwritten, the capsule pipeline's thread, the semantic embedder's thread) starts after the
+first `tools/list` answer, or `BACKGROUND_AT_LATEST_S` after start for a client that never
+lists tools: its imports and its first reads would
 otherwise share the interpreter with answering `initialize` and `tools/list`, the time an agent
 waits before it can call a tool (several hundred milliseconds of a start on a loaded 2-core
 machine). A client that leaves before then starts none of it.
@@ -119,6 +120,9 @@ class BackgroundWork:
         from capy.capsules.pipeline.background import start_background_pipeline
 
         _drain_capture_spool(self._workspace)
+        catch_up = self._workspace.trigram_catch_up
+        if catch_up is not None:  # blocks an earlier server left unwritten at its exit
+            catch_up.poke()
         project_dir = self._workspace.project_dir
         for begin in (
             lambda: start_background_pipeline(project_dir),

@@ -21,6 +21,7 @@ import sqlcipher3
 from capy.store.content import ContentError
 from capy.store.counters import add_chunk_count
 from capy.store.migrations import CHUNK_ORDINAL_BITS, chunk_rowid, chunk_rowid_range
+from capy.store.trigram_backlog import defer, forget
 from capy.store.trigram_blocks import INSERT_BLOCK, trigram_blocks
 from capy.store.vocabulary import TermDelta, term_counts
 
@@ -66,19 +67,27 @@ def drop_chunks(conn: sqlcipher3.Connection, source_id: int) -> Counter[str]:
     ).fetchall()
     conn.execute("DELETE FROM chunks WHERE rowid BETWEEN ? AND ?", (first, last))
     conn.execute("DELETE FROM chunks_trigram WHERE rowid BETWEEN ? AND ?", (first, last))
+    forget(conn, source_id)  # blocks still to write for these chunks (trigram_backlog)
     add_chunk_count(conn, source_id, -len(rows))
     return term_counts(text for row in rows for text in row)
 
 
-def insert_chunk_rows(conn: sqlcipher3.Connection, source_id: int, chunks: Sequence[Chunk]) -> None:
-    """Only the FTS rows; the caller moves the chunk count and the vocabulary.
+def insert_chunk_rows(
+    conn: sqlcipher3.Connection,
+    source_id: int,
+    chunks: Sequence[Chunk],
+    *,
+    tables: Sequence[str] | None = None,
+) -> None:
+    """Only the FTS rows (of `tables`, both when None); the caller moves the chunk count and
+    the vocabulary.
 
     FTS5 writes the rows it holds in memory out as a segment at every savepoint and before any
     statement that may need to roll back alone (an upsert, an UPDATE with triggers) runs in the
     same transaction. A writer that puts these inserts after all its other statements gets one
     segment per commit instead of one per source."""
     rows = fts_rows(source_id, chunks)
-    for table in _FTS_INSERTS:
+    for table in tables or _FTS_INSERTS:
         insert_fts_rows(conn, table, rows)
 
 
@@ -131,12 +140,20 @@ class PendingChunks:
     removed: Counter[str]
 
 
-def write_chunks(conn: sqlcipher3.Connection, pending: list[PendingChunks]) -> None:
+def write_chunks(
+    conn: sqlcipher3.Connection, pending: list[PendingChunks], *, defer_trigram: bool = False
+) -> None:
     """The vocabulary of all of them in one pass, then their FTS rows, last (see
-    `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit)."""
+    `insert_chunk_rows`: nothing after them makes FTS5 write a segment before the commit).
+    `defer_trigram`: the porter rows only, and each source marked for the catch-up that
+    writes its trigram blocks (capy.store.trigram_backlog)."""
     _term_delta(pending).apply(conn)
+    if defer_trigram:
+        for item in pending:
+            defer(conn, item.source_id)
+    tables = ("chunks",) if defer_trigram else None
     for item in pending:
-        insert_chunk_rows(conn, item.source_id, item.chunks)
+        insert_chunk_rows(conn, item.source_id, item.chunks, tables=tables)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from capy.store.counters import total_chunks
 from capy.store.database import read_snapshot
 from capy.store.disjunction import ranked_top
 from capy.store.migrations import CHUNK_ORDINAL_BITS
+from capy.store.trigram_backlog import backlog
 from capy.store.trigram_blocks import Statistics, top_chunks
 from capy.store.vectors import has_vectors
 from capy.store.vocabulary import known_words
@@ -119,6 +120,7 @@ class StoreCorpus:
 
             if table == "chunks_trigram":  # ranked blocks of chunks (migration 0011)
                 most = max(self.trigram_blocks, limit)
+                pending = backlog(conn, scope.allowed)
                 top = top_chunks(
                     conn,
                     rank,
@@ -132,7 +134,9 @@ class StoreCorpus:
                         fetch=lambda sql, values: fetch_within(conn, sql, values, budget),
                         database=str(self.store.path),
                         counted=tuple(any_of) if len(any_of) > 1 else (),
+                        unindexed_chunks=pending.chunks,
                     ),
+                    pending=pending.blocks,
                 )
             else:
                 top = rank(limit)

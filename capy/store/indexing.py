@@ -76,18 +76,28 @@ def index_content(
     kind: str = "durable",
     content_type: str = AUTO_CONTENT_TYPE,
     rules: RuleSet | None = None,
+    defer_trigram: bool = False,
 ) -> IndexResult:
     """Index `content` under `label`; identical content already stored is only touched.
 
-    Raises `ContentError` (a `StoreError`) for a bad label, kind or content type, binary or
-    empty content, or content over the size cap when the retention pack says to reject it.
+    `defer_trigram`: leave the source's trigram blocks to a catch-up that runs after the call
+    (capy.store.trigram_backlog; only for a process that runs one, the server), unless the
+    backlog is full. Raises `ContentError` (a `StoreError`) for a bad label, kind or content
+    type, binary or empty content, or content over the size cap when the retention pack says
+    to reject it.
     """
     rules = rules or _rules_for(store)
     source = prepare_source(
         store, content, label=label, kind=kind, content_type=content_type, rules=rules
     )
-    with transaction(store.conn) as conn:
-        return write_source(conn, source, rules)
+    if not defer_trigram:
+        with transaction(store.conn) as conn:
+            return write_source(conn, source, rules)
+    from capy.store.trigram_backlog import WRITE_TURN, should_defer
+
+    with WRITE_TURN.call(), transaction(store.conn) as conn:
+        chunks = len(source.chunks or ())
+        return write_source(conn, source, rules, defer_trigram=should_defer(conn, chunks))
 
 
 @dataclass
@@ -163,13 +173,17 @@ def prepare_source(
 
 
 def write_source(
-    conn: sqlcipher3.Connection, source: PreparedSource, rules: RuleSet
+    conn: sqlcipher3.Connection,
+    source: PreparedSource,
+    rules: RuleSet,
+    *,
+    defer_trigram: bool = False,
 ) -> IndexResult:
     """The writes for one source; the caller holds the write transaction. The row is looked
     up again under the lock, so two processes indexing one label at once end with one row."""
     result, pending = write_source_row(conn, source, rules)
     if pending is not None:
-        write_chunks(conn, [pending])
+        write_chunks(conn, [pending], defer_trigram=defer_trigram)
     return result
 
 

@@ -107,6 +107,7 @@ class Statistics:
     fetch: Fetch
     database: str
     counted: tuple[str, ...]
+    unindexed_chunks: int = 0  # chunks of pending sources, not in the table's totals
 
 
 # (how many of the best blocks) -> ranked (block rowid, bm25), best first; None when out of work.
@@ -123,6 +124,7 @@ def top_chunks(
     first_blocks: int,
     weights: Sequence[float],
     statistics: Statistics,
+    pending: Sequence[int] = (),
 ) -> list[tuple[int, float]] | None:
     """The best `limit` matching chunks, as ranked (rowid, bm25), of the blocks `rank_blocks`
     ranks; None when a statement ran out of work (a list cut short gives nothing, as
@@ -138,6 +140,9 @@ def top_chunks(
     windows at most, as each ranks the blocks again; a first window smaller than the bound only
     pays where asking for fewer blocks costs less (the OR pass, whose MaxScore threshold is the
     k-th score: `capy.store.disjunction`).
+
+    `pending` are the blocks of sources whose trigram rows are not written yet (in scope:
+    capy.store.trigram_backlog); they are read with the first window, whatever it ranks.
     """
     groups = phrase_groups(fts_query)
     if not groups:
@@ -151,6 +156,8 @@ def top_chunks(
         if blocks is None:
             return None
         fresh = list(dict.fromkeys(block_rowid(b) for b, _ in blocks))
+        if not read:
+            fresh = list(dict.fromkeys([*fresh, *pending]))
         fresh = [block for block in fresh if block not in read]
         read.update(fresh)
         matched = _matching_chunks(statistics.fetch, fresh, groups)
@@ -159,7 +166,7 @@ def top_chunks(
         if matched:
             if scorer is None:
                 phrases = [phrase for group in groups for phrase in group]
-                scorer = _Scorer.of(conn, phrases, weights, statistics)
+                scorer = _Scorer.of(conn, phrases, weights, statistics, matched)
             scored = [(scorer.score(title, content), rowid) for rowid, title, content in matched]
             best = sorted(best + scored)[:limit]
         if len(blocks) < window or window >= most_blocks:
@@ -223,7 +230,10 @@ class _Scorer:
         phrases: Sequence[str],
         weights: Sequence[float],
         scope: Statistics,
+        matched: Sequence[tuple[int, str, str]] = (),
     ) -> _Scorer:
+        """`matched`: the chunks to score, whose average length stands in for the table's
+        while it holds no rows yet (every source still pending)."""
         from capy.store.counters import total_chunks  # search only
         from capy.store.disjunction import idf, phrase_counts, table_totals
 
@@ -232,7 +242,12 @@ class _Scorer:
         if totals is None:  # out of work
             return cls(even, weights, 1.0)
         rows, tokens = totals
-        average = tokens / max(total_chunks(conn), 1)
+        indexed = total_chunks(conn) - scope.unindexed_chunks
+        if tokens and indexed > 0:
+            average = tokens / indexed
+        else:  # nothing in the table yet: the chunks at hand give the length
+            lengths = [_trigrams(title) + _trigrams(content) for _, title, content in matched]
+            average = sum(lengths) / max(len(lengths), 1)
         if not scope.counted:
             return cls(even, weights, average)
         # Counted as the OR pass typed them (its cache's keys); a phrase it did not name, quoted.

@@ -49,8 +49,9 @@ async def test_connections_stay_open_between_calls_and_close_at_exit(project_dir
             assert "zebra" in text_of(found)
         [pid] = _server_pids()
         held = _open_database_files(pid)
-        # One connection served the sequential calls, kept open for the next one.
-        assert len(held) == 1, held
+        # One connection served the sequential calls, kept open for the next one; the trigram
+        # catch-up (capy.server.trigram_upkeep) takes a second when it ran beside a call.
+        assert 1 <= len(held) <= 2, held
         database = Path(held[0])
         stats = await client.call_tool("capy_stats", {})
         assert stats.structured_content["knowledge_base"]["chunks"] > 0
