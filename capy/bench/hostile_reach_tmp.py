@@ -57,7 +57,7 @@ while time.monotonic() < end:
 print(json.dumps({"found": len(found), "rewritten": len(rewritten)}))
 """
 
-_OVERLAY = """\
+SHARED_TMP_OVERLAY = """\
 pack: shared-tmp
 schema: overlay.v1
 version: 1.0.0
@@ -82,7 +82,7 @@ async def attack(scratch: Scratch, errors: list[str]) -> tuple[dict, dict]:
     for side in ("control", "capy"):
         if side == "control":
             overlay.parent.mkdir(parents=True, exist_ok=True)
-            overlay.write_text(_OVERLAY, "utf-8")
+            overlay.write_text(SHARED_TMP_OVERLAY, "utf-8")
         try:
             outcome, replies = await _one_side(scratch, errors)
         except Exception as error:  # reported; the scenario then counts as unknown
