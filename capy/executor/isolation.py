@@ -226,6 +226,18 @@ def _refusal(
     return None
 
 
+def check_cwd(isolation: Isolation, cwd: str | os.PathLike[str]) -> None:
+    """ExecutorError for a call whose working folder lies in one of capy's hidden folders:
+    the call would see it empty, or (from the folder it started in) reach what is hidden."""
+    folder = hidden.holding(_hidden(isolation), cwd)
+    if folder is not None:
+        raise ExecutorError(
+            f"capy runs no call in {os.path.realpath(cwd)}: it lies in {folder}, one of capy's "
+            "own folders (keys, config, stores) that calls never see. Run it from a project "
+            "folder."
+        )
+
+
 def unavailable_reason(isolation: Isolation) -> str | None:
     """Why calls run unisolated (or not at all) here; None when they are isolated."""
     found, failed = _plan(isolation, False, _hidden(isolation).paths)

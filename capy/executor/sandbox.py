@@ -17,6 +17,7 @@ from capy.executor import private
 from capy.executor.cancel import current_cancel
 from capy.executor.environment import sandbox_environment
 from capy.executor.errors import ExecutorError
+from capy.executor.isolation import check_cwd
 from capy.executor.isolation import plan as isolation_plan
 from capy.executor.janitor import remove_later
 from capy.executor.network import isolate, resolve_mode
@@ -134,6 +135,8 @@ def _execute(
     isolate([], mode)  # refuse a mode this machine cannot give before anything starts
     # and a call the pack requires isolated where it cannot be
     isolated = isolation_plan(view.isolation, offline=mode is NetworkMode.OFF) is not None
+    if isolated:
+        check_cwd(view.isolation, project_dir)
     if background:
         background_jobs.check_capacity(view.limits.background)
     source = _encode(lang.source(code, with_file_content=file_path is not None))

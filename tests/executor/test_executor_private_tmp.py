@@ -157,3 +157,33 @@ def test_a_ready_spawner_keeps_nothing_of_the_call_before(isolated, ready, view)
     prejoin.settle()
     later = execute("shell", f"ls /tmp; cat /tmp/capy-test-{tag} 2>&1", rules=view)
     assert "No such file" in later.output
+
+
+def test_a_call_whose_working_folder_is_a_hidden_capy_folder_is_refused(isolated, view) -> None:
+    """From a working folder inside a hidden folder the call would start beneath the empty
+    mount, where capy's keys are; it is refused with one sentence instead."""
+    from capy.config.paths import data_dir
+
+    inside = data_dir() / "some-project"
+    inside.mkdir(parents=True)
+    with pytest.raises(ExecutorError, match="one of capy's own folders"):
+        execute("shell", "ls", rules=view, cwd=inside)
+
+
+def test_capy_uses_no_key_in_a_hidden_folder_that_moved(isolated, view, monkeypatch) -> None:
+    """A call renamed the key folder's parent and left a decoy at the old path: capy itself
+    neither reads a key there nor makes one (it would use, or leave, a key the call chose
+    the place of)."""
+    from capy.store.errors import KeyFileError
+    from capy.store.keys import key_file_path, load_or_create_key_file
+
+    parent = Path.cwd() / "config"
+    key_dir = parent / "capy"
+    monkeypatch.setenv("CAPY_KEY_DIR", str(key_dir))
+    load_or_create_key_file(key_file_path(key_dir, "db"))
+    assert execute("shell", "true", rules=view).ok  # capy hides the folder, and records it
+    moved = f"mv '{parent}' '{parent}-moved' && mkdir -p '{key_dir}'"
+    assert execute("shell", moved, rules=view, timeout=30).ok
+    with pytest.raises(KeyFileError, match="was moved or replaced"):
+        load_or_create_key_file(key_file_path(key_dir, "vault"))
+    assert list(key_dir.iterdir()) == []  # nothing made in the decoy
