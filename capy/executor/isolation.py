@@ -8,7 +8,8 @@ as PID 1 of a new PID namespace, in a new mount namespace (util-linux `unshare`)
 executor pack's mounts are made before any of its code runs: its own /proc, read-only, which
 lists only the call's own processes and through which no kernel setting can be written, and an
 empty read-only tmpfs over the cgroup tree. No other process has a pid the call can name, so
-ptrace, signals, pidfds and /proc reach only its own.
+ptrace, signals, pidfds and /proc reach only its own. Its temp folders are its own too
+(`private`): the call's folder, with its script, is bound in from where no call sees it.
 
 What keeps the call from undoing this depends on who capy is:
 - root: the call keeps only the pack's `keep_capabilities` (`setpriv` clears the rest from its

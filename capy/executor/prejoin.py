@@ -22,7 +22,12 @@ end-of-file and exits if capy is killed outright.
 
 Where calls are isolated (`isolation`), the helper has also entered the call's own PID and
 mount namespaces and dropped its privileges: it is PID 1 there, and runs the call's program as
-its child. No call's code can name it (nor capy, nor another call) at all.
+its child. No call's code can name it (nor capy, nor another call) at all. Its temp folders
+are its call's own (`private`), with an empty `capy-call` folder: the line writes the call's
+script there with the shell's builtin printf before it runs the program, so the script is
+never anywhere another call could reach. The working and home folders it binds in (where
+they lie under a temp folder) are part of its key; a call with a compile step or a file to
+bind in spawns as usual.
 
 No other process can put a line into a helper through a descriptor, root included. Any
 process of the same user may open `/proc/<pid>/fd/N` of another's files: through a pipe on its
