@@ -248,7 +248,7 @@ def _as_nobody(home: Path) -> None:
         "view = build_ruleset(include_shipped=True).view('executor')\n"
         "plan = isolation.plan(view.isolation)\n"
         "code = f'id -u; test -e /proc/{os.getpid()} && echo seen; umount /proc 2>/dev/null "
-        "&& echo unmounted; echo done'\n"
+        "&& echo unmounted; ls /tmp | grep -v capy-nobody; echo done'\n"
         "result = execute('shell', code, rules=view, cwd=os.environ['HOME'])\n"
         "print(json.dumps([plan is not None, isolation.unavailable_reason(view.isolation), "
         "result.output]))\n"
@@ -281,7 +281,7 @@ def _as_nobody(home: Path) -> None:
     isolated_here, reason, output = json.loads(done.stdout.splitlines()[-1])
     if not isolated_here:
         pytest.skip(f"no unprivileged user namespaces here: {reason}")
-    assert output == "65534\ndone\n"
+    assert output == "65534\ncapy-call\ndone\n"  # its own /tmp: its folder, its home
 
 
 def test_a_capy_folder_inside_another_is_hidden_by_the_outer_mount(
