@@ -101,9 +101,6 @@ class Layout:
     def private(self) -> bool:
         return self.inside != str(self.host)
 
-    def host_path(self, inside: str) -> Path:
-        return self.host / os.path.relpath(inside, self.inside)
-
 
 def host_root(private: PrivateTmp | None) -> str | None:
     """Where capy makes a call's folder: under the first private folder (None: the temp dir)."""
