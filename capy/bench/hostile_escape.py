@@ -1,8 +1,8 @@
 """Escape attempts: sandboxed code that tries to outlive its call, and who is still alive after.
 
 Each attempt starts a "survivor": a loop in shell, python or perl whose command line carries a
-unique tag, which writes its own pid to a file in a temp folder. The attempt differs in how it
-hides (background `&`, nohup, double fork, setsid, CAPY_SANDBOX_ID dropped with `env -i`, or
+unique tag, which writes its own pid to a file in the home folder. The attempt differs in how
+it hides (background `&`, nohup, double fork, setsid, CAPY_SANDBOX_ID dropped with `env -i`, or
 forged); the call either returns at once or is stopped by its timeout. After the call, and
 again after the capy process (CLI, library worker, MCP server) has exited, a survivor whose pid
 is alive and whose command line still carries its tag counts. Every survivor is killed at the
@@ -287,8 +287,15 @@ def control_survivor(folder: Path) -> bool:
     return seen
 
 
+def pid_folder(scratch: Scratch) -> Path:
+    """Where survivors write their pids: in the home folder, which every call (whatever its
+    project) shares with capy; a call's own temp folders are out of capy's sight, and gone
+    with the call."""
+    return scratch.home / "escape"
+
+
 def run(scratch: Scratch, *, quick: bool, selection: Selection | None = None) -> dict:
-    folder = scratch.root / "escape"
+    folder = pid_folder(scratch)
     folder.mkdir()
     runs: Selection = selection or [
         ("library", "returns", ATTEMPTS),

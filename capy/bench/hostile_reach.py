@@ -16,9 +16,12 @@ data folder (`store`, read from its first page: with the key file, that opens th
 belong to the attacker's own server's user, so they count as `own`. Last, `moved-key`: one
 call renames the key folder's parent and leaves an empty decoy folder at the old path (a mount
 point cannot be renamed, its parent can), and the next calls read the key at its new path.
+Then `tmp-script` (see hostile_reach_tmp): a call rewrites the scripts of the other server's
+later calls in the temp folder before they run.
 
 The control is the same attacker run as a plain process of the same user, outside capy, which
-is what a call was before it had namespaces of its own: it must get through every channel.
+is what a call was before it had namespaces of its own: it must get through every channel
+(for `tmp-script`: calls of servers whose overlay turns their own temp folders off).
 """
 
 from __future__ import annotations
@@ -34,7 +37,17 @@ from capy.bench.hostile_common import Scratch, last_json, mcp_session, reply_tex
 if TYPE_CHECKING:
     from capy.bench.report import Table
 
-CHANNELS = ("environ", "memory", "ptrace", "pipes", "cgroup", "key-file", "store", "moved-key")
+CHANNELS = (
+    "environ",
+    "memory",
+    "ptrace",
+    "pipes",
+    "cgroup",
+    "key-file",
+    "store",
+    "moved-key",
+    "tmp-script",
+)
 WHOSE = ("other", "own")
 INJECTED = "INJECTED-INTO-A-RUNNING-CALL"
 VICTIM_SECONDS = 4.0
@@ -233,6 +246,12 @@ async def _attack(scratch: Scratch) -> dict:
             found.setdefault("capy", {}).update(await _moved_key(key_file, _call_mover(attacker)))
     except Exception as error:  # the harness reports it; the scenarios then count as unknown
         errors.append(f"{type(error).__name__}: {error}")
+    from capy.bench import hostile_reach_tmp
+
+    through_tmp, shown = await hostile_reach_tmp.attack(scratch, errors)
+    for side, attempts in through_tmp.items():
+        found.setdefault(side, {}).update(attempts)
+    victim_replies.update(shown)
     return _report(found, victim_replies, errors)
 
 

@@ -44,6 +44,7 @@ def runtimes(ctx: DoctorContext) -> list[Check]:
 def isolation(ctx: DoctorContext) -> list[Check]:
     """Whether each sandboxed call is kept from the user's other processes, in plain words."""
     from capy.executor.isolation import in_sight, refusal, unavailable_reason
+    from capy.executor.private import roots as private_roots
 
     rules = ctx.view("executor").isolation
     name = "sandbox isolation"
@@ -55,10 +56,25 @@ def isolation(ctx: DoctorContext) -> list[Check]:
             "each call runs in its own PID and mount namespaces: it cannot see, trace or "
             "signal capy or other calls, open their pipes or change cgroup limits, and cannot "
             "read capy's key files or stores directly (so `capy` run inside a call cannot open "
-            "them either); it still runs as you and can change what you can change, including "
-            "capy's own installation"
+            "them either); "
         )
-        if gaps := in_sight(rules):
+        own = private_roots(rules.private_tmp)
+        gaps = list(in_sight(rules))
+        if own:
+            detail += (
+                f"it has its own empty temp folders ({', '.join(own)}), gone when it ends, "
+                "and no other call can see or change its script; "
+            )
+        else:
+            gaps.append(
+                "calls share the machine's temp folders (isolation.private_tmp names none "
+                "here): a call can rewrite a later call's script before it runs"
+            )
+        detail += (
+            "it still runs as you and can change what you can change, including capy's own "
+            "installation"
+        )
+        if gaps:
             return [Check(GROUP, name, Status.WARN, f"{detail}; but {'; '.join(gaps)}")]
         return [Check(GROUP, name, Status.OK, detail)]
     fix = (
@@ -68,7 +84,9 @@ def isolation(ctx: DoctorContext) -> list[Check]:
     detail = (
         "calls are NOT isolated from this user's other processes: code in one call can read "
         "capy's memory (its keys), its key files and encrypted stores, and other calls' "
-        f"output, and change cgroup limits ({reason})"
+        "output, change cgroup limits, and read or rewrite other calls' temp files and a "
+        "later call's script in the shared temp folder before it runs, so that call runs "
+        f"the other's code with its own network and rights ({reason})"
     )
     return [Check(GROUP, name, Status.WARN, detail, fix)]
 

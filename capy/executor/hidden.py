@@ -178,6 +178,27 @@ def _record(name: str, configured: str, folder: str) -> _Record | None:
     return record
 
 
+def moved_holding(path: str | os.PathLike[str]) -> str | None:
+    """Why capy itself must not read or make a file at `path` (a key): it lies in one of the
+    hidden folders, which moved since this process first hid it, so `path` may now be in a
+    decoy a call left; None otherwise (or where no folder was ever hidden here)."""
+    text = os.path.abspath(path)
+    real = os.path.realpath(text)
+    for configured, record in list(_records.items()):
+        inside = _inside_any(Path(text), [Path(os.path.abspath(configured))])
+        if (inside or _inside_any(Path(real), [Path(record.path)])) and (why := record.check()):
+            return why
+    return None
+
+
+def holding(folders: Folders, path: str | os.PathLike[str]) -> str | None:
+    """The hidden folder of `folders` that holds `path` (real paths), if any."""
+    real = Path(os.path.realpath(path))
+    return next(
+        (found for found in folders.paths if found and _inside_any(real, [Path(found)])), None
+    )
+
+
 def _identity(path: str) -> tuple[int, int] | None:
     try:
         found = os.lstat(path)

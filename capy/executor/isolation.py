@@ -8,7 +8,8 @@ as PID 1 of a new PID namespace, in a new mount namespace (util-linux `unshare`)
 executor pack's mounts are made before any of its code runs: its own /proc, read-only, which
 lists only the call's own processes and through which no kernel setting can be written, and an
 empty read-only tmpfs over the cgroup tree. No other process has a pid the call can name, so
-ptrace, signals, pidfds and /proc reach only its own.
+ptrace, signals, pidfds and /proc reach only its own. Its temp folders are its own too
+(`private`): the call's folder, with its script, is bound in from where no call sees it.
 
 What keeps the call from undoing this depends on who capy is:
 - root: the call keeps only the pack's `keep_capabilities` (`setpriv` clears the rest from its
@@ -36,6 +37,7 @@ against code the user would not run themselves.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,23 +45,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
 
-from capy.executor import cgroups, hidden, sealed
+from capy.executor import cgroups, hidden, private, sealed
 from capy.executor.errors import ExecutorError
 from capy.rules.views.executor import Isolation, IsolationMount
 
 # The call's first shell: opens the files named before the joins by capy's /proc path (fd 3
 # the mount table, fd 4 a spawner's line) and enters its cgroups, before any mount is made.
 _OPEN = {1: 'exec 3<"$1" || exit 125; shift; ', 2: 'exec 3<"$1" 4<"$2" || exit 125; shift 2; '}
-# Made with the machine's `mount` by its full path: the call's PATH is the user's.
+# Made with the machine's `mount` by its full path: the call's PATH is the user's. Paths
+# are taken as written (-c): a bind's source is a descriptor the shell opened (fds 5-7, see
+# `private`), which must be followed as the kernel does, not resolved into a path name.
 _MOUNT = (
-    '"$0" -a -T /dev/fd/3 || '
+    '"$0" -a -c -T /dev/fd/3 || '
     '{ echo "capy: the call could not set up its own namespaces" >&2; exit 125; }; exec 3<&-; '
 )
+_BIND_FDS = (5, 6, 7, 8)  # the call's folder, working and home folders, a file
 # PID 1 stays a shell (see the module docstring) and runs the program in a subshell that
 # execs it: the shell's own stderr goes to /dev/null, so it adds no "Killed" or "Terminated"
 # to the call's output when the program dies of a signal; the program gets the real one.
+# The subshell first enters the call's working folder as the call sees it: the folder it
+# started in is the one under the call's own mounts (its `..` the machine's /tmp). `cd` sets
+# PWD and OLDPWD, which are put back as the call's environment has them.
 QUIET_CHILD = "exec 9>&2 2>/dev/null; "
-_RUN = QUIET_CHILD + '(exec "$@" 2>&9 9>&-); exit $?'
+_RUN = QUIET_CHILD + '(cd -P -- "$1" 2>&9 && shift && {}exec "$@" 2>&9 9>&-); exit $?'
 _EXEC = 'exec "$@"'  # a spawner's waiting shell becomes PID 1 and runs the call as its child
 _NAMESPACES = ("--pid", "--fork", "--kill-child", "--mount")
 _AS_USER_ROOT = ("--user", "--map-root-user")
@@ -78,25 +86,51 @@ class Plan:
     # may; in a user namespace opening capy's files by /proc path is refused (another user
     # namespace's process), so a shell outside does it first.
     inside: bool
+    fstab: str = ""  # the sealed fstab's text: the start of a call's own table with binds
+    helper_table: str = ""  # capy's /proc path of a ready spawner's fstab (its call folder)
+    private: tuple[str, ...] = ()  # the call's own temp folders (see `private`)
 
-    def command(self, argv: list[str], join_files: list[str]) -> list[str]:
-        """`argv` run isolated, after joining `join_files` (cgroup.procs paths)."""
-        return self._wrap([self.mount_table], join_files, _RUN, [*self.tail, *argv])
+    def command(
+        self, argv: list[str], join_files: list[str], cwd: str = "/", binds=(), env=None
+    ) -> tuple[list[str], int | None]:
+        """`argv` run isolated in `cwd` (as the call sees it), after joining `join_files`
+        (cgroup.procs paths), with `binds` (`private.Bind`) made after the mounts, PWD and
+        OLDPWD as in `env`; and the descriptor of the call's own sealed table the spawn must
+        pass on (then close)."""
+        run = _RUN.format(_as_in(env or {}))
+        if not binds:
+            return self._wrap([self.mount_table], join_files, run, [cwd, *self.tail, *argv]), None
+        fd = _own_table(self.fstab, binds)
+        sources = [bind.source for bind in binds]
+        wrapped = self._wrap(
+            [f"/dev/fd/{fd}"], join_files, run, [*sources, cwd, *self.tail, *argv], len(binds)
+        )
+        return wrapped, fd
 
-    def helper(self, line_path: str, join_files: list[str], waiting: list[str]) -> list[str]:
+    def helper(
+        self, line_path: str, join_files: list[str], waiting: list[str], binds=()
+    ) -> tuple[list[str], int | None]:
         """A spawner: `waiting` (a shell that sources fd 4 once told to) runs isolated, with the
-        file at `line_path` open as fd 4."""
-        return self._wrap([self.mount_table, line_path], join_files, _EXEC, [*self.tail, *waiting])
+        file at `line_path` open as fd 4, its own call folder and `binds` mounted; and the
+        descriptor of its own table to pass on, as for `command`."""
+        inner = [*(bind.source for bind in binds), *self.tail, *waiting]
+        if not binds:
+            return self._wrap([self.helper_table, line_path], join_files, _EXEC, inner), None
+        fd = _own_table(self.fstab, binds, private.spawner_fstab_for(self.private))
+        return self._wrap([f"/dev/fd/{fd}", line_path], join_files, _EXEC, inner, len(binds)), fd
 
-    def _wrap(self, files: list[str], joins: list[str], last: str, inner: list[str]) -> list[str]:
+    def _wrap(
+        self, files: list[str], joins: list[str], last: str, inner: list[str], binds: int = 0
+    ) -> list[str]:
         opens_and_joins = _OPEN[len(files)] + cgroups.JOIN_LOOP + "shift; "
+        mount = _opens(binds) + _MOUNT + "".join(f"exec {fd}<&-; " for fd in _BIND_FDS[:binds])
         if self.inside:  # one shell fewer: it opens and joins from inside, before its mounts
             return [
                 *self.unshare,
                 "--",
                 cgroups.SHELL,
                 "-c",
-                opens_and_joins + _MOUNT + last,
+                opens_and_joins + mount + last,
                 self.mount,
                 *files,
                 *joins,
@@ -115,10 +149,38 @@ class Plan:
             "--",
             cgroups.SHELL,
             "-c",
-            _MOUNT + last,
+            mount + last,
             self.mount,
             *inner,
         ]
+
+
+def _as_in(env) -> str:
+    """Shell putting PWD and OLDPWD back as `env` has them (set, or unset)."""
+    return "".join(
+        f"export {name}={shlex.quote(env[name])}; " if name in env else f"unset {name}; "
+        for name in ("PWD", "OLDPWD")
+    )
+
+
+def _own_table(fstab: str, binds, after: str = "") -> int:
+    """An inheritable descriptor of a sealed table: `fstab`, the binds' lines, then `after`."""
+    if len(binds) > len(_BIND_FDS):
+        raise OSError("a call binds more folders than it has descriptors for")
+    lines = "".join(bind.line(fd) for bind, fd in zip(binds, _BIND_FDS, strict=False))
+    fd = sealed.sealed_file(os.fsencode(fstab + lines + after), "capy-call-mounts")
+    if fd is None:
+        raise OSError("the call's own mount table could not be sealed")
+    os.set_inheritable(fd, True)
+    return fd
+
+
+def _opens(binds: int) -> str:
+    """The shell opening the call's first `binds` arguments as the bind descriptors."""
+    if not binds:
+        return ""
+    opened = " ".join(f'{fd}<"${at}"' for at, fd in enumerate(_BIND_FDS[:binds], 1))
+    return f"exec {opened} || exit 125; shift {binds}; "
 
 
 def plan(isolation: Isolation, *, offline: bool = False) -> Plan | None:
@@ -163,6 +225,18 @@ def _refusal(
             f"{'; '.join(folders.in_sight)}. Fix that, or set isolation.required to false."
         )
     return None
+
+
+def check_cwd(isolation: Isolation, cwd: str | os.PathLike[str]) -> None:
+    """ExecutorError for a call whose working folder lies in one of capy's hidden folders:
+    the call would see it empty, or (from the folder it started in) reach what is hidden."""
+    folder = hidden.holding(_hidden(isolation), cwd)
+    if folder is not None:
+        raise ExecutorError(
+            f"capy runs no call in {os.path.realpath(cwd)}: it lies in {folder}, one of capy's "
+            "own folders (keys, config, stores) that calls never see. Run it from a project "
+            "folder."
+        )
 
 
 def unavailable_reason(isolation: Isolation) -> str | None:
@@ -254,10 +328,21 @@ def _trial(
     places: tuple[str, ...],
 ) -> Plan | None:
     """The candidate with the mounts' `{name}` targets at `places`, if a trial call works."""
-    table = _mount_table(isolation, in_user_namespace, places)
-    if table is None:
+    text = _table_text(isolation, in_user_namespace, places)
+    table = _sealed_table(text)
+    helper_table = _sealed_table(text + private.spawner_fstab(isolation.private_tmp))
+    if table is None or helper_table is None:
         return None
-    found = Plan(options, tail, table, str(_tool("mount")), not in_user_namespace)
+    found = Plan(
+        options,
+        tail,
+        table,
+        str(_tool("mount")),
+        not in_user_namespace,
+        text,
+        helper_table,
+        private.roots(isolation.private_tmp),
+    )
     return found if _works(found) else None
 
 
@@ -271,10 +356,15 @@ def _failing_folder(folders: tuple[str, ...], trial: Callable) -> str:
 
 
 @cache
-def _mount_table(
-    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
-) -> str | None:
-    """capy's /proc path of a sealed fstab of the pack's mounts (kept open for the process);
+def _sealed_table(text: str) -> str | None:
+    """capy's /proc path of a sealed fstab holding `text` (kept open for the process)."""
+    fd = sealed.sealed_file(os.fsencode(text), "capy-mounts")
+    return None if fd is None else f"/proc/{os.getpid()}/fd/{fd}"
+
+
+@cache
+def _table_text(isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]) -> str:
+    """The fstab of the pack's mounts, then of the call's own temp folders (see `private`);
     `folders` are where the mounts' `{name}` targets are, in order ("" for none).
 
     In a user namespace /proc stays writable: the nested namespace that gives the call back
@@ -289,9 +379,10 @@ def _mount_table(
         if target and target not in seen and os.path.isdir(target):
             seen.add(target)  # {key_dir} is {config_dir} unless configured apart
             options = _options(mount, in_user_namespace)
-            lines.append(f"capy-{mount.type} {_fstab(target)} {mount.type} {options} 0 0\n")
-    fd = sealed.sealed_file(os.fsencode("".join(lines)), "capy-mounts")
-    return None if fd is None else f"/proc/{os.getpid()}/fd/{fd}"
+            lines.append(
+                f"capy-{mount.type} {private.fstab_field(target)} {mount.type} {options} 0 0\n"
+            )
+    return "".join(lines) + private.fstab(isolation.private_tmp)
 
 
 def _within_another(target: str, folders: tuple[str, ...]) -> bool:
@@ -299,11 +390,6 @@ def _within_another(target: str, folders: tuple[str, ...]) -> bool:
         folder and folder != target and target.startswith(folder.rstrip("/") + "/")
         for folder in folders
     )
-
-
-def _fstab(path: str) -> str:
-    """A path as an fstab field: blanks and backslashes as octal escapes."""
-    return "".join(f"\\{ord(char):03o}" if char in " \t\n\\" else char for char in path)
 
 
 def _options(mount: IsolationMount, in_user_namespace: bool) -> str:
@@ -317,7 +403,7 @@ def _works(candidate: Plan) -> bool:
     probe = [cgroups.SHELL, "-c", f"test ! -e /proc/{os.getpid()}"]
     try:
         done = subprocess.run(
-            candidate.command(probe, []),
+            candidate.command(probe, [])[0],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 
-from capy.executor import cgroups, network, prejoin, processes
+from capy.executor import cgroups, network, prejoin, private, processes
 from capy.executor.isolation import plan as isolation_plan
 from capy.executor.pump import Pump, Stop
 from capy.rules.views.executor import Isolation, Limits, NetworkMode
@@ -54,22 +55,29 @@ def spawn(
     isolation: Isolation,
     offline: bool = False,
     cancel: threading.Event | None = None,
+    binds: tuple[private.Bind, ...] = (),
+    files: tuple[tuple[str, bytes], ...] | None = None,
 ) -> Phase:
     """Start `argv` in its own session, cgroup and namespaces (see `isolation`), stdin closed,
-    both output pipes captured; `offline`: with no network (see `network`)."""
+    both output pipes captured; `offline`: with no network (see `network`). `cwd` and the
+    paths in `argv` are as the call sees them; `binds` bring capy's folder for the call (and
+    what else it needs, see `private`) into an isolated call; `files` (path, content) are
+    what a ready spawner writes into its own call folder instead (None: the call needs
+    more than that, so it never takes one). The first bind is the call's folder, which a
+    spawner replaces by its own; the others it makes at its start (they are in its key)."""
     processes.enable_subreaper()
     processes.terminate_all_at_exit()
     started = processes.boot_ticks_now()
     max_processes = limits.processes.max_new_processes
-    key = spawn_key(limits, isolation, offline)
-    ready = prejoin.claim(argv, env, cwd, key)
+    key = spawn_key(limits, isolation, offline, binds[1:] if files is not None else ())
+    ready = prejoin.claim(argv, env, cwd, key, files)
     if prejoin.enabled():
         _refill(key)  # the next call's, now where calls are isolated (see `prejoin`)
     if ready is not None:
         proc, group = ready
     else:
         try:
-            proc, group = _spawn_joining(argv, env, cwd, marker, key)
+            proc, group = _spawn_joining(argv, env, cwd, marker, key, binds)
         except BaseException:
             prejoin.release()
             raise
@@ -90,36 +98,61 @@ def _refill(key: prejoin.Key) -> None:
         prejoin.refill(key)
 
 
-def spawn_key(limits: Limits, isolation: Isolation, offline: bool) -> prejoin.Key:
-    """What a call is made with; ExecutorError where the pack refuses every call here."""
+def spawn_key(
+    limits: Limits, isolation: Isolation, offline: bool, binds: tuple[private.Bind, ...] = ()
+) -> prejoin.Key:
+    """What a call is made with (`binds`: the folders of the machine a ready spawner would
+    bind in, see `private`); ExecutorError where the pack refuses every call here."""
     ns = isolation_plan(isolation, offline=offline)
     return prejoin.Key(
-        limits.processes.max_new_processes, limits.memory.max_bytes, offline, isolation, ns
+        limits.processes.max_new_processes,
+        limits.memory.max_bytes,
+        offline,
+        isolation,
+        ns,
+        binds if ns is not None else (),
     )
 
 
 def _spawn_joining(
-    argv: list[str], env: dict[str, str], cwd: str, marker: str, key: prejoin.Key
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    marker: str,
+    key: prejoin.Key,
+    binds: tuple[private.Bind, ...],
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup | None]:
     """Start `argv` through a shell that first moves itself into the call's new groups, then
     into the call's own namespaces where this machine allows them."""
     ns = key.plan
     group = cgroups.call_group(marker, max_tasks=key.max_tasks, max_memory_bytes=key.max_memory)
     joins = group.join_files if group is not None else []
-    if ns is not None:
-        argv = ns.command(argv, joins)
-    else:
-        argv = network.isolate(argv, NetworkMode.OFF if key.offline else NetworkMode.ON)
-        if group is not None:
-            argv = group.wrap(argv)
+    table = None
     try:
+        if ns is not None:  # it enters `cwd` inside, once its folders are mounted
+            argv, table = ns.command(argv, joins, cwd, binds, env)
+            cwd = "/"
+        elif binds:  # its paths name its own folders, which only isolation makes
+            raise OSError("the call was prepared isolated, and isolation is gone")
+        else:
+            argv = network.isolate(argv, NetworkMode.OFF if key.offline else NetworkMode.ON)
+            if group is not None:
+                argv = group.wrap(argv)
         proc = processes.start_leader(
-            argv, stdin=subprocess.DEVNULL, env=env, cwd=cwd, max_tasks=key.max_tasks
+            argv,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            max_tasks=key.max_tasks,
+            pass_fds=() if table is None else (table,),
         )
     except BaseException:
         if group is not None:
             group.remove()
         raise
+    finally:
+        if table is not None:
+            os.close(table)  # the call's shell holds its own copy
     return proc, group
 
 

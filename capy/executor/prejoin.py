@@ -22,7 +22,12 @@ end-of-file and exits if capy is killed outright.
 
 Where calls are isolated (`isolation`), the helper has also entered the call's own PID and
 mount namespaces and dropped its privileges: it is PID 1 there, and runs the call's program as
-its child. No call's code can name it (nor capy, nor another call) at all.
+its child. No call's code can name it (nor capy, nor another call) at all. Its temp folders
+are its call's own (`private`), with an empty `capy-call` folder: the line writes the call's
+script there with the shell's builtin printf before it runs the program, so the script is
+never anywhere another call could reach. The working and home folders it binds in (where
+they lie under a temp folder) are part of its key; a call with a compile step or a file to
+bind in spawns as usual.
 
 No other process can put a line into a helper through a descriptor, root included. Any
 process of the same user may open `/proc/<pid>/fd/N` of another's files: through a pipe on its
@@ -70,7 +75,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from capy.executor import cgroups, processes, sealed
+from capy.executor import cgroups, private, processes, sealed
 from capy.executor.isolation import QUIET_CHILD
 from capy.executor.isolation import Plan as IsolationPlan
 from capy.executor.isolation import moved as folders_moved
@@ -84,6 +89,7 @@ _RUN_LINE = "IFS= read -r go && . /dev/fd/4; exit 126"
 _WAIT_LINE = 'exec 4<"$1" || exit 125; shift; ' + cgroups.JOIN_LOOP + "shift; " + _RUN_LINE
 _IDLE_CWD = "/"
 _HOLD_TRIES = 200  # milliseconds for a new helper to enter its namespaces
+_MAX_LINE_FILE = 1 << 20  # a larger script spawns as usual (its folder bound in)
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,9 @@ class Key:
     # How it is isolated: a helper's mounts are fixed at its start, so one made before capy's
     # folders moved (another key or data folder) hides the old ones and must not be taken.
     plan: IsolationPlan | None
+    # Folders of the machine under the call's own temp folders that it binds in at its start
+    # (the working and home folders, see `private`): a call needing others spawns as usual.
+    binds: tuple[private.Bind, ...] = ()
 
 
 @dataclass
@@ -167,15 +176,23 @@ def settle(timeout: float = 10.0) -> None:
 
 
 def claim(
-    argv: list[str], env: dict[str, str], cwd: str, key: Key
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    key: Key,
+    files: tuple[tuple[str, bytes], ...] | None = (),
 ) -> tuple[subprocess.Popen[bytes], cgroups.CallGroup] | None:
     """A call begins (it must `release()` at its cleanup, or if it fails to start): the ready
-    helper running `argv` in `env` and `cwd`, with its groups; None when there is none for these
+    helper running `argv` in `env` and `cwd`, with its groups, after writing `files` (path,
+    content) into its own call folder where it is isolated; None when there is none for these
     limits, or the call cannot be handed over exactly (then spawn as usual, and the idle helper
-    is ended: it must not wait within reach of this call's code)."""
+    is ended: it must not wait within reach of this call's code). `files` None: the isolated
+    call needs more of the machine than a helper's namespace holds (see `private`)."""
     global _calls
     with _lock:
         _calls += 1
+        if files is None and _isolated(key):
+            return None  # the ready helpers stay ready: no call can reach them
         if not _ready and key in _starting and _isolated(key):  # see the module docstring
             _lock.wait_for(lambda: _ready or key not in _starting, _WAIT_SECONDS)
         helper = _ready.pop(0) if _ready and _ready[0].key == key else None
@@ -184,7 +201,7 @@ def claim(
         _discard(other)  # made for other limits: it must not wait within reach of this call
     if helper is None:
         return None
-    line = _line(argv, env, cwd, isolated=helper.isolated)
+    line = _line(argv, env, cwd, isolated=helper.isolated, files=files or ())
     usable = helper.key == key and helper.proc.poll() is None and not _output_waiting(helper)
     if line is None or not usable or not sealed.fill(helper.line, line):
         _discard(helper)  # not usable here, tampered with, or it could not join its groups
@@ -328,21 +345,31 @@ def _start(key: Key) -> _Helper | None:
         return None
     line_path = f"/proc/{os.getpid()}/fd/{line}"
     waiting = [cgroups.SHELL, "-c", _RUN_LINE]
-    if ns is not None:
-        argv = ns.helper(line_path, group.join_files, waiting)
-    else:
-        argv = [cgroups.SHELL, "-c", _WAIT_LINE, "capy-ready", line_path, *group.join_files, "--"]
+    table = None
     ours, theirs = socket.socketpair()  # both close-on-exec; Popen dups theirs onto stdin
     try:
+        if ns is not None:
+            argv, table = ns.helper(line_path, group.join_files, waiting, key.binds)
+        else:
+            argv = [cgroups.SHELL, "-c", _WAIT_LINE, "capy-ready", line_path, *group.join_files]
+            argv.append("--")
         with theirs:
             proc = processes.start_leader(
-                argv, stdin=theirs.fileno(), env={}, cwd=_IDLE_CWD, max_tasks=key.max_tasks
+                argv,
+                stdin=theirs.fileno(),
+                env={},
+                cwd=_IDLE_CWD,
+                max_tasks=key.max_tasks,
+                pass_fds=() if table is None else (table,),
             )
     except OSError:
         ours.close()
         os.close(line)
         group.remove()
         return None
+    finally:
+        if table is not None:
+            os.close(table)
     ours.shutdown(socket.SHUT_RD)  # capy only ever writes to it
     held = _hold_namespace(proc.pid) if ns is not None else None
     return _Helper(proc, group, key, ours, line, ns is not None, held)
@@ -370,23 +397,34 @@ def _discard(helper: _Helper) -> None:
     helper.group.remove()
 
 
-def _line(argv: list[str], env: dict[str, str], cwd: str, *, isolated: bool) -> bytes | None:
+def _line(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    *,
+    isolated: bool,
+    files: tuple[tuple[str, bytes], ...] = (),
+) -> bytes | None:
     """`cd` and `env -i NAME=VALUE... PROGRAM ARGS...`, quoted for the shell (exec'd, or run
-    as the child of an isolated helper, which is PID 1); None when `env` would read an argument
-    otherwise than `Popen` would pass it."""
+    as the child of an isolated helper, which is PID 1, after it wrote `files` with its
+    builtin printf); None when `env` would read an argument otherwise than `Popen` would pass
+    it, or a file cannot be carried in the line."""
     if _env_binary is None or not argv or "=" in argv[0] or argv[0].startswith("-"):
         return None
     if any("=" in name or name.startswith("-") or not name for name in env):
         return None
-    if not os.path.isabs(argv[0]) or not os.path.isdir(cwd):
+    if not os.path.isabs(argv[0]) or not (isolated or os.path.isdir(cwd)):
         return None  # Popen would search PATH or fail with OSError: let it
     words = [_env_binary, "-i", *(f"{name}={value}" for name, value in env.items()), *argv]
     if any("\0" in word for word in (*words, cwd)):
         return None  # Popen refuses these with ValueError: let it
     command = " ".join(shlex.quote(word) for word in words)
     if isolated:  # PID 1 runs it as its child, quietly (see `isolation`)
+        writes = _writes(files)
+        if writes is None:
+            return None
         text = (
-            f"exec </dev/null 4<&-; {QUIET_CHILD}(cd -P -- {shlex.quote(cwd)} 2>&9 && "
+            f"exec </dev/null 4<&-; {QUIET_CHILD}({writes}cd -P -- {shlex.quote(cwd)} 2>&9 && "
             f"exec {command} 2>&9 9>&-); exit $?\n"
         )
     else:
@@ -395,3 +433,15 @@ def _line(argv: list[str], env: dict[str, str], cwd: str, *, isolated: bool) -> 
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return None
+
+
+def _writes(files: tuple[tuple[str, bytes], ...]) -> str | None:
+    """Shell writing each file with the builtin printf (no program started); None for content
+    a shell word cannot hold (a NUL byte) or that is too long to carry in a line."""
+    words = []
+    for path, content in files:
+        if b"\0" in content or len(content) > _MAX_LINE_FILE:
+            return None
+        text = shlex.quote(content.decode("utf-8", "surrogateescape"))
+        words.append(f"printf %s {text} > {shlex.quote(path)} 2>&9 && ")
+    return "".join(words)

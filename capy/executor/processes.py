@@ -54,7 +54,13 @@ def register_leader(pid: int) -> None:
 
 
 def start_leader(
-    argv: list[str], *, stdin: int, env: dict[str, str], cwd: str, max_tasks: int
+    argv: list[str],
+    *,
+    stdin: int,
+    env: dict[str, str],
+    cwd: str,
+    max_tasks: int,
+    pass_fds: tuple[int, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """Start a call's leader: its own session, output pipes, no inherited descriptors, the
     fork cap where the OS offers one, registered before any stray scan can see it."""
@@ -70,6 +76,7 @@ def start_leader(
             env=env,
             start_new_session=True,
             close_fds=True,
+            pass_fds=pass_fds,
             preexec_fn=nproc_limiter(max_tasks),
         )
         register_leader(proc.pid)

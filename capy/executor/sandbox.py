@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capy.executor import background as background_jobs
+from capy.executor import private
 from capy.executor.cancel import current_cancel
 from capy.executor.environment import sandbox_environment
 from capy.executor.errors import ExecutorError
+from capy.executor.isolation import check_cwd
 from capy.executor.isolation import plan as isolation_plan
 from capy.executor.janitor import remove_later
 from capy.executor.network import isolate, resolve_mode
@@ -44,6 +46,8 @@ class _Call:
     runtime: ResolvedRuntime
     project_dir: Path
     temp_dir: Path
+    layout: private.Layout  # the call's folder (and what else it needs) as the call sees it
+    source: bytes
     marker: str
     env: dict[str, str]
     started: float
@@ -129,11 +133,14 @@ def _execute(
     runtime = resolve_runtime(lang)
     mode = resolve_mode(network, view.network.default)
     isolate([], mode)  # refuse a mode this machine cannot give before anything starts
-    isolation_plan(view.isolation)  # and a call the pack requires isolated where it cannot be
+    # and a call the pack requires isolated where it cannot be
+    isolated = isolation_plan(view.isolation, offline=mode is NetworkMode.OFF) is not None
+    if isolated:
+        check_cwd(view.isolation, project_dir)
     if background:
         background_jobs.check_capacity(view.limits.background)
     source = _encode(lang.source(code, with_file_content=file_path is not None))
-    call = _prepare(view, runtime, project_dir, source, timeout, file_path)
+    call = _prepare(view, runtime, project_dir, source, timeout, file_path, isolated)
     call.cancel = cancel if cancel is not None else current_cancel()
     call.network = mode
     call.prepare_output = prepare_output
@@ -155,30 +162,53 @@ def _encode(source: str) -> bytes:
         ) from None
 
 
-def _prepare(view, runtime, project_dir, source, timeout, file_path) -> _Call:
-    temp_dir = Path(tempfile.mkdtemp(prefix="capy-exec-"))
-    (temp_dir / runtime.plan.file_name).write_bytes(source)
+def _prepare(view, runtime, project_dir, source, timeout, file_path, isolated) -> _Call:
+    """The call's folder, made 0700 with O_EXCL (mkdtemp); where calls are isolated, under
+    the first of their own temp folders, which no call sees (see `private`)."""
+    own = view.isolation.private_tmp if isolated else None
+    temp_dir = Path(tempfile.mkdtemp(prefix=private.HOST_PREFIX, dir=private.host_root(own)))
+    try:
+        script = os.open(
+            temp_dir / runtime.plan.file_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600
+        )
+        with open(script, "wb") as handle:
+            handle.write(source)
+        home = Path(os.path.expanduser("~"))
+        layout = private.layout(own, temp_dir, project=project_dir, home=home, file_path=file_path)
+    except BaseException:
+        remove_later(temp_dir)
+        raise
     marker = secrets.token_hex(12)
-    env = sandbox_environment(view, marker, file_path=file_path)
+    env = sandbox_environment(view, marker, file_path=layout.file_inside)
+    private.temp_variables(env, own)
     started = time.monotonic()
     deadline = started + view.limits.timeout.clamp(timeout)
-    return _Call(view, runtime, project_dir, temp_dir, marker, env, started, deadline, None)
+    return _Call(
+        view, runtime, project_dir, temp_dir, layout, source, marker, env, started, deadline, None
+    )
 
 
 def _argv(call: _Call, template: tuple[str, ...]) -> list[str]:
-    binary = call.temp_dir / ("script.exe" if sys.platform == "win32" else "script")
+    inside = call.layout.inside
+    binary = f"{inside}/" + ("script.exe" if sys.platform == "win32" else "script")
     return fill_argv(
         template,
         runtime=call.runtime.executable,
-        file=str(call.temp_dir / call.runtime.plan.file_name),
-        dir=str(call.temp_dir),
-        binary=str(binary),
+        file=f"{inside}/{call.runtime.plan.file_name}",
+        dir=inside,
+        binary=binary,
     )
 
 
 def _spawn(call: _Call, template: tuple[str, ...]) -> Phase:
     language = call.runtime.language
-    workdir = call.project_dir if language.cwd is WorkingDir.PROJECT else call.temp_dir
+    layout = call.layout
+    workdir = call.project_dir if language.cwd is WorkingDir.PROJECT else layout.inside
+    # A ready spawner's call folder holds only what its line writes: one step (no compiled
+    # program to keep for a second), and no file of the machine bound into it.
+    files = None
+    if call.runtime.plan.compile is None and all(bind.folder for bind in layout.binds):
+        files = ((f"{layout.inside}/{call.runtime.plan.file_name}", call.source),)
     try:
         return spawn(
             _argv(call, template),
@@ -189,6 +219,8 @@ def _spawn(call: _Call, template: tuple[str, ...]) -> Phase:
             isolation=call.view.isolation,
             offline=call.network is NetworkMode.OFF,
             cancel=call.cancel,
+            binds=layout.binds,
+            files=files if layout.private else (),
         )
     except OSError as exc:
         raise ExecutorError(

@@ -50,7 +50,9 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "off); the user's permission rules apply. The code and everything it starts are "
             "killed when the call ends, times out or is cancelled (a process cap and a memory "
             "cap apply); it reaches the network unless you pass network='off', and the reply's "
-            "status line says which network mode ran."
+            "status line says which network mode ran. Where Linux allows namespaces each call "
+            "has its own empty /tmp, /var/tmp and /dev/shm, gone when it ends: write files "
+            "that a later call needs into the project."
         ),
     )
     async def capy_execute(

@@ -21,6 +21,7 @@ import errno
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -154,6 +155,7 @@ def _stretch(passphrase: str, name: str) -> bytes:
 
 def load_or_create_key_file(path: Path) -> bytes:
     """Read the key file, or create it with a fresh random key if it does not exist yet."""
+    _refuse_moved(path)
     try:
         return read_key_file(path)
     except FileNotFoundError:
@@ -197,6 +199,7 @@ def write_key_file(path: Path, raw: bytes, *, replace: bool) -> bool:
     whichever key landed first (False is returned to the loser). With `replace` it is renamed
     over `path` (used when rotating).
     """
+    _refuse_moved(path)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     temporary = written_temporary(path, raw.hex().encode() + b"\n", durable=True)
     try:
@@ -206,6 +209,17 @@ def write_key_file(path: Path, raw: bytes, *, replace: bool) -> bool:
         return _link_exclusively(Path(temporary), path, raw)
     finally:
         unlink_quietly(temporary)
+
+
+def _refuse_moved(path: Path) -> None:
+    """A key in a folder that this process hid from its sandboxed calls, and that has moved
+    since (a call renamed its parent and may have left a decoy at the old path), is neither
+    read nor made: capy would take the decoy's key, or leave a new one where the call put it.
+    Only a process that hid its folders (it ran a call) has anything to check: the module is
+    looked up, never imported for this."""
+    hidden = sys.modules.get("capy.executor.hidden")
+    if hidden is not None and (why := hidden.moved_holding(path)):
+        raise KeyFileError(f"capy will not use the key file {path}: {why}")
 
 
 def _link_exclusively(temporary: Path, path: Path, raw: bytes) -> bool:

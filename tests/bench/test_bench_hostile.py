@@ -52,7 +52,7 @@ def test_escape_slice_sees_a_survivor_and_kills_every_one(place) -> None:
     for row in report["rows"]:
         assert row["survived_exit"] <= row["tried"]
     # Whatever survived, nothing tagged is left running afterwards.
-    for pidfile in (place.root / "escape").glob("*.pid"):
+    for pidfile in hostile_escape.pid_folder(place).glob("*.pid"):
         assert not hostile_escape.tagged_alive(int(pidfile.read_text()), hostile_escape.TAG), (
             pidfile
         )
@@ -66,7 +66,7 @@ def test_cancelled_mcp_call_is_counted_when_its_child_lives_on(place) -> None:
     assert report["control_seen"] is True
     assert report["tried"] == 1 and report["never_started"] == 0, report
     assert [row["mode"] for row in report["rows"]] == ["cancelled"]
-    for pidfile in (place.root / "escape").glob("*.pid"):
+    for pidfile in hostile_escape.pid_folder(place).glob("*.pid"):
         assert not hostile_escape.tagged_alive(int(pidfile.read_text()), hostile_escape.TAG)
     expect_zero(report["survived"])
 

@@ -202,3 +202,28 @@ def test_a_data_folder_holding_the_working_folder_is_a_warning_naming_it(
     assert (
         f"data dir {data.resolve()} stays in sight of calls: it holds the working" in check.detail
     )
+
+
+def test_the_isolation_check_says_whether_calls_have_their_own_temp_folders(
+    doctor_home, monkeypatch
+) -> None:
+    """Each call's own /tmp keeps its script out of other calls' reach; a pack that names no
+    such folder shares them again, and the doctor says what that allows."""
+    from capy.bench.hostile_reach_tmp import SHARED_TMP_OVERLAY
+    from capy.config.paths import user_rules_dir
+
+    if not _isolated_here():
+        pytest.skip("calls are not isolated on this machine")
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    assert check.status is Status.OK, check.detail
+    assert "its own empty temp folders (/tmp" in check.detail
+    assert "no other call can see or change its script" in check.detail
+    user_rules_dir().mkdir(parents=True)
+    (user_rules_dir() / "shared-tmp.yaml").write_text(SHARED_TMP_OVERLAY)
+    from capy.rules import ruleset
+
+    ruleset._load_cached.cache_clear()
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    assert check.status is Status.WARN, check.detail
+    assert "can rewrite a later call's script before it runs" in check.detail
+    assert "no other call can see" not in check.detail

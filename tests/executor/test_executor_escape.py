@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from process_helpers import processes_running, unique_sleep
 
-from capy.executor import cgroups, execute, phase, processes
+from capy.executor import cgroups, execute, phase, processes, sandbox
 
 # {tag} is replaced by a sleep length unique to the test: the escapee's fingerprint.
 ESCAPES = {
@@ -113,6 +113,7 @@ def test_a_parent_that_exits_during_the_scan_does_not_hide_its_child(
     # In its own PID namespace an escapee re-parents to the call's PID 1, never to capy: this
     # is the subreaper's path, where the kernel gives no namespaces.
     monkeypatch.setattr(phase, "isolation_plan", lambda *args, **kwargs: None)
+    monkeypatch.setattr(sandbox, "isolation_plan", lambda *args, **kwargs: None)
     read_children = processes.children_of
     held: list[int] = []
 

@@ -179,9 +179,10 @@ def test_a_call_cannot_read_capys_key_files_or_stores(isolated, view, monkeypatc
     (config_dir() / "config.toml").write_text('db_key = "x"\n')
     folders = [key_dir, data_dir(), config_dir()]
     assert _readable(view, folders) == []
-    # Not a folder beside them: the call still sees the rest of the user's files.
-    (tmp_path / "notes.txt").write_text("kept in sight")
-    assert "notes.txt" in _readable(view, [tmp_path])
+    # Not a folder beside them: the call still sees the rest of the user's files (its
+    # working folder, here under the temp folder, is bound into its own).
+    (Path.cwd() / "notes.txt").write_text("kept in sight")
+    assert "notes.txt" in _readable(view, [Path.cwd()])
 
 
 def test_capy_inside_a_call_says_its_stores_are_out_of_reach(monkeypatch, tmp_path) -> None:
@@ -247,7 +248,7 @@ def _as_nobody(home: Path) -> None:
         "view = build_ruleset(include_shipped=True).view('executor')\n"
         "plan = isolation.plan(view.isolation)\n"
         "code = f'id -u; test -e /proc/{os.getpid()} && echo seen; umount /proc 2>/dev/null "
-        "&& echo unmounted; echo done'\n"
+        "&& echo unmounted; ls /tmp | grep -v capy-nobody; echo done'\n"
         "result = execute('shell', code, rules=view, cwd=os.environ['HOME'])\n"
         "print(json.dumps([plan is not None, isolation.unavailable_reason(view.isolation), "
         "result.output]))\n"
@@ -280,7 +281,7 @@ def _as_nobody(home: Path) -> None:
     isolated_here, reason, output = json.loads(done.stdout.splitlines()[-1])
     if not isolated_here:
         pytest.skip(f"no unprivileged user namespaces here: {reason}")
-    assert output == "65534\ndone\n"
+    assert output == "65534\ncapy-call\ndone\n"  # its own /tmp: its folder, its home
 
 
 def test_a_capy_folder_inside_another_is_hidden_by_the_outer_mount(
@@ -404,10 +405,11 @@ def test_a_call_that_moves_a_hidden_folders_parent_leaves_every_later_call_refus
 ) -> None:
     """A call cannot rename a mount point, but it can rename its parent and leave an empty
     decoy at the old path: the next call would then hide the decoy, and read the real key at
-    its new path. capy sees the folder is not the one it hid, and runs nothing."""
+    its new path. capy sees the folder is not the one it hid, and runs nothing. (The folder
+    lies in the working folder: one under the temp folder is out of every call's sight.)"""
     from capy.store.keys import key_file_path, load_or_create_key_file
 
-    parent = tmp_path / "config"
+    parent = Path.cwd() / "config"
     key_dir = parent / "capy"
     monkeypatch.setenv("CAPY_KEY_DIR", str(key_dir))
     load_or_create_key_file(key_file_path(key_dir, "db"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -54,9 +55,10 @@ def _warm_up(view) -> None:
     prejoin.settle()
 
 
-def test_a_call_through_the_ready_spawner_runs_as_a_plain_spawn(
-    ready, view, tmp_path, monkeypatch
-) -> None:
+def test_a_call_through_the_ready_spawner_runs_as_a_plain_spawn(ready, view, monkeypatch) -> None:
+    """In the working folder of the call that started the spawner: one that lies under the
+    temp folder is bound into the spawner at its start (see `private`)."""
+    tmp_path = Path.cwd()
     _warm_up(view)
     taken = _took_the_ready_spawner(monkeypatch)
     through_ready = execute("shell", PROBE, rules=view, cwd=tmp_path)

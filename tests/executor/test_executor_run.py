@@ -41,7 +41,9 @@ def test_shell_runs_in_the_project_dir_and_python_in_its_temp_dir(view, project_
     assert Path(shell.stdout.strip()) == project_dir.resolve()
     python = execute("python", "import os; print(os.getcwd())", rules=view, cwd=project_dir)
     scratch = Path(python.stdout.strip())
-    assert scratch.name.startswith("capy-exec-") and scratch != project_dir.resolve()
+    # Its own folder: the call's own `capy-call` where calls are isolated (see `private`).
+    assert scratch.name.startswith(("capy-exec-", "capy-call")), scratch
+    assert scratch != project_dir.resolve()
 
 
 def test_stdout_and_stderr_are_kept_apart_and_combined_in_order(view) -> None:

@@ -343,9 +343,15 @@ class IsolationMount(Section):
     options: str
 
 
+class PrivateTmp(Section):
+    folders: tuple[str, ...]
+    options: str
+
+
 class Isolation(Section):
     required: bool
     mounts: tuple[IsolationMount, ...]
+    private_tmp: PrivateTmp
     keep_capabilities: tuple[str, ...]
     ready_spawners: int
 

@@ -1,0 +1,189 @@
+"""Each isolated call has its own temp folders, and no call reaches another call's script.
+
+Calls used to share the machine's /tmp, where capy made each call's folder before the call
+ran its script: a running call could rewrite a later call's script there (so an offline
+call's code ran inside a later networked one), and read or change any temp file another call
+left. Every test here got through on that code (see `capy.executor.private`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from capy.bench.hostile_reach_tmp import MARKER, REWRITER, VICTIM_CODE, VICTIM_WORD
+from capy.executor import execute, execute_file, isolation, janitor, prejoin
+from capy.executor.errors import ExecutorError
+from tests.executor.test_executor_isolation import ready  # noqa: F401 (a fixture)
+from tests.executor.test_executor_prejoin import _warm_up
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux namespaces")
+
+ATTACK_SECONDS = 6.0
+VICTIMS = 8
+
+
+@pytest.fixture
+def isolated(view):
+    if isolation.plan(view.isolation) is None:
+        pytest.skip(f"calls are not isolated here: {isolation.unavailable_reason(view.isolation)}")
+
+
+def _rewriter(view, found: dict) -> threading.Thread:
+    """A call rewriting every other call's script it can find, for ATTACK_SECONDS."""
+    argv = ["rewriter", str(ATTACK_SECONDS), f'print("{MARKER}")\n', VICTIM_WORD]
+    code = f"import sys\nsys.argv = {argv!r}\n" + REWRITER
+
+    def attack() -> None:
+        result = execute("python", code, rules=view, timeout=60)
+        found.update(json.loads(result.output.splitlines()[-1]))
+
+    thread = threading.Thread(target=attack)
+    thread.start()
+    return thread
+
+
+def _race(view) -> tuple[dict, list[str]]:
+    found: dict = {}
+    attacker = _rewriter(view, found)
+    time.sleep(1.0)  # the attacker is polling by now
+    outputs = []
+    for _ in range(VICTIMS):
+        outputs.append(execute("python", VICTIM_CODE, rules=view, timeout=30).output)
+        time.sleep(0.1)
+    attacker.join(60)
+    return found, outputs
+
+
+def test_a_running_call_cannot_rewrite_a_later_calls_script(isolated, view) -> None:
+    found, outputs = _race(view)
+    assert outputs == [f"{VICTIM_WORD}\n"] * VICTIMS  # each ran its own code
+    assert found == {"found": 0, "rewritten": 0}  # and no other call's folder was in sight
+
+
+def test_nor_the_script_of_a_call_through_the_ready_spawner(isolated, ready, view) -> None:  # noqa: F811
+    _warm_up(view)
+    found, outputs = _race(view)
+    assert outputs == [f"{VICTIM_WORD}\n"] * VICTIMS  # each ran its own code
+    assert found == {"found": 0, "rewritten": 0}  # and no other call's folder was in sight
+
+
+def test_a_call_cannot_see_or_change_another_running_calls_temp_files(isolated, view) -> None:
+    tag = secrets.token_hex(6)
+    places = [f"{folder}/capy-test-{tag}" for folder in ("/tmp", "/var/tmp", "/dev/shm")]
+    places = [place for place in places if os.path.isdir(os.path.dirname(place))]
+    writer = (
+        f"for p in {' '.join(places)}; do echo mine > $p; done; sleep 4; cat {' '.join(places)}"
+    )
+    outputs: list[str] = []
+    thread = threading.Thread(
+        target=lambda: outputs.append(execute("shell", writer, rules=view, timeout=30).output)
+    )
+    thread.start()
+    time.sleep(1.5)
+    other = execute(
+        "shell",
+        f"for p in {' '.join(places)}; do echo theirs > $p 2>/dev/null; done; "
+        "ls -d /tmp/capy-exec-* 2>/dev/null; true",
+        rules=view,
+        timeout=30,
+    )
+    thread.join(30)
+    assert outputs == ["mine\n" * len(places)]  # the other call's writes went to its own
+    assert other.ok and other.output == ""  # and it saw no call's folder
+    for place in places:
+        assert not os.path.exists(place)
+
+
+def test_a_calls_temp_files_are_gone_when_it_ends(isolated, view) -> None:
+    tag = secrets.token_hex(6)
+    wrote = execute(
+        "shell",
+        f"echo kept > /tmp/capy-test-{tag} && mkdir /var/tmp/capy-test-{tag} && pwd",
+        rules=view,
+    )
+    assert wrote.ok, wrote
+    janitor.wait_for_cleanup()
+    assert not os.path.exists(f"/tmp/capy-test-{tag}")
+    assert not os.path.exists(f"/var/tmp/capy-test-{tag}")
+    later = execute("shell", f"cat /tmp/capy-test-{tag} 2>&1; ls /tmp", rules=view)
+    assert "kept" not in later.output
+
+
+def test_the_working_folder_and_a_file_under_tmp_stay_in_sight(
+    isolated, view, tmp_path: Path
+) -> None:
+    """The working folder (the tests' lies under /tmp) and a file beside it are bound into
+    the call's own /tmp at their paths; nothing else of the machine's /tmp is."""
+    project = Path.cwd()
+    (project / "notes.txt").write_text("in the project\n")
+    data = tmp_path / "outside" / "data.csv"
+    data.parent.mkdir()
+    data.write_text("a,b\n1,2\n")
+    (tmp_path / "outside" / "sibling.txt").write_text("not handed over")
+    code = (
+        f"print(open({str(project / 'notes.txt')!r}).read().strip())\n"
+        "print(FILE_CONTENT.strip().splitlines()[-1])\n"
+        "import os\n"
+        f"print(os.path.exists({str(data.parent / 'sibling.txt')!r}))\n"
+    )
+    result = execute_file(data, "python", code, rules=view, cwd=project)
+    assert result.exit_code == 0, result
+    assert result.output.splitlines()[:3] == ["in the project", "1,2", "False"]
+    code = "import json, os; print(json.dumps(os.listdir('/tmp')))"
+    listed = execute("python", code, rules=view, cwd=project)
+    top = project.relative_to("/tmp").parts[0] if project.is_relative_to("/tmp") else None
+    assert set(json.loads(listed.output)) <= {"capy-call", top}
+
+
+def test_a_call_in_a_temp_folder_itself_is_refused(isolated, view) -> None:
+    """Binding /tmp into the call would show it every other call's folder."""
+    with pytest.raises(ExecutorError, match="runs no call in /tmp"):
+        execute("shell", "true", rules=view, cwd="/tmp")
+
+
+def test_a_ready_spawner_keeps_nothing_of_the_call_before(isolated, ready, view) -> None:  # noqa: F811
+    _warm_up(view)
+    tag = secrets.token_hex(6)
+    assert execute("shell", f"echo x > /tmp/capy-test-{tag}", rules=view).ok
+    janitor.wait_for_cleanup()
+    prejoin.settle()
+    later = execute("shell", f"ls /tmp; cat /tmp/capy-test-{tag} 2>&1", rules=view)
+    assert "No such file" in later.output
+
+
+def test_a_call_whose_working_folder_is_a_hidden_capy_folder_is_refused(isolated, view) -> None:
+    """From a working folder inside a hidden folder the call would start beneath the empty
+    mount, where capy's keys are; it is refused with one sentence instead."""
+    from capy.config.paths import data_dir
+
+    inside = data_dir() / "some-project"
+    inside.mkdir(parents=True)
+    with pytest.raises(ExecutorError, match="one of capy's own folders"):
+        execute("shell", "ls", rules=view, cwd=inside)
+
+
+def test_capy_uses_no_key_in_a_hidden_folder_that_moved(isolated, view, monkeypatch) -> None:
+    """A call renamed the key folder's parent and left a decoy at the old path: capy itself
+    neither reads a key there nor makes one (it would use, or leave, a key the call chose
+    the place of)."""
+    from capy.store.errors import KeyFileError
+    from capy.store.keys import key_file_path, load_or_create_key_file
+
+    parent = Path.cwd() / "config"
+    key_dir = parent / "capy"
+    monkeypatch.setenv("CAPY_KEY_DIR", str(key_dir))
+    load_or_create_key_file(key_file_path(key_dir, "db"))
+    assert execute("shell", "true", rules=view).ok  # capy hides the folder, and records it
+    moved = f"mv '{parent}' '{parent}-moved' && mkdir -p '{key_dir}'"
+    assert execute("shell", moved, rules=view, timeout=30).ok
+    with pytest.raises(KeyFileError, match="was moved or replaced"):
+        load_or_create_key_file(key_file_path(key_dir, "vault"))
+    assert list(key_dir.iterdir()) == []  # nothing made in the decoy
