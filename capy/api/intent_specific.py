@@ -19,7 +19,9 @@ When every specific term of an intent is absent from the output (not as a stem, 
 a synonym or a substring either; a number with its `,`/`_` separators dropped on both sides),
 nothing in the output can answer it. "The output" is what the program printed, read in
 memory (the stored copy is redacted, and cut in the middle above the size cap), and the
-command that ran: `npm outdated` need not print `npm` to be about it.
+command that ran: `npm outdated` need not print `npm` to be about it. A compound the agent
+joins with hyphens ("the *newer-than-msrv* warnings") is held when the output holds each of its
+specific words (`msrv`): its general words describe, and the output words them its own way.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def specific_absence(
 
     search = rules.view("search")
     terms = parse_query(query, search).terms
-    as_written = held_anywhere(chunks, also, terms)
+    as_written = _compounds_held(held_anywhere(chunks, also, terms), terms, chunks, also, search)
     names = [
         term.text
         for term, found in zip(terms, as_written, strict=True)
@@ -95,6 +97,50 @@ def specific_absence(
     context = [term for term in terms if term not in specific and stem(term.key) not in framing]
     short = len(context) <= search.intents.specific.max_context_words
     return SpecificAbsence(missing, verdict=short and len(missing) == len(specific), names=names)
+
+
+# Plain words joined by hyphens (`newer-than-msrv`, `up-to-date`, `eslint-plugin-compat`); not
+# letters joined to digits (`worker-3`), which name one thing whole.
+_HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+
+
+def _compounds_held(
+    held: list[bool],
+    terms: Sequence[Term],
+    chunks: Sequence[str],
+    also: Sequence[str],
+    search: SearchPack,
+) -> list[bool]:
+    """`held`, with a hyphenated compound no text holds whole counted as held when the texts
+    hold each of its specific words (`msrv` of `newer-than-msrv`): its general words describe
+    (see `compound_parts`). One with no specific word is no specific term to miss."""
+    from capy.api.intent_absent import held_anywhere
+
+    result = list(held)
+    for index, (term, found) in enumerate(zip(terms, held, strict=True)):
+        parts = compound_parts([term], search) if not found else [term]
+        if parts == [term]:
+            continue
+        names = [part for part in parts if is_specific(part, part.text, search)]
+        result[index] = bool(names) and all(held_anywhere(chunks, also, names))
+    return result
+
+
+def compound_parts(terms: Sequence[Term], search: SearchPack) -> list[Term]:
+    """`terms` with each hyphenated compound of plain words replaced by its words (stop words
+    left out). The agent coins such a compound ("the *newer-than-msrv* warnings") to describe,
+    and the output holds its words apart or in other forms ("current MSRV"): judged whole it is
+    a term no chunk holds, which the verdict took for a missing specific term."""
+    from capy.retrieval.query import Term
+
+    parts: list[Term] = []
+    for term in terms:
+        if term.phrase or is_name(term.text, search) or not _HYPHENATED.fullmatch(term.text):
+            parts.append(term)
+            continue
+        words = [word for word in term.text.split("-") if word.lower() not in search.stopwords.all]
+        parts += [Term(word) for word in words if len(word) >= search.query.min_term_chars]
+    return parts
 
 
 def _with_numbers(held: list[bool], terms: Sequence[Term], texts: Sequence[str]) -> list[bool]:
