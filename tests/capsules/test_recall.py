@@ -439,3 +439,20 @@ def test_the_lexical_list_takes_its_bounds_from_the_capsules_pack():
     assert _for_recall(search, settings) is made  # made once, not per query
     plain = _for_recall(search, settings.model_copy(update={"lexical": None}))
     assert plain.bm25 == search.bm25 and plain.query == search.query
+
+
+def test_the_vector_list_never_takes_first_place_from_a_hit_it_agrees_on():
+    from capy.capsules.recall.ranking import agreed_first, fuse
+
+    # Without vectors 1 ranks first; the vector list ranks 2 first and holds 1 lower down.
+    lists = {"lexical": [1, 2, 3], "vector": [2, 3, 1]}
+    fused = fuse(lists, {"lexical": 1.0, "vector": 1.0}, 5)
+    assert fused[0].n == 2
+    assert agreed_first(fused, "vector") == [1, 2, 3]
+    # A first hit the vector list does not hold may lose first place, unless agreement is
+    # not asked for.
+    fused = fuse({"lexical": [1, 2, 3], "vector": [2, 3]}, {"lexical": 1.0, "vector": 1.0}, 5)
+    assert agreed_first(fused, "vector") == [2, 3, 1]
+    assert agreed_first(fused, "vector", agreed=False) == [1, 2, 3]
+    # Without the list there is nothing to undo.
+    assert agreed_first(fuse({"lexical": [1, 2]}, {"lexical": 1.0}, 5), "vector") == [1, 2]

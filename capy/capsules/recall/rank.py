@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from capy.capsules.recall import RecallItem, _item
 from capy.capsules.recall import lists as ranked_lists
 from capy.capsules.recall.ranking import (
+    Ranked,
+    agreed_first,
     below_floor,
     coverages,
     fold_duplicates,
@@ -94,7 +96,10 @@ def ranked_items(
     texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
     dup = settings.duplicates
     order, folded = fold_duplicates(
-        [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity
+        _first(relevant, settings),
+        texts,
+        dup.shingle_words,
+        dup.min_similarity,
     )
     scores = {entry.n: entry for entry in relevant}
     items = [
@@ -108,6 +113,15 @@ def ranked_items(
     if items and budget < settings.summaries_first_below_tokens:
         summary = _summary(conn, capsules[order[0]])
     return items, summary
+
+
+def _first(relevant: list[Ranked], settings: Recall) -> list[int]:
+    """The relevant capsules' numbers, best first, the first without the vector list kept first
+    where the vector list holds it too (the pack's `recall.vectors.keep_agreed_first`)."""
+    vectors = settings.vectors
+    if vectors is None or vectors.keep_agreed_first is None:
+        return [entry.n for entry in relevant]
+    return agreed_first(relevant, VECTOR, agreed=vectors.keep_agreed_first)
 
 
 def _candidates(store: CapsuleStore, lists: dict[str, list[int]], settings: Recall, decay: float):  # type: ignore[no-untyped-def]

@@ -249,6 +249,9 @@ class RecallVectors(Section):
     # While word searches matched the question (None: the search pack's min_similarity_alone,
     # which holds whenever none did).
     min_similarity: float | None = None
+    # True: the first hit without the vector list stays first when the vector list holds it
+    # too; False: whether or not; None: the fusion alone decides.
+    keep_agreed_first: bool | None = None
 
 
 class RecallLexical(Section):
