@@ -8,7 +8,9 @@
   `recall.speakers`), empty for other questions;
 - context, answer, dated, followed: built from the best lexical hits: their session neighbours,
   the reply after each hit that asks, for a question asking when the hits that say when, and
-  for a question asking what came of an event the capsules after the hits.
+  for a question asking what came of an event the capsules after the hits;
+- plain: bare bm25 over the chunks' text, not fused: its first hits only anchor (the pack's
+  `recall.anchors`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from capy.capsules.extraction import find_mentions
 from capy.capsules.sqlite import recall as sql
-from capy.retrieval import SearchHit, search
+from capy.retrieval import SearchFilters, SearchHit, search
 from capy.retrieval.query import WORD_PART
 
 if TYPE_CHECKING:
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from capy.rules.views.search import SearchPack
 
 VECTOR_PROVIDER = "capy.semantic.capsules"
+PLAIN = "plain"
+_NO_FILTERS = SearchFilters()
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,42 @@ def lexical_list(
     for hit in result.hits:
         hits.setdefault(hit.source_id, hit)
     return LexicalList(list(hits), hits)
+
+
+def plain_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    scope: sql.RecallScope,
+    search_pack: SearchPack,
+    settings: Recall,
+) -> list[int]:
+    """The first capsules of plain bm25 over the chunks' text in scope (every word of the query
+    OR-ed: no stopwords, synonyms, word forms or AND pass), each at its best chunk; empty unless
+    the pack's `recall.anchors` names the list. The retrieval core's query handling serves most
+    questions better, yet ranks some answers that bare bm25 ranks first below the capsules that
+    repeat every word of the question (a question about the latest version of two packages:
+    the web searches listing dozens of packages); the anchors keep bm25's first in sight."""
+    anchors = settings.anchors
+    words = list(dict.fromkeys(word.lower() for word in _PLAIN_WORD.findall(query)))
+    if not words or anchors is None or PLAIN not in anchors.lists or anchors.top < 1:
+        return []
+    phrases = tuple(f'"{word}"' for word in words)
+    bounds = _for_recall(search_pack, settings).bm25  # the lexical list's
+    corpus = sql.CapsuleCorpus(
+        conn,
+        scope,
+        weights=(0.0, 1.0),  # the text alone: a chunk's title is its kind, tool and command
+        essential_rows=bounds.essential_rows,
+        window=bounds.rank_window,
+    )
+    # A few chunks more than capsules wanted: one capsule's chunks may rank side by side.
+    rows = corpus.match(
+        "porter", " OR ".join(phrases), anchors.top * 4, _NO_FILTERS, any_of=phrases
+    )
+    return list(dict.fromkeys(row.source_id for row in rows))[: anchors.top]
+
+
+_PLAIN_WORD = re.compile(r"[^\W_]+")
 
 
 def speaker_kinds(query: str, settings: Recall, where: sql.RecallScope) -> tuple[str, ...]:

@@ -145,6 +145,28 @@ def agreed_first(ranked: Sequence[Ranked], added: str, *, agreed: bool = True) -
     return [first.n, *(n for n in order if n != first.n)]
 
 
+def anchored(order: Sequence[int], anchors: Sequence[int], within: int) -> list[int]:
+    """`order` with every one of `anchors` (best first; those absent from `order` ignored) among
+    its first `within` places: a missing anchor takes the place of the last entry there that is
+    not one, which moves just below; with more anchors than places, the best ones. Entries keep
+    their order otherwise, so an anchor already in place never moves down."""
+    if within < 1:
+        return list(order)
+    present = set(order)
+    wanted = [n for n in dict.fromkeys(anchors) if n in present][:within]
+    head, tail = list(order[:within]), list(order[within:])
+    missing = [n for n in wanted if n not in head]
+    if not missing:
+        return list(order)
+    keep = set(wanted)
+    # The last entries of the head that are not anchors make room, nearest the cut first.
+    spare = [n for n in reversed(head) if n not in keep][: len(missing)]
+    moved = set(spare)
+    head = [n for n in head if n not in moved] + missing
+    rest = [n for n in tail if n not in set(missing)]
+    return head + [n for n in order[:within] if n in moved] + rest
+
+
 def shingles(text: str, size: int) -> frozenset[tuple[str, ...]]:
     words = [word.lower() for word in _WORD.findall(text)]
     if len(words) <= size:

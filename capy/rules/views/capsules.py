@@ -185,6 +185,14 @@ class RecallWeights(Section):
     followed: float = 0.0
 
 
+class RecallAnchors(Section):
+    """The first `top` hits of each of `lists` keep a place among the first `within` items."""
+
+    lists: tuple[str, ...]
+    top: int
+    within: int
+
+
 class RecallChunkWeights(Section):
     title: float
     content: float
@@ -281,6 +289,7 @@ class Recall(Section):
     followed: RecallFollowed | None = None  # None: no followed list
     relevance_floor: float
     floor_power: float | None = None
+    anchors: RecallAnchors | None = None  # None: the fusion alone orders the items
     speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
