@@ -55,13 +55,7 @@ def lexical_list(
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
     chunk = settings.chunk_weights
     rules = _for_recall(search_pack, settings)
-    corpus = sql.CapsuleCorpus(
-        conn,
-        scope,
-        weights=(chunk.title, chunk.content),
-        essential_rows=rules.bm25.essential_rows,
-        window=rules.bm25.rank_window,
-    )
+    corpus = _corpus(conn, scope, rules, (chunk.title, chunk.content))
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}
     for hit in result.hits:
@@ -87,19 +81,28 @@ def plain_list(
     if not words or anchors is None or PLAIN not in anchors.lists or anchors.top < 1:
         return []
     phrases = tuple(f'"{word}"' for word in words)
-    bounds = _for_recall(search_pack, settings).bm25  # the lexical list's
-    corpus = sql.CapsuleCorpus(
-        conn,
-        scope,
-        weights=(0.0, 1.0),  # the text alone: a chunk's title is its kind, tool and command
-        essential_rows=bounds.essential_rows,
-        window=bounds.rank_window,
-    )
+    # The lexical list's bounds; the text alone, as a chunk's title is its kind, tool and command.
+    corpus = _corpus(conn, scope, _for_recall(search_pack, settings), (0.0, 1.0))
     # A few chunks more than capsules wanted: one capsule's chunks may rank side by side.
     rows = corpus.match(
         "porter", " OR ".join(phrases), anchors.top * 4, _NO_FILTERS, any_of=phrases
     )
     return list(dict.fromkeys(row.source_id for row in rows))[: anchors.top]
+
+
+def _corpus(
+    conn: sqlcipher3.Connection,
+    scope: sql.RecallScope,
+    rules: SearchPack,
+    weights: tuple[float, float],
+) -> sql.CapsuleCorpus:
+    return sql.CapsuleCorpus(
+        conn,
+        scope,
+        weights=weights,
+        essential_rows=rules.bm25.essential_rows,
+        window=rules.bm25.rank_window,
+    )
 
 
 _PLAIN_WORD = re.compile(r"[^\W_]+")
