@@ -448,6 +448,7 @@ def test_the_first_word_hits_stay_among_the_first_items_whatever_other_lists_add
     entities) outnumber the word lists in the fusion; they may rank capsules up, but never push
     the first hit of plain bm25 or of the lexical list out of the first five."""
     import capy.capsules.recall as recall_module
+    from capy.rules.views.capsules import RecallAnchors
 
     answer = "The flaky checkout_total test timed out on the currency rounding fixture."
     _write_session(capsules, "answer", [("error", answer)])
@@ -467,8 +468,8 @@ def test_the_first_word_hits_stay_among_the_first_items_whatever_other_lists_add
         return [item.text for item in recall(capsules, question).items]
 
     assert answer not in ranked(None)[:5]
-    assert settings.anchors is not None
-    assert answer in ranked(settings.anchors)[:5]
+    anchors = RecallAnchors(lists=("plain", "lexical"), top=1, within=5)
+    assert answer in ranked(anchors)[:5]
 
 
 def test_anchored_hits_take_the_places_of_the_last_others_within_reach():
