@@ -439,3 +439,86 @@ def test_the_lexical_list_takes_its_bounds_from_the_capsules_pack():
     assert _for_recall(search, settings) is made  # made once, not per query
     plain = _for_recall(search, settings.model_copy(update={"lexical": None}))
     assert plain.bm25 == search.bm25 and plain.query == search.query
+
+
+def test_the_first_word_hits_stay_among_the_first_items_whatever_other_lists_add(
+    capsules, monkeypatch
+):
+    """Lists built from the word hits (their session neighbours, the graph around the query's
+    entities) outnumber the word lists in the fusion; they may rank capsules up, but never push
+    the first hit of plain bm25 or of the lexical list out of the first five."""
+    import capy.capsules.recall as recall_module
+    from capy.rules.views.capsules import RecallAnchors
+
+    answer = "The flaky checkout_total test timed out on the currency rounding fixture."
+    _write_session(capsules, "answer", [("error", answer)])
+    crowd = [("note", f"Standup note {i}: nothing about tests today.") for i in range(4)]
+    crowd[1:1] = [("tool_call", "$ pytest -k checkout  # the checkout tests again")]
+    crowd[4:4] = [("response", "The currency module needs a rounding fixture.")]
+    _write_session(capsules, "crowd", crowd * 2)
+    question = "Why did the flaky checkout_total test time out on the currency rounding fixture?"
+    settings = recall_module._settings(capsules)
+    # A context list weighed far above the word lists puts every neighbour of the weaker word
+    # hits first.
+    heavy = settings.weights.model_copy(update={"context": 20.0})
+
+    def ranked(anchors):
+        chosen = settings.model_copy(update={"weights": heavy, "anchors": anchors})
+        monkeypatch.setattr(recall_module, "_settings", lambda store: chosen)
+        return [item.text for item in recall(capsules, question).items]
+
+    assert answer not in ranked(None)[:5]
+    anchors = RecallAnchors(lists=("plain", "lexical"), top=1, within=5)
+    assert answer in ranked(anchors)[:5]
+
+
+def test_anchored_hits_take_the_places_of_the_last_others_within_reach():
+    from capy.capsules.recall.ranking import anchored
+
+    order = [1, 2, 3, 4, 5, 6, 7, 8]
+    # 7 moves up to the fifth place; 5, which held it, comes right after.
+    assert anchored(order, [7], 5) == [1, 2, 3, 4, 7, 5, 6, 8]
+    # An anchor in place stays where it is; two missing ones push out the last two others.
+    assert anchored(order, [2, 8, 6], 5) == [1, 2, 3, 8, 6, 4, 5, 7]
+    # An anchor not among the items is ignored; more anchors than places keep the best.
+    assert anchored(order, [9, 8, 7], 1) == [8, 1, 2, 3, 4, 5, 6, 7]
+    assert anchored(order, [3], 0) == order
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    order=st.lists(st.integers(0, 40), unique=True, max_size=30),
+    anchors=st.lists(st.integers(0, 45), max_size=8),
+    within=st.integers(1, 10),
+)
+def test_anchored_keeps_every_item_and_puts_the_anchors_within_reach(order, anchors, within):
+    from capy.capsules.recall.ranking import anchored
+
+    result = anchored(order, anchors, within)
+    assert sorted(result) == sorted(order)
+    wanted = [n for n in dict.fromkeys(anchors) if n in order][:within]
+    assert set(wanted) <= set(result[:within])
+    # An item that was within reach and is not an anchor only ever moves down by as many
+    # places as anchors moved in; an anchor in place never moves.
+    for n in order[:within]:
+        if n in wanted:
+            assert result.index(n) <= order.index(n)
+    others = [n for n in result if n not in wanted]
+    assert others == [n for n in order if n not in wanted]
+
+
+def test_the_vector_list_never_takes_first_place_from_a_hit_it_agrees_on():
+    from capy.capsules.recall.ranking import agreed_first, fuse
+
+    # Without vectors 1 ranks first; the vector list ranks 2 first and holds 1 lower down.
+    lists = {"lexical": [1, 2, 3], "vector": [2, 3, 1]}
+    fused = fuse(lists, {"lexical": 1.0, "vector": 1.0}, 5)
+    assert fused[0].n == 2
+    assert agreed_first(fused, "vector") == [1, 2, 3]
+    # A first hit the vector list does not hold may lose first place, unless agreement is
+    # not asked for.
+    fused = fuse({"lexical": [1, 2, 3], "vector": [2, 3]}, {"lexical": 1.0, "vector": 1.0}, 5)
+    assert agreed_first(fused, "vector") == [2, 3, 1]
+    assert agreed_first(fused, "vector", agreed=False) == [1, 2, 3]
+    # Without the list there is nothing to undo.
+    assert agreed_first(fuse({"lexical": [1, 2]}, {"lexical": 1.0}, 5), "vector") == [1, 2]

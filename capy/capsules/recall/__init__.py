@@ -13,7 +13,10 @@ never exceeds its token budget.
 Three ranked lists (`capy.capsules.recall.lists`: the retrieval core over the capsule chunks,
 the entity graph one hop out, the semantic layer's vectors when installed) are fused by
 weighted Reciprocal Rank Fusion, scaled by recency, cut at the relevance floor and folded where
-capsules nearly repeat each other (`capy.capsules.recall.ranking`); the brief
+capsules nearly repeat each other (`capy.capsules.recall.ranking`); the vector list never takes
+first place from the capsule the other lists rank first when it holds that capsule too, and
+with the pack's `anchors` the first hits of the word lists and of bare bm25 keep a place among
+the first five; the brief
 (`capy.capsules.recall.brief`) opens with a session summary when the budget is small. Every
 constant is the capsules pack's `recall` section. Recall reads the pipeline's derived rows:
 capsules the pipeline has not reached yet are not found until it has (`capy capsules distill`).

@@ -8,7 +8,9 @@
   `recall.speakers`), empty for other questions;
 - context, answer, dated, followed: built from the best lexical hits: their session neighbours,
   the reply after each hit that asks, for a question asking when the hits that say when, and
-  for a question asking what came of an event the capsules after the hits.
+  for a question asking what came of an event the capsules after the hits;
+- plain: bare bm25 over the chunks' text, not fused: its first hits only anchor (the pack's
+  `recall.anchors`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from capy.capsules.extraction import find_mentions
 from capy.capsules.sqlite import recall as sql
-from capy.retrieval import SearchHit, search
+from capy.retrieval import SearchFilters, SearchHit, search
 from capy.retrieval.query import WORD_PART
 
 if TYPE_CHECKING:
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from capy.rules.views.search import SearchPack
 
 VECTOR_PROVIDER = "capy.semantic.capsules"
+PLAIN = "plain"
+_NO_FILTERS = SearchFilters()
 
 
 @dataclass(frozen=True)
@@ -51,18 +55,57 @@ def lexical_list(
     """The retrieval core over the chunks in scope: its best chunk per capsule, best first."""
     chunk = settings.chunk_weights
     rules = _for_recall(search_pack, settings)
-    corpus = sql.CapsuleCorpus(
-        conn,
-        scope,
-        weights=(chunk.title, chunk.content),
-        essential_rows=rules.bm25.essential_rows,
-        window=rules.bm25.rank_window,
-    )
+    corpus = _corpus(conn, scope, rules, (chunk.title, chunk.content))
     result = search(corpus, query, rules=rules, limit=settings.candidates)
     hits: dict[int, SearchHit] = {}
     for hit in result.hits:
         hits.setdefault(hit.source_id, hit)
     return LexicalList(list(hits), hits)
+
+
+def plain_list(
+    conn: sqlcipher3.Connection,
+    query: str,
+    scope: sql.RecallScope,
+    search_pack: SearchPack,
+    settings: Recall,
+) -> list[int]:
+    """The first capsules of plain bm25 over the chunks' text in scope (every word of the query
+    OR-ed: no stopwords, synonyms, word forms or AND pass), each at its best chunk; empty unless
+    the pack's `recall.anchors` names the list. The retrieval core's query handling serves most
+    questions better, yet ranks some answers that bare bm25 ranks first below the capsules that
+    repeat every word of the question (a question about the latest version of two packages:
+    the web searches listing dozens of packages); the anchors keep bm25's first in sight."""
+    anchors = settings.anchors
+    words = list(dict.fromkeys(word.lower() for word in _PLAIN_WORD.findall(query)))
+    if not words or anchors is None or PLAIN not in anchors.lists or anchors.top < 1:
+        return []
+    phrases = tuple(f'"{word}"' for word in words)
+    # The lexical list's bounds; the text alone, as a chunk's title is its kind, tool and command.
+    corpus = _corpus(conn, scope, _for_recall(search_pack, settings), (0.0, 1.0))
+    # A few chunks more than capsules wanted: one capsule's chunks may rank side by side.
+    rows = corpus.match(
+        "porter", " OR ".join(phrases), anchors.top * 4, _NO_FILTERS, any_of=phrases
+    )
+    return list(dict.fromkeys(row.source_id for row in rows))[: anchors.top]
+
+
+def _corpus(
+    conn: sqlcipher3.Connection,
+    scope: sql.RecallScope,
+    rules: SearchPack,
+    weights: tuple[float, float],
+) -> sql.CapsuleCorpus:
+    return sql.CapsuleCorpus(
+        conn,
+        scope,
+        weights=weights,
+        essential_rows=rules.bm25.essential_rows,
+        window=rules.bm25.rank_window,
+    )
+
+
+_PLAIN_WORD = re.compile(r"[^\W_]+")
 
 
 def speaker_kinds(query: str, settings: Recall, where: sql.RecallScope) -> tuple[str, ...]:

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 from capy.capsules.recall import RecallItem, _item
 from capy.capsules.recall import lists as ranked_lists
 from capy.capsules.recall.ranking import (
+    Ranked,
+    agreed_first,
+    anchored,
     below_floor,
     coverages,
     fold_duplicates,
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
     from capy.rules.views.capsules import Recall
 
 LEXICAL, GRAPH, VECTOR, CONTEXT, SPEAKER = "lexical", "graph", "vector", "context", "speaker"
-ANSWER, DATED, FOLLOWED = "answer", "dated", "followed"
+ANSWER, DATED, FOLLOWED, PLAIN = "answer", "dated", "followed", "plain"
 FUSED = (LEXICAL, GRAPH, CONTEXT, VECTOR, SPEAKER, ANSWER, DATED, FOLLOWED)
 BUILT = (CONTEXT, ANSWER, DATED, FOLLOWED)  # lists built from the lexical hits the floor keeps
 WORDS = (LEXICAL, SPEAKER)  # the word searches, whose hits the floor judges by their coverage
@@ -54,6 +57,7 @@ def ranked_items(
         VECTOR: ranked_lists.vector_list(conn, query, where, settings.candidates, searcher),
         SPEAKER: ranked_lists.speaker_list(conn, query, where, search_pack, settings),
     }
+    plain = ranked_lists.plain_list(conn, query, where, search_pack, settings)
     # The floor reads the whole capsule: a capsule's best chunk may hold only some of its words.
     spoken = ranked_lists.without_speaker(query, settings)
     patterns = compile_terms(parse_query(spoken, search_pack).terms)
@@ -92,9 +96,14 @@ def ranked_items(
             break
         dropped |= gone
     texts = {n: _text(capsules[n], lexical.hits.get(n)) for n in capsules}
+    floor = settings.relevance_floor
+    covered = {entry.n for entry, share in zip(fused, shares, strict=True) if share >= floor}
     dup = settings.duplicates
     order, folded = fold_duplicates(
-        [entry.n for entry in relevant], texts, dup.shingle_words, dup.min_similarity
+        _anchored(_first(relevant, settings), {**kept, PLAIN: plain}, covered, settings),
+        texts,
+        dup.shingle_words,
+        dup.min_similarity,
     )
     scores = {entry.n: entry for entry in relevant}
     items = [
@@ -108,6 +117,35 @@ def ranked_items(
     if items and budget < settings.summaries_first_below_tokens:
         summary = _summary(conn, capsules[order[0]])
     return items, summary
+
+
+def _first(relevant: list[Ranked], settings: Recall) -> list[int]:
+    """The relevant capsules' numbers, best first, the first without the vector list kept first
+    where the vector list holds it too (the pack's `recall.vectors.keep_agreed_first`)."""
+    vectors = settings.vectors
+    if vectors is None or vectors.keep_agreed_first is None:
+        return [entry.n for entry in relevant]
+    return agreed_first(relevant, VECTOR, agreed=vectors.keep_agreed_first)
+
+
+def _anchored(
+    order: list[int], lists: dict[str, list[int]], covered: set[int], settings: Recall
+) -> list[int]:
+    """`order` with the first hits of the pack's anchor lists among its first places (the
+    pack's `recall.anchors`): the lists fused beside them, each found from something the word
+    lists matched, outnumber them and pushed their best hits out of the first five."""
+    anchors = settings.anchors
+    if anchors is None:
+        return order
+    # Interleaved by rank: each list's first hit comes before any list's second.
+    firsts = [
+        n
+        for rank in range(anchors.top)
+        for name in anchors.lists
+        for n in lists.get(name, [])[rank : rank + 1]
+        if n in covered  # a hit on the question's common words alone anchors nothing
+    ]
+    return anchored(order, firsts, anchors.within)
 
 
 def _candidates(store: CapsuleStore, lists: dict[str, list[int]], settings: Recall, decay: float):  # type: ignore[no-untyped-def]

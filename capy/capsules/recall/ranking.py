@@ -25,15 +25,26 @@ class Ranked:
     n: int
     score: float
     lists: list[str] = field(default_factory=list)
-    # What each list gave the fused score (recency then scales them all alike).
+    # What each list gave the score, scaled as the score is (by recency, by the floor), so
+    # they always sum to it.
     parts: dict[str, float] = field(default_factory=dict)
 
-    def share_of(self, names: Collection[str]) -> float:
-        """The part of the score the lists `names` gave (all of it when none was recorded)."""
-        total = sum(self.parts.values())
-        if total <= 0:
-            return 1.0
-        return sum(part for name, part in self.parts.items() if name in names) / total
+    def without(self, names: Collection[str]) -> float:
+        """The score less what the lists `names` gave it."""
+        if not self.parts:
+            return self.score
+        return sum(part for name, part in self.parts.items() if name not in names)
+
+    def scale(self, factor: float, names: Collection[str] | None = None) -> None:
+        """Scale what the lists `names` gave (None: every list) by `factor` (the whole score
+        when no part was recorded)."""
+        if not self.parts:
+            self.score *= factor
+            return
+        for name in self.parts:
+            if names is None or name in names:
+                self.parts[name] *= factor
+        self.score = sum(self.parts.values())
 
 
 def fuse(lists: Mapping[str, Sequence[int]], weights: Mapping[str, float], k: int) -> list[Ranked]:
@@ -67,7 +78,7 @@ def with_recency(
     newest = max(times.values())
     for entry in ranked:
         days = (newest - times.get(entry.n, newest)) / SECONDS_PER_DAY
-        entry.score *= 1.0 + weight * math.exp(-decay_per_day * days)
+        entry.scale(1.0 + weight * math.exp(-decay_per_day * days))
     return sorted(ranked, key=lambda entry: -entry.score)
 
 
@@ -116,9 +127,44 @@ def below_floor(
         return [entry for entry, share, hit in judged if share >= floor or not hit]
     for entry, share, hit in judged:
         if hit and share < floor:
-            by_words = entry.share_of(words) if words else 1.0
-            entry.score *= 1.0 - by_words + by_words * (share / floor) ** power
+            entry.scale((share / floor) ** power, words or None)
     return sorted(ranked, key=lambda entry: -entry.score)
+
+
+def agreed_first(ranked: Sequence[Ranked], added: str, *, agreed: bool = True) -> list[int]:
+    """The numbers of `ranked` (best first) with the entry that ranks first without the list
+    `added` put first again, when `added` holds it too (with `agreed` False: whether or not).
+    A list added to the fusion may then bring its capsules up among the rest, but never take
+    first place from a hit the other lists put first and it found as well."""
+    order = [entry.n for entry in ranked]
+    if not ranked or not any(added in entry.lists for entry in ranked):
+        return order
+    first = max(ranked, key=lambda entry: entry.without((added,)))  # the earliest of equals
+    if agreed and added not in first.lists:
+        return order
+    return [first.n, *(n for n in order if n != first.n)]
+
+
+def anchored(order: Sequence[int], anchors: Sequence[int], within: int) -> list[int]:
+    """`order` with every one of `anchors` (best first; those absent from `order` ignored) among
+    its first `within` places: a missing anchor takes the place of the last entry there that is
+    not one, which moves just below; with more anchors than places, the best ones. Entries keep
+    their order otherwise, so an anchor already in place never moves down."""
+    if within < 1:
+        return list(order)
+    present = set(order)
+    wanted = [n for n in dict.fromkeys(anchors) if n in present][:within]
+    head, tail = list(order[:within]), list(order[within:])
+    missing = [n for n in wanted if n not in head]
+    if not missing:
+        return list(order)
+    keep = set(wanted)
+    # The last entries of the head that are not anchors make room, nearest the cut first.
+    spare = [n for n in reversed(head) if n not in keep][: len(missing)]
+    moved = set(spare)
+    head = [n for n in head if n not in moved] + missing
+    rest = [n for n in tail if n not in set(missing)]
+    return head + [n for n in order[:within] if n in moved] + rest
 
 
 def shingles(text: str, size: int) -> frozenset[tuple[str, ...]]:

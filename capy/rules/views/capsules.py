@@ -185,6 +185,14 @@ class RecallWeights(Section):
     followed: float = 0.0
 
 
+class RecallAnchors(Section):
+    """The first `top` hits of each of `lists` keep a place among the first `within` items."""
+
+    lists: tuple[str, ...]
+    top: int
+    within: int
+
+
 class RecallChunkWeights(Section):
     title: float
     content: float
@@ -249,6 +257,9 @@ class RecallVectors(Section):
     # While word searches matched the question (None: the search pack's min_similarity_alone,
     # which holds whenever none did).
     min_similarity: float | None = None
+    # True: the first hit without the vector list stays first when the vector list holds it
+    # too; False: whether or not; None: the fusion alone decides.
+    keep_agreed_first: bool | None = None
 
 
 class RecallLexical(Section):
@@ -278,6 +289,7 @@ class Recall(Section):
     followed: RecallFollowed | None = None  # None: no followed list
     relevance_floor: float
     floor_power: float | None = None
+    anchors: RecallAnchors | None = None  # None: the fusion alone orders the items
     speakers: tuple[SpeakerRule, ...] = ()
     duplicates: RecallDuplicates
     summaries_first_below_tokens: int
