@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 # Words split like unicode61, where `_` separates: `__version__` is matched as the word
 # `version`, which `sys.version_info` holds. Its underscores are what make it that name (a
-# dunder, a private `_helper`), so it is held only where the text holds it with them.
+# dunder, a private `_helper`), so it is held only where the text holds it with them. Markdown
+# emphasis (`_private_`) is no name and never reaches here: the query parser unwraps it.
 EDGE_UNDERSCORE = re.compile(r"^_+[^\W_]|[^\W_]_+$")
 
 

@@ -27,6 +27,10 @@ _SINGLE_CAPITAL = re.compile(r"[A-Z]")
 WORD_PART = re.compile(r"[^\W_]+")
 # Sentence punctuation glued to the end of a word ("locked," "why?") is not part of it.
 EDGE_PUNCTUATION = ".,;!?"
+# Markdown emphasis, `_word_`: one underscore each side and none inside is how a person stresses
+# a word ("which _private_ functions"), as `*word*` is (`*` is a syntax character). A dunder
+# (`__init__`), a private name (`_helper`) or a snake_case one (`_a_b_`) keeps its underscores.
+_EMPHASIS = re.compile(r"_([^\W_]+)_")
 
 
 @dataclass(frozen=True)
@@ -136,11 +140,17 @@ def _strip_syntax(text: str, rules: SearchPack) -> str:
 def _loose_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:
     found = []
     for token in _strip_syntax(text, rules).split():
-        token = token.strip(EDGE_PUNCTUATION)
+        token = _unstressed(token.strip(EDGE_PUNCTUATION))
         if token in rules.query.operator_words or not _usable(token, rules):
             continue
         found.append((Term(token), token.lower() in rules.stopwords.all))
     return found
+
+
+def _unstressed(token: str) -> str:
+    """The word inside markdown emphasis (`_private_` -> `private`), else the token."""
+    emphasis = _EMPHASIS.fullmatch(token)
+    return emphasis.group(1) if emphasis else token
 
 
 def _phrase_terms(text: str, rules: SearchPack) -> list[tuple[Term, bool]]:

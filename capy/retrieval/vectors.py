@@ -26,7 +26,11 @@ vector list must rank it to agree depends on how much the lexical side knows: an
 list, unless the gate is `weak` for a short query (its best hit holds one or two of a few
 words); then only among the vector list's first `agree_within_weak`, and a lexical first hit
 the vector list ranks below that is a disagreement the fused order decides. A long query's
-weak hit still holds several of its words, and keeps the looser rule.
+weak hit still holds several of its words, and keeps the looser rule; so does a hit that holds,
+as typed, a query term the pack's entity rules take for a name (`keep_named_first`): "E0599
+fix" is weak (the error chunk holds one word of two) and the vector list, which reads the
+code as noise, ranks the error chunk below pages about fixing things, yet the exact code is
+the answer.
 """
 
 from __future__ import annotations
@@ -76,12 +80,29 @@ def is_long(terms: tuple[Term, ...], long_query_terms: int) -> bool:
     return 0 < long_query_terms <= len(terms)
 
 
-def agree_depth(chosen: str, terms: tuple[Term, ...], rules: SearchPack) -> int:
-    """How high the vector list must rank the lexical first hit to agree on it (0: anywhere)."""
+def agree_depth(
+    chosen: str, terms: tuple[Term, ...], rules: SearchPack, first: SearchHit | None = None
+) -> int:
+    """How high the vector list must rank the lexical first hit `first` to agree on it
+    (0: anywhere)."""
     settings = rules.vectors
-    if chosen == WEAK and not is_long(terms, settings.long_query_terms):
-        return settings.agree_within_weak
-    return 0
+    if chosen != WEAK or is_long(terms, settings.long_query_terms):
+        return 0
+    if settings.keep_named_first and first is not None and names_a_term(first, terms, rules):
+        return 0
+    return settings.agree_within_weak
+
+
+def names_a_term(hit: SearchHit, terms: tuple[Term, ...], rules: SearchPack) -> bool:
+    """Whether `hit` holds, as typed, a query term the pack's entity rules take for a name
+    (`E0599`, `SC2086`, `CVE-2024-3094`, `parse_args`): an exact hit on an identifier."""
+    entities = rules.entities
+    return any(
+        not term.phrase
+        and entities.is_entity(term.text)
+        and (term.text in hit.title or term.text in hit.content)
+        for term in terms
+    )
 
 
 def alone_floor(query: str, rules: SearchPack) -> float:
@@ -126,7 +147,9 @@ def join_vector_list(
     if not hits:
         floor = alone_floor(query, rules)
         vector = [c for c in vector if c.rank >= floor]
-    return fuse_vector_list(hits, vector, weight, limit, rules, agree_depth(chosen, terms, rules))
+    first = hits[0] if hits else None
+    depth = agree_depth(chosen, terms, rules, first)
+    return fuse_vector_list(hits, vector, weight, limit, rules, depth)
 
 
 def fuse_vector_list(

@@ -11,6 +11,7 @@ call on `cat` of the captured file, a real encrypted store, the reply as the age
 from __future__ import annotations
 
 import re
+import shlex
 
 import pytest
 
@@ -163,3 +164,42 @@ def test_edge_underscores_are_part_of_the_name(text, term, held):
     from capy.retrieval.query import Term
 
     assert held_terms([text], [Term(term)]) == [held]
+
+
+def test_markdown_emphasis_in_an_intent_is_the_word_not_a_name(project_dir):
+    # vulture on radon (dev half): an agent stressing a word the markdown way ("_unused_") was
+    # told "It never holds `_unused_`" and shown nothing; the emphasis is the word `unused`.
+    from capy.api.execute import execute_code
+    from capy.api.workspace import Workspace
+    from tests.niah_real_helpers import dev_intent
+
+    output, _ = dev_intent("vulture-radon-03")
+    code = f"cat {shlex.quote(str(output.path.resolve()))}"
+    for intent in (
+        "which _unused_ methods are in flake8.py",
+        "which unused methods are in flake8.py",
+    ):
+        reply = execute_code(Workspace(project_dir), language="shell", code=code, intent=intent)
+        assert "never holds" not in reply.text, reply.text
+        assert "unused method 'add_options'" in reply.text, reply.text
+        assert "unused method 'parse_options'" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("written", "term"),
+    [
+        ("_private_", "private"),
+        ("_private_,", "private"),
+        ("__init__", "__init__"),
+        ("_helper", "_helper"),
+        ("helper_", "helper_"),
+        ("_snake_case_", "_snake_case_"),
+    ],
+)
+def test_only_single_underscores_around_one_word_are_emphasis(written, term):
+    from capy.retrieval.query import parse_query
+    from capy.rules import load_rules
+
+    assert [
+        t.text for t in parse_query(f"which {written} names", load_rules().view("search")).terms
+    ] == [term, "names"]

@@ -47,3 +47,16 @@ def test_only_a_short_weak_query_needs_the_vector_list_to_rank_its_first_hit_hig
     assert 0 < agree_depth(WEAK, short, SEARCH) < settings.depth
     assert agree_depth(WEAK, long, SEARCH) == 0  # a long query's weak hit holds several words
     assert agree_depth(COVERED, short, SEARCH) == 0
+
+
+def test_a_weak_first_hit_holding_a_named_query_term_is_agreed_on_anywhere() -> None:
+    # "E0599 fix": the error chunk holds the code as typed, so the vector list holding it at
+    # any rank is agreement; a chunk holding only `fix` (or `e0599` in another case) is not.
+    settings = SEARCH.vectors
+    query = parse_query("E0599 fix", SEARCH).terms
+    coded = SearchHit(1, 1, "rustc", "durable", "", "error[E0599]: no method", "", "porter", 0)
+    plain = SearchHit(2, 1, "page", "durable", "", "how to fix a flaky test", "", "porter", 0)
+    assert agree_depth(WEAK, query, SEARCH, coded) == 0
+    assert agree_depth(WEAK, query, SEARCH, plain) == settings.agree_within_weak
+    lower = SearchHit(3, 1, "doc", "durable", "", "see e0599 in the index", "", "porter", 0)
+    assert agree_depth(WEAK, query, SEARCH, lower) == settings.agree_within_weak

@@ -196,6 +196,46 @@ def test_a_first_hit_both_lists_hold_stays_first() -> None:
         assert after.hits[0].chunk_id == before.hits[0].chunk_id, before.query
 
 
+# A rustc error among pages about fixing other things: a query naming its code holds one word of
+# the error chunk's two (weak), and the model reads `E0599` as noise, so the vector list ranks
+# the pages about fixing above it.
+RUSTC_ERROR = (
+    "error[E0599]: no method named `frobnicate` found for struct `Widget` in the current scope\n"
+    "  --> src/main.rs:14:12\n   |\n14 |     widget.frobnicate();\n"
+    "   |            ^^^^^^^^^^ method not found in `Widget`\n"
+)
+FIX_PAGES = [
+    "How to fix a flaky network test", "Fixing slow database queries",
+    "How to fix merge conflicts in git", "Fix for memory leaks in long running services",
+    "Troubleshooting a broken build and how to fix it", "Fixing permission denied errors on Linux",
+    "How to fix a crashing mobile app", "Fix the broken CSS layout on Safari",
+    "Repairing a corrupted SQLite database", "How to fix timezone bugs",
+    "Fixing deadlocks in threaded code", "Fix TLS certificate verification failures",
+    "How to fix out of memory kills in containers",
+    "Fixing compiler errors: a general guide to reading diagnostics",
+    "How we fixed our CI pipeline", "Fix DNS resolution problems",
+    "How to repair a bad git rebase", "Fixing unicode decode errors in Python",
+]  # fmt: skip
+
+
+@needs_model
+def test_an_exact_error_code_hit_stays_first_when_the_vector_list_ranks_it_low() -> None:
+    from capy.semantic.service import index_now
+
+    queries = ["E0599 fix", "how to fix E0599"]
+    with scratch_store() as store:
+        index_content(store, RUSTC_ERROR, label="rustc", kind="durable", rules=RULES)
+        for number, topic in enumerate(FIX_PAGES):
+            body = "This page explains the cause and the steps to repair it. " * 3
+            index_content(store, f"{topic}\n\n{body}", label=f"page{number}", rules=RULES)
+        lexical = search_store(store, queries, limit=10, rules=RULES)
+        index_now(store, RULES)
+        hybrid = search_store(store, queries, limit=10, rules=RULES)
+    for before, after in zip(lexical, hybrid, strict=True):
+        assert before.hits[0].source_label == "rustc", before.query
+        assert after.hits[0].source_label == "rustc", [h.source_label for h in after.hits]
+
+
 @needs_model
 def test_the_background_run_waits_for_a_tool_call_and_stops_when_asked() -> None:
     import threading

@@ -319,6 +319,9 @@ class Vectors(Section):
     # For a short query the gate calls weak, the lexical first hit is agreed on only when the
     # vector list ranks it this high (0: anywhere in the list, as for every other query).
     agree_within_weak: int = 0
+    # ...unless that hit holds a query term the entity rules take for a name (an error code):
+    # then anywhere, as for every other query.
+    keep_named_first: bool = False
     weight: VectorWeights = VectorWeights(and_found=0.0, covered=0.0, weak=0.0)
 
 
