@@ -31,12 +31,18 @@ _QUEUED_LINES = 64
 _EXIT_FLUSH_S = 5.0
 
 
-def _is_pipe_or_socket(fd: int) -> bool:
+def _separate_pipes_or_sockets() -> bool:
+    """Whether stdin and stdout are each a pipe or a socket, and not one socket for both (the
+    loop's write transport takes its descriptor turning readable for the client hanging up)."""
     try:
-        mode = os.fstat(fd).st_mode
+        given, taken = os.fstat(0), os.fstat(1)
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    if (given.st_dev, given.st_ino) == (taken.st_dev, taken.st_ino):
+        return False
+    return all(
+        stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in (given.st_mode, taken.st_mode)
+    )
 
 
 class LineReader(asyncio.Protocol):
@@ -148,12 +154,12 @@ class LineWriter(asyncio.BaseProtocol):
 @asynccontextmanager
 async def loop_stdio() -> AsyncIterator[tuple[LineReader, LineWriter] | None]:
     """(reader, writer) over the process's stdin and stdout for `stdio_server`, or None where
-    they are not both pipes or sockets, or the loop is not asyncio's: then the SDK's own."""
+    they are not two pipes or sockets, or the loop is not asyncio's: then the SDK's own."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         loop = None
-    if loop is None or not (_is_pipe_or_socket(0) and _is_pipe_or_socket(1)):
+    if loop is None or not _separate_pipes_or_sockets():
         yield None
         return
     wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -46,6 +47,26 @@ def test_a_server_on_the_loop_transport_answers_and_keeps_the_wire_clean():
     assert b"stray output while serving" in done.stderr
 
 
+def test_the_loop_transport_serves_a_client_that_gives_sockets():
+    """Node's child processes get a socket pair per stdio stream, not pipes."""
+    give, given = socket.socketpair()
+    take, taken = socket.socketpair()
+    with give, take:
+        server = subprocess.Popen(
+            [sys.executable, "-c", ECHO_SERVER], stdin=given, stdout=taken, stderr=subprocess.PIPE
+        )
+        given.close()
+        taken.close()
+        give.sendall(b'{"x": 1}\n{"y": 2}\n')
+        give.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := take.recv(4096):
+            answer += chunk
+        assert server.wait(timeout=60) == 0
+        assert server.stderr is not None and b"stray" in server.stderr.read()
+    assert answer.decode().splitlines() == ['{"X": 1}', '{"Y": 2}', "after serving"]
+
+
 def test_the_loop_transport_steps_aside_where_stdin_is_not_a_pipe(tmp_path):
     """A file on stdin (or a terminal) keeps the SDK's own transport."""
     script = textwrap.dedent(
@@ -67,6 +88,14 @@ def test_the_loop_transport_steps_aside_where_stdin_is_not_a_pipe(tmp_path):
             [sys.executable, "-c", script], stdin=stdin, capture_output=True, timeout=60
         )
     assert done.stdout.decode().strip() == "none", done.stderr.decode()
+    # One socket for both (inetd style): its requests would read as the client hanging up.
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        done = subprocess.run(
+            [sys.executable, "-c", script], stdin=theirs, stdout=theirs, timeout=60
+        )
+        assert done.returncode == 0
+        assert ours.recv(100).decode().strip() == "none"
 
 
 def test_a_large_reply_reaches_a_slow_reader_whole():
