@@ -90,21 +90,6 @@ class CapyServer(MCPServer):
             text = invalid_arguments(name, error.__cause__)
             return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
-    async def run_stdio_async(self) -> None:
-        """The SDK's stdio serving, with the pipes read and written by the event loop itself
-        where it can (capy.server.stdio says why)."""
-        from mcp.server.stdio import stdio_server
-
-        from capy.server.stdio import loop_stdio
-
-        lowlevel = self._lowlevel_server
-        async with loop_stdio() as streams:
-            stdin, stdout = streams if streams is not None else (None, None)
-            async with stdio_server(stdin, stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
-                await lowlevel.run(
-                    read_stream, write_stream, lowlevel.create_initialization_options()
-                )
-
     async def list_resources(self) -> list[Resource]:
         return await source_resources(self._workspace)
 
