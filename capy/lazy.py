@@ -19,8 +19,14 @@ def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]
     def __getattr__(name: str) -> Any:
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import sys
         from importlib import import_module
 
-        return getattr(import_module(homes[name]), name)
+        value = getattr(import_module(homes[name]), name)
+        # Kept on the package, so the next lookup is a plain attribute read: capy imports these
+        # names inside functions, a dozen times in one tool call, and each miss went through
+        # the import system again.
+        setattr(sys.modules[package], name, value)
+        return value
 
     return __getattr__

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ SESSIONS_DIR = "sessions"
 BYTES_PER_TOKEN = 4
 # How long the server's saver waits after a call before it writes, gathering the calls of a burst.
 SAVE_AFTER_S = 1.0
+COUNTS = ("calls", "errors", "processed_bytes", "returned_bytes", "cache_hits")
 
 
 @dataclass
@@ -47,6 +48,10 @@ class ToolTotals:
         self.processed_bytes += reply.processed_bytes
         self.returned_bytes += reply.returned_bytes
         self.cache_hits += reply.cache_hits
+
+    def as_dict(self) -> dict[str, int]:
+        # Not dataclasses.asdict, which deep-copies every field: the server saves after each call.
+        return {name: getattr(self, name) for name in COUNTS}
 
     @property
     def kept_out_bytes(self) -> int:
@@ -106,7 +111,7 @@ class SessionStats:
     def totals(self) -> ToolTotals:
         total = ToolTotals()
         for item in self.tools.values():
-            for name in ("calls", "errors", "processed_bytes", "returned_bytes", "cache_hits"):
+            for name in COUNTS:
                 setattr(total, name, getattr(total, name) + getattr(item, name))
         return total
 
@@ -115,9 +120,9 @@ class SessionStats:
         return {
             "session_id": self.session_id,
             "started_at": self.started_at,
-            "tools": {name: asdict(item) for name, item in sorted(self.tools.items())},
+            "tools": {name: item.as_dict() for name, item in sorted(self.tools.items())},
             "total": {
-                **asdict(total),
+                **total.as_dict(),
                 "kept_out_bytes": total.kept_out_bytes,
                 "estimated_tokens_saved": total.kept_out_bytes // BYTES_PER_TOKEN,
             },
@@ -137,8 +142,13 @@ class SessionStats:
         if self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            write_atomically(self.path, json.dumps(self.to_dict(), indent=1).encode())
+            # Compact: an indented dump runs json's pure-Python encoder, four times slower.
+            content = json.dumps(self.to_dict()).encode()
+            try:
+                write_atomically(self.path, content)
+            except FileNotFoundError:  # the first save, or the folder was removed since
+                self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                write_atomically(self.path, content)
         except OSError:
             # Stats are a report, not data: a read-only disk must not fail the tool call.
             self.path = None

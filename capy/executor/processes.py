@@ -109,9 +109,14 @@ class ProcInfo:
     start_ticks: int
 
 
+# /proc is read with plain string paths: a call scans every thread of capy for children two or
+# three times, and building pathlib objects for each file cost more than reading it.
+
+
 def proc_info(pid: int) -> ProcInfo | None:
     try:
-        raw = (_PROC / str(pid) / "stat").read_bytes()
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            raw = file.read()
     except OSError:
         return None
     # The command name is in parentheses and may itself hold spaces or parentheses.
@@ -126,13 +131,15 @@ def proc_info(pid: int) -> ProcInfo | None:
 
 def children_of(pid: int) -> list[int]:
     found: list[int] = []
+    tasks = f"/proc/{pid}/task/"
     try:
-        tasks = list((_PROC / str(pid) / "task").iterdir())
+        names = os.listdir(tasks)
     except OSError:
         return found
-    for task in tasks:
+    for name in names:
         try:
-            found.extend(int(part) for part in (task / "children").read_text().split())
+            with open(f"{tasks}{name}/children", "rb") as file:
+                found.extend(int(part) for part in file.read().split())
         except (OSError, ValueError):
             continue
     return found
@@ -141,7 +148,8 @@ def children_of(pid: int) -> list[int]:
 def marker_of(pid: int) -> str | None:
     """The marker in a process's environment; None when absent or unreadable (zombie, gone)."""
     try:
-        raw = (_PROC / str(pid) / "environ").read_bytes()
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            raw = file.read()
     except OSError:
         return None
     prefix = f"{MARKER_ENV}=".encode()

@@ -18,6 +18,7 @@ Fail-closed choices (each keeps a guard at least as strict as the settings meant
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,7 @@ from capy.security.settings_files import (
     LoadedSettings,
     SettingsFile,
     read_settings,
-    settings_files,
+    settings_places,
 )
 from capy.security.shellsplit import split_command
 from capy.security.wrappers import allow_forms
@@ -113,12 +114,23 @@ def load_policy(
     `ruleset`, when given, says where the files are (else the packs in force are read).
     """
     from capy.config.paths import home_dir, project_root
-    from capy.security.policy_memo import remembered_policy
+    from capy.security.policy_memo import remembered_places, remembered_policy
 
-    cwd = (Path(project_dir) if project_dir else Path.cwd()).expanduser().resolve()
     home = Path(home) if home else home_dir()
-    project = project_root(cwd)
-    files = settings_files(project, home, managed_dir, ruleset)
+
+    def locate() -> tuple[tuple[Path, Path, list[SettingsFile]], Path | None]:
+        cwd = (Path(project_dir) if project_dir else Path.cwd()).expanduser().resolve()
+        project = project_root(cwd)
+        files, drop_ins = settings_places(project, home, managed_dir, ruleset)
+        return (cwd, project, files), drop_ins
+
+    if ruleset is None:  # the packs in force are read each time: so are the places
+        cwd, project, files = locate()[0]
+    else:
+        given = str(project_dir) if project_dir else os.getcwd()
+        cwd, project, files = remembered_places(
+            (given, str(home), str(managed_dir)), ruleset, locate
+        )
     return remembered_policy(
         (str(cwd), str(project), str(home)),
         files,

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from capy.security.policy import Policy
@@ -26,9 +27,11 @@ if TYPE_CHECKING:
 # A stamp younger than this may hide a second write within the same timestamp tick.
 RACY_WINDOW_NS = 2_000_000_000
 _MEMO: dict[tuple, Policy] = {}
+_PLACES: dict[tuple, tuple[object, str | None, Stamp, Any]] = {}
 _MEMO_SIZE = 16  # projects one process judges for; a CLI or a server sees one or two
 
 Stamp = tuple[int, int, int, int] | None
+T = TypeVar("T")
 
 
 def file_stamp(path: str) -> Stamp:
@@ -59,6 +62,32 @@ def remembered_policy(
     return _copy(found)
 
 
+def remembered_places(
+    key: tuple, ruleset: object, locate: Callable[[], tuple[T, Path | None]]
+) -> T:
+    """Where a project's settings files are (`locate`'s first value), reused while the folder
+    it names second (the managed drop-ins, whose listing adds files) keeps its stamp.
+
+    Finding them resolves the project's path and root and reads the platforms pack: more than
+    the stat calls that check the files themselves. The project's root is kept as found, as a
+    server's workspace keeps it for its life. `key` holds the paths asked about; the
+    entry holds `ruleset` (where the locations come from) so its id is never another's.
+    """
+    found = _PLACES.get((key, id(ruleset)))
+    if found is not None:
+        owner, folder, stamp, places = found
+        if owner is ruleset and (folder is None or file_stamp(folder) == stamp):
+            return places
+    places, drop_ins = locate()
+    folder = None if drop_ins is None else str(drop_ins)
+    stamp = None if folder is None else file_stamp(folder)
+    if stamp is None or time.time_ns() - stamp[3] > RACY_WINDOW_NS:
+        if len(_PLACES) >= _MEMO_SIZE:
+            _PLACES.pop(next(iter(_PLACES)))
+        _PLACES[(key, id(ruleset))] = (ruleset, folder, stamp, places)
+    return places
+
+
 def _settled(stamps: tuple) -> bool:
     newest = max((stamp[3][3] for stamp in stamps if stamp[3] is not None), default=0)
     return time.time_ns() - newest > RACY_WINDOW_NS
@@ -78,3 +107,4 @@ def _copy(policy: Policy) -> Policy:
 def forget_policies() -> None:
     """Drop every remembered parse (tests, and a process that knows its files changed)."""
     _MEMO.clear()
+    _PLACES.clear()

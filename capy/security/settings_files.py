@@ -87,6 +87,14 @@ def settings_files(
     project_dir: Path, home: Path, managed_dir: Path | None = None, ruleset: Any = None
 ) -> list[SettingsFile]:
     """Every settings file Claude Code would read, highest precedence first (present or not)."""
+    return settings_places(project_dir, home, managed_dir, ruleset)[0]
+
+
+def settings_places(
+    project_dir: Path, home: Path, managed_dir: Path | None = None, ruleset: Any = None
+) -> tuple[list[SettingsFile], Path | None]:
+    """`settings_files`, and the drop-in folder whose listing added some of them (if the pack
+    names one): a file put there or removed from it changes the list."""
     locations = permission_locations(project_dir, ruleset)
     managed = default_managed_dir(locations) if managed_dir is None else Path(managed_dir)
     files = [SettingsFile(managed / locations.managed_file, Scope.MANAGED, managed)]
@@ -98,7 +106,7 @@ def settings_files(
     for entry in locations.files:
         path, root = _resolve(entry.path, project_dir, home)
         files.append(SettingsFile(path, Scope(entry.scope), root))
-    return files
+    return files, drop_ins
 
 
 def _resolve(path: str, project_dir: Path, home: Path) -> tuple[Path, Path]:

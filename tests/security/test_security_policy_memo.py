@@ -90,3 +90,34 @@ def test_execute_refuses_on_the_call_after_a_deny_is_written(project_dir, settle
     assert refused.is_error and "echo" in refused.text
     settings.write_text(json.dumps({"permissions": {"deny": []}}))
     assert not execute_code(workspace, language="shell", code="echo hi").is_error
+
+
+def test_where_the_files_are_is_found_once_per_process(settings, settled, monkeypatch):
+    """A call costs the stat calls that check the files; the project's root and the platforms
+    pack's locations are looked up once, not on every call."""
+    from capy.security import settings_files
+
+    lookups = []
+    real = settings_files.permission_locations
+
+    def counted(*args, **kwargs):
+        lookups.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(settings_files, "permission_locations", counted)
+    settings.write("project", deny=["Bash(make:*)"])
+    for _ in range(3):
+        assert settings.check_command("make").decision == "deny"
+    assert len(lookups) == 1
+
+
+def test_a_drop_in_added_beside_another_takes_effect_on_the_next_call(settings, settled):
+    folder = settings.managed / "managed-settings.d"
+    folder.mkdir(parents=True)
+    (folder / "10-first.json").write_text(json.dumps({"permissions": {"deny": ["Bash(curl:*)"]}}))
+    assert settings.check_command("curl x").decision == "deny"
+    assert settings.check_command("wget x").decision == "none"
+    (folder / "20-second.json").write_text(json.dumps({"permissions": {"ask": ["Bash(wget:*)"]}}))
+    assert settings.check_command("wget x").decision == "ask"
+    (folder / "10-first.json").unlink()
+    assert settings.check_command("curl x").decision == "none"
