@@ -188,3 +188,67 @@ def test_a_home_already_named_by_this_capys_pid_is_emptied_and_made_afresh() -> 
     assert report["left"] == [], report
     assert report["sleeper"] == -9, report
     assert all(value == "max" for value in report["pids_max"]), report
+
+
+ASKS_FROM_THREADS_AT_ONCE = r"""
+import json, subprocess, threading, time
+from capy.executor import cgroups
+
+threads = 4
+start = threading.Barrier(threads)
+runs = []
+
+def call(number):
+    start.wait()
+    time.sleep(0.015 * number)  # the later ones ask while the first ones' groups are in use
+    group = cgroups.call_group(f"call-{number}", max_tasks=64, max_memory_bytes=None)
+    argv = ["/bin/echo", "hi"]
+    done = subprocess.run(group.wrap(argv) if group else argv, capture_output=True, text=True)
+    runs.append([len(group.groups) if group else 0, done.returncode, done.stdout + done.stderr])
+    if group is not None:
+        group.kill()
+        group.remove()
+
+workers = [threading.Thread(target=call, args=(number,)) for number in range(threads)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+print(json.dumps({"found": len(cgroups.hierarchies()), "runs": runs}))
+"""
+
+
+def test_threads_asking_for_the_hierarchies_at_once_share_one_search() -> None:
+    """A server's first call and the spawners it starts beside it all ask at once. A second
+    search used to clear the home the first had just made, with the groups of calls about to
+    enter them ("could not enter its cgroup", exit 125) or running in them (killed), and
+    could leave the process with fewer hierarchies for its whole life."""
+    import json
+    import subprocess
+    import sys
+
+    alone = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from capy.executor import cgroups; print(len(cgroups.hierarchies()))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    expected = int(alone.stdout)
+    if not expected:
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", ASKS_FROM_THREADS_AT_ONCE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert report["found"] == expected, report
+        assert report["runs"] == [[expected, 0, "hi\n"]] * 4, report
