@@ -170,20 +170,9 @@ def test_a_home_already_named_by_this_capys_pid_is_emptied_and_made_afresh() -> 
     """A group named by this process's pid that exists before it made one is no group of its
     own (a capy killed outright under the same pid, or a call planting it with its own limits
     and members): what it holds is killed, it is removed, and its limits are not inherited."""
-    import json
-    import subprocess
-    import sys
-
     if not cgroups.hierarchies():
         pytest.skip("no usable cgroup hierarchy on this machine")
-    done = subprocess.run(
-        [sys.executable, "-c", PLANTS_ITS_OWN_HOME],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _fresh_capy(PLANTS_ITS_OWN_HOME)
     assert report["planted"] > 0, report
     assert report["left"] == [], report
     assert report["sleeper"] == -9, report
@@ -223,32 +212,23 @@ def test_threads_asking_for_the_hierarchies_at_once_share_one_search() -> None:
     search used to clear the home the first had just made, with the groups of calls about to
     enter them ("could not enter its cgroup", exit 125) or running in them (killed), and
     could leave the process with fewer hierarchies for its whole life."""
+    alone = "from capy.executor import cgroups; print(len(cgroups.hierarchies()))"
+    expected = _fresh_capy(alone)
+    if not expected:
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    for _ in range(2):
+        report = _fresh_capy(ASKS_FROM_THREADS_AT_ONCE)
+        assert report["found"] == expected, report
+        assert report["runs"] == [[expected, 0, "hi\n"]] * 4, report
+
+
+def _fresh_capy(script: str):
+    """What `script` prints last (JSON), run in a new process: one that has no cgroup yet."""
     import json
     import subprocess
     import sys
 
-    alone = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from capy.executor import cgroups; print(len(cgroups.hierarchies()))",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
-    expected = int(alone.stdout)
-    if not expected:
-        pytest.skip("no usable cgroup hierarchy on this machine")
-    for _ in range(2):
-        done = subprocess.run(
-            [sys.executable, "-c", ASKS_FROM_THREADS_AT_ONCE],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        report = json.loads(done.stdout.strip().splitlines()[-1])
-        assert report["found"] == expected, report
-        assert report["runs"] == [[expected, 0, "hi\n"]] * 4, report
+    return json.loads(done.stdout.strip().splitlines()[-1])
