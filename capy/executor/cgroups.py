@@ -25,6 +25,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,6 +44,10 @@ JOIN_LOOP = (
 _JOIN_SCRIPT = JOIN_LOOP + 'shift; exec "$@"'
 _GROUP_PREFIX = "capy-"
 _EMPTY_WAIT_S = 2.0
+# One search at a time: a server's first call and the spawners it starts beside it ask at
+# once, and a second search clears the home (see `_find`) with the groups and the join probe
+# the first already made in it, killing or stranding their processes.
+_finding = threading.Lock()
 
 
 class Kind(StrEnum):
@@ -103,9 +108,15 @@ def _mounts() -> dict[str, Path]:
     return dirs
 
 
-@cache
 def hierarchies() -> tuple[Hierarchy, ...]:
-    """The hierarchies where capy can make a group and move a process into it (tried once)."""
+    """The hierarchies where capy can make a group and move a process into it (tried once;
+    threads asking meanwhile wait for that trial)."""
+    with _finding:
+        return _find()
+
+
+@cache
+def _find() -> tuple[Hierarchy, ...]:
     try:
         candidates = _mounts()
     except (OSError, ValueError):

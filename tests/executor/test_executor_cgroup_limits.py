@@ -170,21 +170,65 @@ def test_a_home_already_named_by_this_capys_pid_is_emptied_and_made_afresh() -> 
     """A group named by this process's pid that exists before it made one is no group of its
     own (a capy killed outright under the same pid, or a call planting it with its own limits
     and members): what it holds is killed, it is removed, and its limits are not inherited."""
-    import json
-    import subprocess
-    import sys
-
     if not cgroups.hierarchies():
         pytest.skip("no usable cgroup hierarchy on this machine")
-    done = subprocess.run(
-        [sys.executable, "-c", PLANTS_ITS_OWN_HOME],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report = _fresh_capy(PLANTS_ITS_OWN_HOME)
     assert report["planted"] > 0, report
     assert report["left"] == [], report
     assert report["sleeper"] == -9, report
     assert all(value == "max" for value in report["pids_max"]), report
+
+
+ASKS_FROM_THREADS_AT_ONCE = r"""
+import json, subprocess, threading, time
+from capy.executor import cgroups
+
+threads = 4
+start = threading.Barrier(threads)
+runs = []
+
+def call(number):
+    start.wait()
+    time.sleep(0.015 * number)  # the later ones ask while the first ones' groups are in use
+    group = cgroups.call_group(f"call-{number}", max_tasks=64, max_memory_bytes=None)
+    argv = ["/bin/echo", "hi"]
+    done = subprocess.run(group.wrap(argv) if group else argv, capture_output=True, text=True)
+    runs.append([len(group.groups) if group else 0, done.returncode, done.stdout + done.stderr])
+    if group is not None:
+        group.kill()
+        group.remove()
+
+workers = [threading.Thread(target=call, args=(number,)) for number in range(threads)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+print(json.dumps({"found": len(cgroups.hierarchies()), "runs": runs}))
+"""
+
+
+def test_threads_asking_for_the_hierarchies_at_once_share_one_search() -> None:
+    """A server's first call and the spawners it starts beside it all ask at once. A second
+    search used to clear the home the first had just made, with the groups of calls about to
+    enter them ("could not enter its cgroup", exit 125) or running in them (killed), and
+    could leave the process with fewer hierarchies for its whole life."""
+    alone = "from capy.executor import cgroups; print(len(cgroups.hierarchies()))"
+    expected = _fresh_capy(alone)
+    if not expected:
+        pytest.skip("no usable cgroup hierarchy on this machine")
+    for _ in range(2):
+        report = _fresh_capy(ASKS_FROM_THREADS_AT_ONCE)
+        assert report["found"] == expected, report
+        assert report["runs"] == [[expected, 0, "hi\n"]] * 4, report
+
+
+def _fresh_capy(script: str):
+    """What `script` prints last (JSON), run in a new process: one that has no cgroup yet."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
