@@ -79,6 +79,7 @@ def specific_absence(
     search = rules.view("search")
     terms = parse_query(query, search).terms
     as_written = _compounds_held(held_anywhere(chunks, also, terms), terms, chunks, also, search)
+    as_written = _affixes_held(as_written, terms, (*chunks, *also), search)
     names = [
         term.text
         for term, found in zip(terms, as_written, strict=True)
@@ -124,6 +125,56 @@ def _compounds_held(
         names = [part for part in parts if is_specific(part, part.text, search)]
         result[index] = bool(names) and all(held_anywhere(chunks, also, names))
     return result
+
+
+# A word the output holds whole, at the start or end of a name the intent uses, at least this
+# long: `torch` of `pytorch`, `tests` of `doctests`, `django` of `djangorestframework`. Shorter
+# ends (`pack` of `webpack`, `hook` of `webhook`) are too often a word of their own by chance:
+# `webpack` counted as held on a listing of node_modules that holds a folder `pack`.
+_MIN_AFFIX_CHARS = 5
+
+
+def _affixes_held(
+    held: list[bool], terms: Sequence[Term], texts: Sequence[str], search: SearchPack
+) -> list[bool]:
+    """`held`, with a plain word no text holds counted as held when the texts hold, as a whole
+    word, its start or its end (see `_MIN_AFFIX_CHARS`). The agent names a thing as people
+    call it, the output as it is installed or printed: "which version of *pytorch*" on a
+    package list that holds `torch`, "did the *doctests* pass" on doctest's "2 tests in 3
+    items". Claiming the output never holds `pytorch` there is true to the letter and hides
+    the answer, so such a word is no sign of absence. Identifiers keep their own rule."""
+    ends = {
+        index: _word_ends(term.text)
+        for index, (term, found) in enumerate(zip(terms, held, strict=True))
+        if not found and not term.phrase and not is_name(term.text, search)
+    }
+    ends = {index: parts for index, parts in ends.items() if parts}
+    if not ends:
+        return held
+    wanted = {part for parts in ends.values() for part in parts}
+    pattern = re.compile(
+        r"(?<![^\W_])(?:" + "|".join(map(re.escape, sorted(wanted))) + r")(?![^\W_])",
+        re.IGNORECASE,
+    )
+    seen: set[str] = set()
+    for text in texts:
+        seen.update(match.lower() for match in pattern.findall(text))
+        if all(parts & seen for parts in ends.values()):
+            break
+    result = list(held)
+    for index, parts in ends.items():
+        result[index] = bool(parts & seen)
+    return result
+
+
+def _word_ends(word: str) -> set[str]:
+    """The starts and ends of a plain word of letters at least `_MIN_AFFIX_CHARS` long,
+    shorter than the word itself, in lower case."""
+    if not word.isalpha():
+        return set()
+    lower = word.lower()
+    sizes = range(_MIN_AFFIX_CHARS, len(lower))
+    return {lower[:size] for size in sizes} | {lower[-size:] for size in sizes}
 
 
 def compound_parts(terms: Sequence[Term], search: SearchPack) -> list[Term]:

@@ -10,6 +10,7 @@ call on `cat` of the captured file, a real encrypted store, the reply as the age
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -203,3 +204,35 @@ def test_only_single_underscores_around_one_word_are_emphasis(written, term):
     assert [
         t.text for t in parse_query(f"which {written} names", load_rules().view("search")).terms
     ] == [term, "names"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "package"),
+    [
+        # People call it pytorch and sklearn; pip prints `torch` and `scikit-learn`.
+        ("which version of pytorch is installed", '"torch"'),
+        ("which version of sklearn is installed", '"scikit-learn"'),
+    ],
+)
+def test_a_name_whose_start_or_end_the_output_holds_is_no_sign_of_absence(
+    project_dir, intent, package
+):
+    # A short `pip list --format json`: the package asked about is there under the name it is
+    # installed by, so "it never holds `pytorch`" would be true to the letter and hide the
+    # answer. The output comes back whole; the verdict stays for a name that is truly absent.
+    from capy.api.execute import execute_code
+    from capy.api.workspace import Workspace
+
+    packages = [("certifi", "2024.2.2"), ("numpy", "1.26.4"), ("requests", "2.31.0")]
+    packages += [("scikit-learn", "1.4.1.post1"), ("scipy", "1.12.0"), ("torch", "2.2.1")]
+    packages += [(f"pkg-{n}", f"1.{n}.0") for n in range(20)]
+    listing = project_dir / "pip-list.json"
+    listing.write_text(json.dumps([{"name": n, "version": v} for n, v in packages]))
+    code = f"cat {shlex.quote(str(listing))}"
+    workspace = Workspace(project_dir)
+    text = execute_code(workspace, language="shell", code=code, intent=intent).text
+    assert "Nothing in the output matched" not in text, text
+    assert package in text, text
+    django = "which version of django is installed"
+    absent = execute_code(workspace, language="shell", code=code, intent=django).text
+    assert "It never holds `django`." in absent, absent
