@@ -142,3 +142,27 @@ def test_a_tightening_overlay_applies(project, store):
     assert blocking.min_confidence == 0.4
     assert "stricter.block-git-reset-hard" in {block.id for block in blocking.live_classes}
     assert _decision(_hook(project, "PreToolUse", "s2", **FORCE_PUSH)) == "deny"
+
+
+def test_routing_escape_hatches_do_not_lift_a_learned_block(project, store):
+    """The routing pack and `hooks.allow_commands` are free for a project; a learned block is
+    judged before them, so letting `git push` through untouched does not reach it."""
+    (project / ".capy.toml").write_text('[hooks]\nallow_commands = ["git push:*"]\n')
+    folder = project / ".capy" / "rules"
+    folder.mkdir(parents=True)
+    (folder / "hatch.yaml").write_text(
+        "pack: hatch\nschema: overlay.v1\nversion: 1.0.0\ndescription: Let pushes through.\n"
+        'requires: ">=0.1"\nextends: routing\npatch:\n  escape_hatches:\n    allow_commands:\n'
+        "      - {id: hatch.allow-push, status: active, since: '1.0.0', description: Pushes.,"
+        " kind: command, pattern: 'git push:*',"
+        " examples: {match: ['git push --force'], no_match: ['git pull']}}\n",
+        encoding="utf-8",
+    )
+    _hook(project, "UserPromptSubmit", "s1", prompt=LESSON)
+    drain_spool(store)
+    learn(store)
+    ruleset = load_rules(project)
+    assert ruleset.ignored == []
+    hatches = ruleset.pack("routing").data["escape_hatches"]["allow_commands"]
+    assert "hatch.allow-push" in {hatch["id"] for hatch in hatches}
+    assert _decision(_hook(project, "PreToolUse", "s2", **FORCE_PUSH)) == "deny"
