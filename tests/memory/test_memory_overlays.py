@@ -38,7 +38,9 @@ def _ship(project: Path, name: str, body: str) -> None:
     )
 
 
-def _learned_then_overlaid(project: Path, store, name: str, body: str) -> None:
+def _learned_then_overlaid(
+    project: Path, store, name: str, body: str, now: float | None = None
+) -> None:
     """A blocking lesson learned, then the repository's overlay, then learning again: the
     digest the hooks read is rewritten under the rules in force (a changed memory pack makes
     every scope new to the projection)."""
@@ -49,7 +51,7 @@ def _learned_then_overlaid(project: Path, store, name: str, body: str) -> None:
     _ship(project, name, body)
     # As the next drainer or `capy memory` command would: a process of its own, rules read anew.
     with open_capsules(project_dir=project) as fresh:
-        learn(fresh)
+        learn(fresh, now=now)
 
 
 def _decision(answer: dict) -> str | None:
@@ -170,3 +172,19 @@ def test_routing_escape_hatches_do_not_lift_a_learned_block(project, store):
     hatches = ruleset.pack("routing").data["escape_hatches"]["allow_commands"]
     assert "hatch.allow-push" in {hatch["id"] for hatch in hatches}
     assert _decision(_hook(project, "PreToolUse", "s2", **FORCE_PUSH)) == "deny"
+
+
+def test_an_overlay_cannot_decay_a_lesson_below_the_gate(project, store):
+    """Twenty days unseen: the shipped schedule (14 days' grace, a 90-day half-life) keeps the
+    lesson above the blocking floor; no grace and a one-day half-life would sink it."""
+    import time
+
+    later = time.time() + 20 * 86400
+    body = "patch:\n  decay:\n    grace_days: 0\n    half_life_days: 1\n"
+    _learned_then_overlaid(project, store, "decays-fast", body, now=later)
+    assert _decision(_hook(project, "PreToolUse", "s2", **FORCE_PUSH)) == "deny"
+    [item] = load_rules(project).ignored
+    assert item.reasons == (
+        "lowers decay.grace_days from 14 to 0",
+        "lowers decay.half_life_days from 90 to 1",
+    )
