@@ -102,6 +102,7 @@ def test_the_troubleshooting_page_answers_each_question_and_the_readme_links_it(
         "No capy tools in my agent",
         "A hook errors on every call",
         "Codex shows nothing",
+        "A project's overlay has no effect",
         "How do I reset my keys",
         "What leaves my machine",
     ]
