@@ -93,6 +93,7 @@ class Plan:
     private: tuple[str, ...] = ()  # the call's own temp folders (see `private`)
     overlay: str = ""  # shell laying the call's shown temp folders over the machine's
     temp_mode: str = "empty"  # what calls get: "overlay" (see `private.overlay_shell`)
+    covers: tuple[tuple[str, str], ...] = ()  # (target, line) of each hidden folder's mount
 
     def command(
         self, argv: list[str], join_files: list[str], cwd: str = "/", binds=(), env=None
@@ -104,7 +105,7 @@ class Plan:
         run = _RUN.format(_as_in(env or {}))
         if not binds:
             return self._wrap([self.mount_table], join_files, run, [cwd, *self.tail, *argv]), None
-        fd = _own_table(self.fstab, binds)
+        fd = _own_table(self.fstab, binds, covers=self.covers)
         sources = [bind.source for bind in binds]
         wrapped = self._wrap(
             [f"/dev/fd/{fd}"], join_files, run, [*sources, cwd, *self.tail, *argv], len(binds)
@@ -120,7 +121,7 @@ class Plan:
         inner = [*(bind.source for bind in binds), *self.tail, *waiting]
         if not binds:
             return self._wrap([self.helper_table, line_path], join_files, _EXEC, inner), None
-        fd = _own_table(self.fstab, binds, private.spawner_fstab_for(self.private))
+        fd = _own_table(self.fstab, binds, private.spawner_fstab_for(self.private), self.covers)
         return self._wrap([f"/dev/fd/{fd}", line_path], join_files, _EXEC, inner, len(binds)), fd
 
     def _wrap(
@@ -168,11 +169,20 @@ def _as_in(env) -> str:
     )
 
 
-def _own_table(fstab: str, binds, after: str = "") -> int:
-    """An inheritable descriptor of a sealed table: `fstab`, the binds' lines, then `after`."""
+def _own_table(fstab: str, binds, after: str = "", covers=()) -> int:
+    """An inheritable descriptor of a sealed table: `fstab`, the binds' lines, then `after`.
+
+    A bound folder is bound from a descriptor opened before any mount, so it shows the
+    machine's folder as it is: a hidden folder of capy's inside it (a data folder in a home
+    under /tmp) is covered again after the binds (`covers`)."""
     if len(binds) > len(_BIND_FDS):
         raise OSError("a call binds more folders than it has descriptors for")
     lines = "".join(bind.line(fd) for bind, fd in zip(binds, _BIND_FDS, strict=False))
+    lines += "".join(
+        line
+        for target, line in covers
+        if any(bind.folder and private.within(target, bind.target) for bind in binds)
+    )
     fd = sealed.sealed_file(os.fsencode(fstab + lines + after), "capy-call-mounts")
     if fd is None:
         raise OSError("the call's own mount table could not be sealed")
@@ -363,6 +373,7 @@ def _trial(
     temp folders laid over the machine's), if a trial call works."""
     overlaid = private.overlaid(isolation.private_tmp)[0] if layered else ()
     text = _table_text(isolation, in_user_namespace, places, overlaid)
+    covers = _covers(isolation, in_user_namespace, places)
     table = _sealed_table(text)
     helper_table = _sealed_table(text + private.spawner_fstab(isolation.private_tmp))
     if table is None or helper_table is None:
@@ -380,6 +391,7 @@ def _trial(
         if overlaid
         else "",
         "overlay" if overlaid else "empty",
+        covers,
     )
     return found if _works(found) else None
 
@@ -414,6 +426,23 @@ def _table_text(
     In a user namespace /proc stays writable: the nested namespace that gives the call back
     its own user id writes its id map there, and no kernel setting is writable by a call
     that is not root on the machine anyway."""
+    lines = _mount_lines(isolation, in_user_namespace, folders)
+    return "".join(line for _, line, _ in lines) + private.fstab(isolation.private_tmp, overlaid)
+
+
+def _covers(
+    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(target, line) of the mounts hiding capy's own folders."""
+    lines = _mount_lines(isolation, in_user_namespace, folders)
+    return tuple((target, line) for target, line, hides in lines if hides)
+
+
+@cache
+def _mount_lines(
+    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
+) -> tuple[tuple[str, str, bool], ...]:
+    """(target, fstab line, whether it hides one of capy's folders) of the pack's mounts."""
     places = iter(folders)
     lines, seen = [], set()
     for mount in isolation.mounts:
@@ -423,10 +452,9 @@ def _table_text(
         if target and target not in seen and os.path.isdir(target):
             seen.add(target)  # {key_dir} is {config_dir} unless configured apart
             options = _options(mount, in_user_namespace)
-            lines.append(
-                f"capy-{mount.type} {private.fstab_field(target)} {mount.type} {options} 0 0\n"
-            )
-    return "".join(lines) + private.fstab(isolation.private_tmp, overlaid)
+            line = f"capy-{mount.type} {private.fstab_field(target)} {mount.type} {options} 0 0\n"
+            lines.append((target, line, _folder(mount) is not None))
+    return tuple(lines)
 
 
 def _within_another(target: str, folders: tuple[str, ...]) -> bool:

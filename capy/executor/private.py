@@ -222,7 +222,7 @@ def layout(
     file_inside = file_path
     if file_path is not None:
         real = os.path.realpath(file_path)
-        if _under(real, found) and not any(_within(real, b.target) for b in binds[1:]):
+        if _under(real, found) and not any(within(real, b.target) for b in binds[1:]):
             name = f"input-{os.path.basename(real)}"
             placeholder = os.open(host / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             os.close(placeholder)  # the bind's target: a file, inside the call's folder
@@ -242,10 +242,11 @@ def temp_variables(env: dict[str, str], private: PrivateTmp | None) -> None:
 
 def _under(path: str, found: tuple[str, ...]) -> str | None:
     """The private folder holding `path` (strictly), if any."""
-    return next((root for root in found if _within(path, root) and path != root), None)
+    return next((root for root in found if within(path, root) and path != root), None)
 
 
-def _within(path: str, folder: str) -> bool:
+def within(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies in it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 

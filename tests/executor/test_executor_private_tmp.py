@@ -321,3 +321,24 @@ def test_what_another_user_left_at_tmp_capy_call_does_not_stop_a_call(
     finally:
         place.unlink()
     assert [p.name for p in elsewhere.iterdir()] == ["kept.txt"]
+
+
+def test_capys_data_folder_stays_hidden_in_a_home_under_tmp(isolated, view, monkeypatch) -> None:
+    """A home under /tmp is bound into the call from a descriptor opened before its mounts,
+    which shows the machine's folder as it is: capy's data folder inside it (and its calls'
+    scripts there) is covered again after the bind."""
+    import shutil
+    import tempfile
+
+    from capy.config.paths import data_dir
+
+    home = Path(tempfile.mkdtemp(prefix="capy-test-home-", dir="/tmp"))
+    try:
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+        (home / "notes.txt").write_text("in the home\n")
+        result = execute("shell", f"cat {home}/notes.txt; ls -A {data_dir()}; echo end", rules=view)
+        assert data_dir().is_relative_to(home) and (data_dir() / "calls").is_dir()
+        assert result.output == "in the home\nend\n", result
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
