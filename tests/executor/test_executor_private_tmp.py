@@ -342,3 +342,25 @@ def test_capys_data_folder_stays_hidden_in_a_home_under_tmp(isolated, view, monk
         assert result.output == "in the home\nend\n", result
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_socket_in_the_machines_tmp_stays_out_of_reach(layered, view) -> None:
+    """The overlay shows a socket's file (a tmux or ssh-agent socket under /tmp), but a
+    connection through it reaches no listener: the overlay's inode is not the socket's."""
+    import socket
+
+    path = f"/tmp/capy-test-socket-{secrets.token_hex(6)}"
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(path)
+        listener.listen(1)
+        code = (
+            "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+            f"try:\n    s.connect({path!r}); print('connected')\n"
+            "except OSError as error:\n    print(type(error).__name__)\n"
+        )
+        result = execute("python", code, rules=view)
+        assert result.output == "ConnectionRefusedError\n", result
+    finally:
+        listener.close()
+        os.unlink(path)
