@@ -7,15 +7,18 @@ the later call then ran the attacker's code, with that call's own network and ri
 (code from an offline call inside a networked one).
 
 The try (`tmp-script`): two real `capy serve` processes share a project. The attacker's call
-looks for every `/tmp/capy-exec-*/script.*` it can find, other than its own, for a few
-seconds, and rewrites those of the victim's calls (told apart by a word in their code, so
-that no other program's calls on a shared machine are harmed) with a line that prints a
-marker; meanwhile the victim server runs calls that print something else. A victim call
-whose reply holds the marker ran the attacker's code.
+looks for every `capy-exec-*/script.*` in /tmp (and the temp folder the servers inherit) it
+can find, other than its own, for a few seconds, and rewrites those of the victim's calls
+(told apart by a word in their code, so that no other program's calls on a shared machine
+are harmed) with a line that prints a marker; meanwhile the victim server runs calls that
+print something else. A victim call whose reply holds the marker ran the attacker's code.
 
 The control is the same pair of servers with the protection off: a user overlay empties the
-executor pack's `isolation.private_tmp.folders`, so calls share the machine's /tmp again. It
-must get through, or the harness proves nothing.
+executor pack's `isolation.private_tmp.folders`, so calls share the machine's /tmp again (and
+capy makes their folders there). It must get through, or the harness proves nothing. With the
+protection on, a call's /tmp may show the machine's (`private_tmp.mode: overlay`), where other
+programs' folders may be found; the victims' are in capy's hidden data folder, and a write to
+anything found stays in the attacker's own upper layer.
 """
 
 from __future__ import annotations
@@ -31,16 +34,18 @@ VICTIM_CALLS = 12
 VICTIM_WORD = "victim-ran-its-own-code"
 VICTIM_CODE = f'print("{VICTIM_WORD}")'
 
-# argv: seconds, payload, the victims' word. Prints {"found": N, "rewritten": N}: the other
+# argv: seconds, payload, the victims' word, and optionally the temp folders to look in
+# (os.pathsep-separated; /tmp by default). Prints {"found": N, "rewritten": N}: the other
 # calls' scripts seen, and the victims' rewritten.
 REWRITER = r"""
 import glob, json, os, sys, time
 seconds, payload, word = float(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+folders = sys.argv[4].split(os.pathsep) if len(sys.argv) > 4 else ["/tmp"]
 own = os.path.realpath(os.getcwd())  # a python call runs in its own folder
 found, rewritten = set(), set()
 end = time.monotonic() + seconds
 while time.monotonic() < end:
-    for path in glob.glob("/tmp/capy-exec-*/script.*"):
+    for path in (p for f in folders for p in glob.glob(f + "/capy-exec-*/script.*")):
         if os.path.dirname(os.path.realpath(path)) == own:
             continue
         found.add(path)
@@ -96,6 +101,15 @@ async def attack(scratch: Scratch, errors: list[str]) -> tuple[dict, dict]:
     return found, shown
 
 
+def _temp() -> str:
+    """Where a server makes its calls' folders when calls share the temp folders: the temp
+    folder capy's servers inherit (TMPDIR may point outside /tmp), and /tmp."""
+    import os
+    import tempfile
+
+    return os.pathsep.join(dict.fromkeys((tempfile.gettempdir(), "/tmp")))
+
+
 async def _one_side(scratch: Scratch, errors: list[str]) -> tuple[str, list[str]]:
     import anyio
 
@@ -105,7 +119,7 @@ async def _one_side(scratch: Scratch, errors: list[str]) -> tuple[str, list[str]
         result: dict = {}
 
         async def rewrite() -> None:
-            argv = ["rewriter", str(ATTACK_SECONDS), f'print("{MARKER}")\n', VICTIM_WORD]
+            argv = ["rewriter", str(ATTACK_SECONDS), f'print("{MARKER}")\n', VICTIM_WORD, _temp()]
             code = f"import sys\nsys.argv = {argv!r}\n" + REWRITER
             reply = await attacker.call_tool(
                 "capy_execute", {"language": "python", "code": code, "timeout": 60}

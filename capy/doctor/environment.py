@@ -43,7 +43,7 @@ def runtimes(ctx: DoctorContext) -> list[Check]:
 
 def isolation(ctx: DoctorContext) -> list[Check]:
     """Whether each sandboxed call is kept from the user's other processes, in plain words."""
-    from capy.executor.isolation import in_sight, refusal, unavailable_reason
+    from capy.executor.isolation import in_sight, refusal, temp_mode, unavailable_reason
     from capy.executor.private import roots as private_roots
 
     rules = ctx.view("executor").isolation
@@ -61,10 +61,7 @@ def isolation(ctx: DoctorContext) -> list[Check]:
         own = private_roots(rules.private_tmp)
         gaps = list(in_sight(rules))
         if own:
-            detail += (
-                f"it has its own empty temp folders ({', '.join(own)}), gone when it ends, "
-                "and no other call can see or change its script; "
-            )
+            detail += _temp_folders(rules.private_tmp, temp_mode(rules))
         else:
             gaps.append(
                 "calls share the machine's temp folders (isolation.private_tmp names none "
@@ -89,6 +86,30 @@ def isolation(ctx: DoctorContext) -> list[Check]:
         f"the other's code with its own network and rights ({reason})"
     )
     return [Check(GROUP, name, Status.WARN, detail, fix)]
+
+
+def _temp_folders(private, mode: str | None) -> str:
+    """What an isolated call's temp folders are here, in words."""
+    from capy.executor.private import overlaid, roots
+
+    own = ", ".join(roots(private))
+    if mode == "overlay":
+        return (
+            f"its temp folders ({own}) are its own, gone when it ends: it reads the machine's "
+            f"files in {', '.join(overlaid(private)[0])} (an overlay), but what it writes "
+            "there stays its own and reaches neither the machine nor another call, and no "
+            "other call can see or change its script; "
+        )
+    refused = (
+        " (private_tmp.mode asks for an overlay showing the machine's files there, which "
+        "this kernel refused)"
+        if private.mode == "overlay"
+        else ""
+    )
+    return (
+        f"it has its own empty temp folders ({own}){refused}, gone when it ends, and no other "
+        "call can see or change its script; "
+    )
 
 
 def _one_of(candidates: tuple[str, ...]) -> str:

@@ -9,7 +9,9 @@ executor pack's mounts are made before any of its code runs: its own /proc, read
 lists only the call's own processes and through which no kernel setting can be written, and an
 empty read-only tmpfs over the cgroup tree. No other process has a pid the call can name, so
 ptrace, signals, pidfds and /proc reach only its own. Its temp folders are its own too
-(`private`): the call's folder, with its script, is bound in from where no call sees it.
+(`private`: overlays over the machine's where the kernel allows, else empty, found by a
+trial like the rest): the call's folder, with its script, is bound in from where no call
+sees it.
 
 What keeps the call from undoing this depends on who capy is:
 - root: the call keeps only the pack's `keep_capabilities` (`setpriv` clears the rest from its
@@ -89,6 +91,9 @@ class Plan:
     fstab: str = ""  # the sealed fstab's text: the start of a call's own table with binds
     helper_table: str = ""  # capy's /proc path of a ready spawner's fstab (its call folder)
     private: tuple[str, ...] = ()  # the call's own temp folders (see `private`)
+    overlay: str = ""  # shell laying the call's shown temp folders over the machine's
+    temp_mode: str = "empty"  # what calls get: "overlay" (see `private.overlay_shell`)
+    covers: tuple[tuple[str, str], ...] = ()  # (target, line) of each hidden folder's mount
 
     def command(
         self, argv: list[str], join_files: list[str], cwd: str = "/", binds=(), env=None
@@ -100,7 +105,7 @@ class Plan:
         run = _RUN.format(_as_in(env or {}))
         if not binds:
             return self._wrap([self.mount_table], join_files, run, [cwd, *self.tail, *argv]), None
-        fd = _own_table(self.fstab, binds)
+        fd = _own_table(self.fstab, binds, covers=self.covers)
         sources = [bind.source for bind in binds]
         wrapped = self._wrap(
             [f"/dev/fd/{fd}"], join_files, run, [*sources, cwd, *self.tail, *argv], len(binds)
@@ -116,14 +121,15 @@ class Plan:
         inner = [*(bind.source for bind in binds), *self.tail, *waiting]
         if not binds:
             return self._wrap([self.helper_table, line_path], join_files, _EXEC, inner), None
-        fd = _own_table(self.fstab, binds, private.spawner_fstab_for(self.private))
+        fd = _own_table(self.fstab, binds, private.spawner_fstab_for(self.private), self.covers)
         return self._wrap([f"/dev/fd/{fd}", line_path], join_files, _EXEC, inner, len(binds)), fd
 
     def _wrap(
         self, files: list[str], joins: list[str], last: str, inner: list[str], binds: int = 0
     ) -> list[str]:
         opens_and_joins = _OPEN[len(files)] + cgroups.JOIN_LOOP + "shift; "
-        mount = _opens(binds) + _MOUNT + "".join(f"exec {fd}<&-; " for fd in _BIND_FDS[:binds])
+        closes = "".join(f"exec {fd}<&-; " for fd in _BIND_FDS[:binds])
+        mount = _opens(binds) + self.overlay + _MOUNT + closes
         if self.inside:  # one shell fewer: it opens and joins from inside, before its mounts
             return [
                 *self.unshare,
@@ -163,11 +169,20 @@ def _as_in(env) -> str:
     )
 
 
-def _own_table(fstab: str, binds, after: str = "") -> int:
-    """An inheritable descriptor of a sealed table: `fstab`, the binds' lines, then `after`."""
+def _own_table(fstab: str, binds, after: str = "", covers=()) -> int:
+    """An inheritable descriptor of a sealed table: `fstab`, the binds' lines, then `after`.
+
+    A bound folder is bound from a descriptor opened before any mount, so it shows the
+    machine's folder as it is: a hidden folder of capy's inside it (a data folder in a home
+    under /tmp) is covered again after the binds (`covers`)."""
     if len(binds) > len(_BIND_FDS):
         raise OSError("a call binds more folders than it has descriptors for")
     lines = "".join(bind.line(fd) for bind, fd in zip(binds, _BIND_FDS, strict=False))
+    lines += "".join(
+        line
+        for target, line in covers
+        if any(bind.folder and private.within(target, bind.target) for bind in binds)
+    )
     fd = sealed.sealed_file(os.fsencode(fstab + lines + after), "capy-call-mounts")
     if fd is None:
         raise OSError("the call's own mount table could not be sealed")
@@ -258,6 +273,24 @@ def in_sight(isolation: Isolation) -> tuple[str, ...]:
     return folders.in_sight + folders.exposed
 
 
+def temp_mode(isolation: Isolation) -> str | None:
+    """What isolated calls get as temp folders here: "overlay" or "empty" (None: unisolated)."""
+    found, _ = _plan(isolation, False, _hidden(isolation).paths)
+    return None if found is None else found.temp_mode
+
+
+def calls_root(isolation: Isolation, folders: tuple[str, ...] | None = None) -> str | None:
+    """capy's folder for isolated calls' own folders, inside one of its hidden folders (its
+    data folder first), so that no call sees another's script, whatever its temp folders
+    show; made 0700 if missing. None where no folder is hidden or it cannot be made."""
+    names = tuple(filter(None, map(_folder, isolation.mounts)))
+    places = _hidden(isolation).paths if folders is None else folders
+    for _, place in sorted(zip(names, places, strict=False), key=lambda p: p[0] != "data_dir"):
+        if place:
+            return private.calls_folder(place)
+    return None
+
+
 def moved(isolation: Isolation) -> str | None:
     """Why no spawner may start now: one of capy's hidden folders moved (see `hidden`)."""
     return _hidden(isolation).moved
@@ -311,8 +344,16 @@ def _plan(
         "--",
     )
     candidates.append(((unshare, *_AS_USER_ROOT, *_NAMESPACES, *net), back_to_user, True))
+    layered = (
+        private.overlaid(isolation.private_tmp)[1] is not None
+        and _tool("mkdir") is not None
+        and _tool("rm") is not None
+        and calls_root(isolation, folders) is not None
+    )
     for options, tail, in_user_namespace in candidates:
         trial = partial(_trial, isolation, options, tail, in_user_namespace)
+        if layered and (found := trial(folders, True)):
+            return found, None  # the overlay works here; else calls get empty temp folders
         if found := trial(folders):
             return found, None
         if any(folders) and trial(("",) * len(folders)):
@@ -326,9 +367,13 @@ def _trial(
     tail: tuple[str, ...],
     in_user_namespace: bool,
     places: tuple[str, ...],
+    layered: bool = False,
 ) -> Plan | None:
-    """The candidate with the mounts' `{name}` targets at `places`, if a trial call works."""
-    text = _table_text(isolation, in_user_namespace, places)
+    """The candidate with the mounts' `{name}` targets at `places` (and, `layered`, the
+    temp folders laid over the machine's), if a trial call works."""
+    overlaid = private.overlaid(isolation.private_tmp)[0] if layered else ()
+    text = _table_text(isolation, in_user_namespace, places, overlaid)
+    covers = _covers(isolation, in_user_namespace, places)
     table = _sealed_table(text)
     helper_table = _sealed_table(text + private.spawner_fstab(isolation.private_tmp))
     if table is None or helper_table is None:
@@ -342,6 +387,11 @@ def _trial(
         text,
         helper_table,
         private.roots(isolation.private_tmp),
+        private.overlay_shell(isolation.private_tmp, str(_tool("mkdir")), str(_tool("rm")))
+        if overlaid
+        else "",
+        "overlay" if overlaid else "empty",
+        covers,
     )
     return found if _works(found) else None
 
@@ -363,13 +413,36 @@ def _sealed_table(text: str) -> str | None:
 
 
 @cache
-def _table_text(isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]) -> str:
-    """The fstab of the pack's mounts, then of the call's own temp folders (see `private`);
-    `folders` are where the mounts' `{name}` targets are, in order ("" for none).
+def _table_text(
+    isolation: Isolation,
+    in_user_namespace: bool,
+    folders: tuple[str, ...],
+    overlaid: tuple[str, ...] = (),
+) -> str:
+    """The fstab of the pack's mounts, then of the call's own empty temp folders (see
+    `private`; those `overlaid` are laid over before this table is mounted); `folders` are
+    where the mounts' `{name}` targets are, in order ("" for none).
 
     In a user namespace /proc stays writable: the nested namespace that gives the call back
     its own user id writes its id map there, and no kernel setting is writable by a call
     that is not root on the machine anyway."""
+    lines = _mount_lines(isolation, in_user_namespace, folders)
+    return "".join(line for _, line, _ in lines) + private.fstab(isolation.private_tmp, overlaid)
+
+
+def _covers(
+    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """(target, line) of the mounts hiding capy's own folders."""
+    lines = _mount_lines(isolation, in_user_namespace, folders)
+    return tuple((target, line) for target, line, hides in lines if hides)
+
+
+@cache
+def _mount_lines(
+    isolation: Isolation, in_user_namespace: bool, folders: tuple[str, ...]
+) -> tuple[tuple[str, str, bool], ...]:
+    """(target, fstab line, whether it hides one of capy's folders) of the pack's mounts."""
     places = iter(folders)
     lines, seen = [], set()
     for mount in isolation.mounts:
@@ -379,10 +452,9 @@ def _table_text(isolation: Isolation, in_user_namespace: bool, folders: tuple[st
         if target and target not in seen and os.path.isdir(target):
             seen.add(target)  # {key_dir} is {config_dir} unless configured apart
             options = _options(mount, in_user_namespace)
-            lines.append(
-                f"capy-{mount.type} {private.fstab_field(target)} {mount.type} {options} 0 0\n"
-            )
-    return "".join(lines) + private.fstab(isolation.private_tmp)
+            line = f"capy-{mount.type} {private.fstab_field(target)} {mount.type} {options} 0 0\n"
+            lines.append((target, line, _folder(mount) is not None))
+    return tuple(lines)
 
 
 def _within_another(target: str, folders: tuple[str, ...]) -> bool:

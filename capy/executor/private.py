@@ -3,22 +3,29 @@
 Calls used to share the machine's /tmp: a running call could find a later call's folder
 (`/tmp/capy-exec-*`) and rewrite its script before it ran, so code from an offline call ran
 inside a later networked one. Where calls are isolated (`isolation`), each call's mount
-namespace now gets an empty tmpfs over every folder of the pack's `private_tmp.folders` that
-is a folder here (/tmp, /var/tmp, /dev/shm), after the pack's other mounts: no call sees the
-machine's temp folders nor another call's, and what it wrote there ends with its namespace.
+namespace now gets its own copy of every folder of the pack's `private_tmp.folders` that is
+a folder here (/tmp, /var/tmp, /dev/shm): with `mode: overlay`, those of `shown` are overlays
+over the machine's folder (the call reads the files there, a build log the agent made, while
+what it writes, changes or deletes stays in its own upper layer, see `overlay_shell`), the
+rest an empty tmpfs; with `mode: empty`, or where the kernel refuses the overlay, all are
+empty. Either way nothing a call writes there reaches the machine or another call, and it
+ends with the call's namespace.
 
-The call's own folder (its script, a compiled program) is made by capy under the first of
-them, which every isolated call sees covered, and is bound into the call at
-`<first>/capy-call`. A call that a ready spawner runs (its namespace exists before the
-call's folder does) has a `capy-call` tmpfs of its own, and its shell writes the script
-there from its sealed line (see `prejoin`): nothing outside the call ever holds it by path.
+The call's own folder (its script, a compiled program) is made by capy in its hidden data
+folder (`isolation.calls_root`), which no isolated call sees whatever its temp folders show,
+or, where no folder is hidden and the folders start empty, under the first of them; it is
+bound into the call at `<first>/capy-call`. A call that a ready spawner runs (its namespace
+exists before the call's folder does) has a `capy-call` tmpfs of its own, and its shell
+writes the script there from its sealed line (see `prejoin`): nothing outside the call ever
+holds it by path.
 
 Paths the call must still see that lie under a private folder (the working folder, the home
 folder, a `capy_execute_file` target) are bound through: folders at their paths, a file into
 the call's folder. The call's shell opens each before its mounts, and the bind is made from
 that descriptor, so what is bound is what was there. A working folder that IS a private
-folder, or a capy call folder, is refused: binding it would put other calls' folders in
-sight again. TMPDIR, TMP and TEMP under a private folder point at the call's own.
+folder, or a capy call folder, is refused: binding it would undo the call's own copy (and
+could put other calls' folders in sight again). TMPDIR, TMP and TEMP under a private folder
+point at the call's own.
 
 Where calls are not isolated none of this exists: the call's folder is made 0700 with
 O_EXCL (no other user gets in), but every call of the same user can reach it, and `capy
@@ -28,6 +35,8 @@ doctor` says so.
 from __future__ import annotations
 
 import os
+import shlex
+import stat
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -37,7 +46,14 @@ from capy.rules.views.executor import PrivateTmp
 
 CALL_FOLDER = "capy-call"
 HOST_PREFIX = "capy-exec-"
+CALLS_FOLDER = "calls"  # in capy's hidden data folder: isolated calls' own folders
 _TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP")
+_LAYERS_FAILED = (
+    ' || { echo "capy: the call could not lay its temp folders over the machine\'s" >&2; '
+    "exit 125; }; "
+)
+# Characters an overlay layer's path cannot hold unescaped in its mount options.
+_OPTION_UNSAFE = frozenset(",:\\ \t\n=")
 
 
 def fstab_field(path: str) -> str:
@@ -56,11 +72,59 @@ def roots(private: PrivateTmp) -> tuple[str, ...]:
     return tuple(found)
 
 
-def fstab(private: PrivateTmp) -> str:
-    """The mount table lines of the call's own temp folders."""
+def fstab(private: PrivateTmp, overlaid: tuple[str, ...] = ()) -> str:
+    """The mount table lines of the call's own empty temp folders (not those `overlaid`)."""
     return "".join(
-        f"capy-tmpfs {fstab_field(root)} tmpfs {private.options} 0 0\n" for root in roots(private)
+        f"capy-tmpfs {fstab_field(root)} tmpfs {private.options} 0 0\n"
+        for root in roots(private)
+        if root not in overlaid
     )
+
+
+@cache
+def overlaid(private: PrivateTmp) -> tuple[tuple[str, ...], str | None]:
+    """The private folders that show the machine's files beneath (mode overlay), and the
+    empty one whose place holds their upper layers until its own tmpfs covers them; ((), None)
+    where the pack asks for none, or no folder is left to hold the layers."""
+    if private.mode != "overlay":
+        return (), None
+    shown = {os.path.realpath(folder) for folder in private.shown}
+    found = roots(private)
+    layered = tuple(root for root in found if root in shown and not _OPTION_UNSAFE & set(root))
+    staging = next((root for root in found if root not in shown), None)
+    if not layered or staging is None:
+        return (), None
+    return layered, staging
+
+
+def overlay_shell(private: PrivateTmp, mkdir: str, rm: str) -> str:
+    """Shell, run in the call's namespace before its mount table (`"$0"` is `mount`): a
+    private tmpfs of upper layers, and an overlay over each folder of `overlaid`, whose lower
+    layer is the machine's folder. The call reads the machine's files there; what it writes,
+    changes or deletes stays in its own upper layer and ends with it. The layers' tmpfs sits
+    at an empty private folder's place, which its own empty tmpfs then covers (so the call
+    never sees its layers by path); a hidden folder of capy's under one is covered after.
+
+    Whatever another user left at `<first>/capy-call` in the machine's folder (a file, or a
+    link the call folder's mount would follow) is removed from the call's view (a whiteout in
+    its upper layer): the call's folder is mounted at that path next."""
+    layered, staging = overlaid(private)
+    if staging is None:
+        return ""
+    layers = shlex.quote(staging)
+    steps = [f'"$0" -t tmpfs -o nosuid,nodev,mode=0700 capy-tmp-layers {layers}']
+    for at, root in enumerate(layered):
+        upper, work = shlex.quote(f"{staging}/{at}u"), shlex.quote(f"{staging}/{at}w")
+        steps.append(f"{shlex.quote(mkdir)} -m 1777 {upper} && {shlex.quote(mkdir)} {work}")
+        options = f"lowerdir={root},upperdir={staging}/{at}u,workdir={staging}/{at}w,nosuid,nodev"
+        steps.append(f'"$0" -t overlay -o {shlex.quote(options)} capy-tmp {shlex.quote(root)}')
+    shell = " && ".join(steps) + _LAYERS_FAILED
+    first = roots(private)[0]
+    if first in layered:
+        call = shlex.quote(f"{first}/{CALL_FOLDER}")
+        shell += f"{shlex.quote(rm)} -f -- {call} 2>/dev/null; "
+        shell += f"test ! -L {call} && {{ test -d {call} || test ! -e {call}; }}" + _LAYERS_FAILED
+    return shell
 
 
 def spawner_fstab(private: PrivateTmp) -> str:
@@ -73,6 +137,25 @@ def spawner_fstab_for(found: tuple[str, ...]) -> str:
         return ""
     inside = fstab_field(f"{found[0]}/{CALL_FOLDER}")
     return f"capy-tmpfs {inside} tmpfs nosuid,nodev,mode=0700,X-mount.mkdir 0 0\n"
+
+
+def calls_folder(place: str) -> str | None:
+    """The folder of isolated calls' own folders in `place` (one of capy's hidden folders),
+    made 0700 and of capy's user alone; None where it cannot be."""
+    path = os.path.join(place, CALLS_FOLDER)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid() or found.st_mode & 0o077:
+        return None
+    return path
 
 
 @dataclass(frozen=True)
@@ -126,9 +209,9 @@ def layout(
     project_real = os.path.realpath(project)
     if _exposes(project_real, found):
         raise ExecutorError(
-            f"capy runs no call in {project_real}: each call gets that folder empty and to "
-            "itself, and running there would show it other calls' files. Run it from a "
-            "project folder."
+            f"capy runs no call in {project_real}: each call gets that folder to itself (what "
+            "it writes there is gone when it ends), and binding it through would put other "
+            "calls' files in its sight. Run it from a project folder."
         )
     folders = [project_real]
     home_real = os.path.realpath(home)
@@ -139,7 +222,7 @@ def layout(
     file_inside = file_path
     if file_path is not None:
         real = os.path.realpath(file_path)
-        if _under(real, found) and not any(_within(real, b.target) for b in binds[1:]):
+        if _under(real, found) and not any(within(real, b.target) for b in binds[1:]):
             name = f"input-{os.path.basename(real)}"
             placeholder = os.open(host / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             os.close(placeholder)  # the bind's target: a file, inside the call's folder
@@ -159,10 +242,11 @@ def temp_variables(env: dict[str, str], private: PrivateTmp | None) -> None:
 
 def _under(path: str, found: tuple[str, ...]) -> str | None:
     """The private folder holding `path` (strictly), if any."""
-    return next((root for root in found if _within(path, root) and path != root), None)
+    return next((root for root in found if within(path, root) and path != root), None)
 
 
-def _within(path: str, folder: str) -> bool:
+def within(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies in it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 

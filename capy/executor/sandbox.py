@@ -17,7 +17,7 @@ from capy.executor import private
 from capy.executor.cancel import current_cancel
 from capy.executor.environment import sandbox_environment
 from capy.executor.errors import ExecutorError
-from capy.executor.isolation import check_cwd
+from capy.executor.isolation import calls_root, check_cwd
 from capy.executor.isolation import plan as isolation_plan
 from capy.executor.janitor import remove_later
 from capy.executor.network import isolate, resolve_mode
@@ -134,13 +134,14 @@ def _execute(
     mode = resolve_mode(network, view.network.default)
     isolate([], mode)  # refuse a mode this machine cannot give before anything starts
     # and a call the pack requires isolated where it cannot be
-    isolated = isolation_plan(view.isolation, offline=mode is NetworkMode.OFF) is not None
+    found = isolation_plan(view.isolation, offline=mode is NetworkMode.OFF)
+    isolated = found is not None
     if isolated:
         check_cwd(view.isolation, project_dir)
     if background:
         background_jobs.check_capacity(view.limits.background)
     source = _encode(lang.source(code, with_file_content=file_path is not None))
-    call = _prepare(view, runtime, project_dir, source, timeout, file_path, isolated)
+    call = _prepare(view, runtime, project_dir, source, timeout, file_path, found)
     call.cancel = cancel if cancel is not None else current_cancel()
     call.network = mode
     call.prepare_output = prepare_output
@@ -162,11 +163,12 @@ def _encode(source: str) -> bytes:
         ) from None
 
 
-def _prepare(view, runtime, project_dir, source, timeout, file_path, isolated) -> _Call:
-    """The call's folder, made 0700 with O_EXCL (mkdtemp); where calls are isolated, under
-    the first of their own temp folders, which no call sees (see `private`)."""
-    own = view.isolation.private_tmp if isolated else None
-    temp_dir = Path(tempfile.mkdtemp(prefix=private.HOST_PREFIX, dir=private.host_root(own)))
+def _prepare(view, runtime, project_dir, source, timeout, file_path, found) -> _Call:
+    """The call's folder, made 0700 with O_EXCL (mkdtemp); where calls are isolated with
+    their own temp folders, in capy's hidden data folder (see `isolation.calls_root`), or,
+    where none is hidden and the folders start empty, under the first of them."""
+    own = view.isolation.private_tmp if found is not None else None
+    temp_dir = Path(tempfile.mkdtemp(prefix=private.HOST_PREFIX, dir=_calls_root(view, found)))
     try:
         script = os.open(
             temp_dir / runtime.plan.file_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600
@@ -186,6 +188,20 @@ def _prepare(view, runtime, project_dir, source, timeout, file_path, isolated) -
     return _Call(
         view, runtime, project_dir, temp_dir, layout, source, marker, env, started, deadline, None
     )
+
+
+def _calls_root(view, found) -> str | None:
+    """Where the call's folder is made (None: the machine's temp folder)."""
+    if found is None or not found.private:
+        return None
+    if root := calls_root(view.isolation):
+        return root
+    if found.temp_mode == "overlay":  # the machine's /tmp is in every call's sight
+        raise ExecutorError(
+            "capy could not make its folder for calls' scripts in its data folder, which "
+            "calls never see; check that the data folder is yours and writable."
+        )
+    return private.host_root(view.isolation.private_tmp)
 
 
 def _argv(call: _Call, template: tuple[str, ...]) -> list[str]:

@@ -51,8 +51,10 @@ def register_run_tools(server: MCPServer, workspace: Workspace, throttle: Search
             "killed when the call ends, times out or is cancelled (a process cap and a memory "
             "cap apply); it reaches the network unless you pass network='off', and the reply's "
             "status line says which network mode ran. Where Linux allows namespaces each call "
-            "has its own empty /tmp, /var/tmp and /dev/shm, gone when it ends: write files "
-            "that a later call needs into the project."
+            "has its own /tmp, /var/tmp and /dev/shm, gone when it ends: /tmp and /var/tmp "
+            "show the machine's files where the kernel allows an overlay (capy doctor says), "
+            "but what the call writes there stays its own, so write files that you or a later "
+            "call need into the project."
         ),
     )
     async def capy_execute(

@@ -216,7 +216,12 @@ def test_the_isolation_check_says_whether_calls_have_their_own_temp_folders(
         pytest.skip("calls are not isolated on this machine")
     check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
     assert check.status is Status.OK, check.detail
-    assert "its own empty temp folders (/tmp" in check.detail
+    assert (
+        "its own empty temp folders (/tmp" in check.detail
+        or "it reads the machine's files in /tmp, /var/tmp (an overlay), but what it writes "
+        "there stays its own"
+        in check.detail
+    )
     assert "no other call can see or change its script" in check.detail
     user_rules_dir().mkdir(parents=True)
     (user_rules_dir() / "shared-tmp.yaml").write_text(SHARED_TMP_OVERLAY)
@@ -227,3 +232,40 @@ def test_the_isolation_check_says_whether_calls_have_their_own_temp_folders(
     assert check.status is Status.WARN, check.detail
     assert "can rewrite a later call's script before it runs" in check.detail
     assert "no other call can see" not in check.detail
+
+
+EMPTY_TMP_OVERLAY = """\
+pack: empty-tmp
+schema: overlay.v1
+version: 1.0.0
+description: Each call's temp folders start empty.
+requires: ">=0.1"
+extends: executor
+patch:
+  isolation:
+    private_tmp:
+      mode: empty
+"""
+
+
+def test_the_isolation_check_says_which_temp_folders_calls_get(doctor_home) -> None:
+    """Overlays showing the machine's files where the kernel allows them, empty folders where
+    the pack asks for them: the doctor says which calls get."""
+    from capy.config.paths import user_rules_dir
+    from capy.executor import isolation
+    from capy.rules import ruleset
+
+    if not _isolated_here():
+        pytest.skip("calls are not isolated on this machine")
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    rules = ruleset.build_ruleset(include_shipped=True).view("executor").isolation
+    if isolation.temp_mode(rules) == "overlay":
+        assert "it reads the machine's files in /tmp, /var/tmp (an overlay)" in check.detail
+    else:
+        assert "which this kernel refused" in check.detail
+    user_rules_dir().mkdir(parents=True)
+    (user_rules_dir() / "empty-tmp.yaml").write_text(EMPTY_TMP_OVERLAY)
+    ruleset._load_cached.cache_clear()
+    check = by_name(run_doctor(doctor_home.project))["sandbox isolation"]
+    assert "its own empty temp folders (/tmp, /var/tmp, /dev/shm), gone" in check.detail
+    assert "overlay" not in check.detail

@@ -103,9 +103,14 @@ def real_toolchains(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def capy_temp_dirs() -> set[Path]:
+    """Call folders: in the temp dir, or (isolated calls) in capy's data folder."""
     import tempfile
 
-    return set(Path(tempfile.gettempdir()).glob("capy-exec-*"))
+    from capy.config.paths import data_dir
+    from capy.executor.private import CALLS_FOLDER
+
+    places = (Path(tempfile.gettempdir()), data_dir() / CALLS_FOLDER)
+    return {found for place in places for found in place.glob("capy-exec-*")}
 
 
 def zombie_children() -> list[int]:

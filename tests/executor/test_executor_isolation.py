@@ -248,10 +248,10 @@ def _as_nobody(home: Path) -> None:
         "view = build_ruleset(include_shipped=True).view('executor')\n"
         "plan = isolation.plan(view.isolation)\n"
         "code = f'id -u; test -e /proc/{os.getpid()} && echo seen; umount /proc 2>/dev/null "
-        "&& echo unmounted; ls /tmp | grep -v capy-nobody; echo done'\n"
+        "&& echo unmounted; ls -d /tmp/capy-call; echo done'\n"
         "result = execute('shell', code, rules=view, cwd=os.environ['HOME'])\n"
         "print(json.dumps([plan is not None, isolation.unavailable_reason(view.isolation), "
-        "result.output]))\n"
+        "result.output, isolation.temp_mode(view.isolation)]))\n"
     )
     env = {
         "PATH": os.environ["PATH"],
@@ -278,10 +278,11 @@ def _as_nobody(home: Path) -> None:
         cwd=str(home),
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    isolated_here, reason, output = json.loads(done.stdout.splitlines()[-1])
+    isolated_here, reason, output, temp_mode = json.loads(done.stdout.splitlines()[-1])
     if not isolated_here:
         pytest.skip(f"no unprivileged user namespaces here: {reason}")
-    assert output == "65534\ncapy-call\ndone\n"  # its own /tmp: its folder, its home
+    assert output == "65534\n/tmp/capy-call\ndone\n"  # its own /tmp, with its folder
+    assert temp_mode in ("overlay", "empty")  # overlay where the kernel allows it unprivileged
 
 
 def test_a_capy_folder_inside_another_is_hidden_by_the_outer_mount(

@@ -62,17 +62,117 @@ def _race(view) -> tuple[dict, list[str]]:
     return found, outputs
 
 
+def _in_sight(view) -> None:
+    """No call's folder is in sight: capy makes them in its hidden data folder, and in the
+    machine's /tmp only where calls get it empty (other programs' calls may sit in the /tmp
+    that an overlay shows, so the attacker's count of what it found proves nothing there)."""
+    root = isolation.calls_root(view.isolation)
+    assert root is not None and not root.startswith("/tmp/")
+    listed = execute("shell", f"ls -A {root} 2>&1; ls -d /tmp/capy-call", rules=view)
+    assert listed.output.splitlines()[-1] == "/tmp/capy-call"
+    assert "capy-exec-" not in listed.output  # the data folder is covered in every call
+
+
 def test_a_running_call_cannot_rewrite_a_later_calls_script(isolated, view) -> None:
     found, outputs = _race(view)
     assert outputs == [f"{VICTIM_WORD}\n"] * VICTIMS  # each ran its own code
-    assert found == {"found": 0, "rewritten": 0}  # and no other call's folder was in sight
+    assert found["rewritten"] == 0
+    _in_sight(view)
 
 
 def test_nor_the_script_of_a_call_through_the_ready_spawner(isolated, ready, view) -> None:  # noqa: F811
     _warm_up(view)
     found, outputs = _race(view)
     assert outputs == [f"{VICTIM_WORD}\n"] * VICTIMS  # each ran its own code
-    assert found == {"found": 0, "rewritten": 0}  # and no other call's folder was in sight
+    assert found["rewritten"] == 0
+    _in_sight(view)
+
+
+def _empty(view):
+    """The view with `private_tmp.mode: empty` (each call's temp folders start empty)."""
+    own = view.isolation.private_tmp.model_copy(update={"mode": "empty"})
+    return view.model_copy(
+        update={"isolation": view.isolation.model_copy(update={"private_tmp": own})}
+    )
+
+
+@pytest.fixture
+def host_files():
+    """Files the machine has in /tmp and /var/tmp (made by the agent, say), removed after."""
+    tag = secrets.token_hex(6)
+    made = []
+    for folder in ("/tmp", "/var/tmp"):
+        if os.path.isdir(folder) and os.access(folder, os.W_OK):
+            path = Path(folder) / f"capy-test-host-{tag}.json"
+            path.write_text(f'{{"from": "the machine", "folder": "{folder}"}}\n')
+            made.append(path)
+    yield made
+    for path in made:
+        path.unlink(missing_ok=True)
+        Path(f"{path}.new").unlink(missing_ok=True)
+
+
+_OVERLAY_TRIAL = (
+    "mount -t tmpfs t /dev/shm && mkdir /dev/shm/u /dev/shm/w && mount -t overlay overlay "
+    "-o lowerdir=/tmp,upperdir=/dev/shm/u,workdir=/dev/shm/w /tmp"
+)
+
+
+@pytest.fixture
+def layered(isolated):
+    """Where this kernel mounts an overlay in a new user and mount namespace (tried here
+    with util-linux alone, whatever capy does)."""
+    import subprocess
+
+    trial = subprocess.run(
+        ["unshare", "-Urm", "sh", "-c", _OVERLAY_TRIAL], capture_output=True, timeout=30
+    )
+    if trial.returncode != 0:
+        pytest.skip("this kernel refuses an unprivileged overlay: calls get empty temp folders")
+
+
+def test_a_call_reads_the_files_the_machine_has_in_its_temp_folders(
+    layered, view, host_files
+) -> None:
+    for path in host_files:
+        shell = execute("shell", f"cat {path}", rules=view)
+        assert shell.output == path.read_text(), shell
+        code = f"import json; print(json.load(open({str(path)!r}))['from'])"
+        assert execute("python", code, rules=view).output == "the machine\n"
+
+
+def test_a_call_through_the_ready_spawner_reads_them_too(layered, ready, view, host_files) -> None:  # noqa: F811
+    _warm_up(view)
+    for path in host_files:
+        assert execute("shell", f"cat {path}", rules=view).output == path.read_text()
+
+
+def test_a_calls_writes_reach_neither_the_machine_nor_another_call(
+    layered, view, host_files
+) -> None:
+    before = {path: path.read_text() for path in host_files}
+    changes = "; ".join(
+        f"echo changed > {path}; echo new > {path}.new; cat {path}" for path in host_files
+    )
+    wrote = execute("shell", changes, rules=view)
+    assert wrote.output == "changed\n" * len(host_files), wrote  # the call sees its own
+    janitor.wait_for_cleanup()
+    for path in host_files:
+        assert path.read_text() == before[path]
+        assert not Path(f"{path}.new").exists()
+    removes = "; ".join(f"rm {path} && test ! -e {path}" for path in host_files)
+    assert execute("shell", removes, rules=view).ok
+    for path in host_files:
+        assert path.exists()
+        later = execute("shell", f"cat {path}; cat {path}.new 2>&1", rules=view)
+        assert later.output.startswith(before[path]), later
+        assert "No such file" in later.output
+
+
+def test_empty_mode_still_gives_each_call_empty_temp_folders(isolated, view, host_files) -> None:
+    empty = _empty(view)
+    for path in host_files:
+        assert "No such file" in execute("shell", f"cat {path} 2>&1", rules=empty).output
 
 
 def test_a_call_cannot_see_or_change_another_running_calls_temp_files(isolated, view) -> None:
@@ -91,7 +191,7 @@ def test_a_call_cannot_see_or_change_another_running_calls_temp_files(isolated, 
     other = execute(
         "shell",
         f"for p in {' '.join(places)}; do echo theirs > $p 2>/dev/null; done; "
-        "ls -d /tmp/capy-exec-* 2>/dev/null; true",
+        f"ls -A {isolation.calls_root(view.isolation)} 2>/dev/null; true",
         rules=view,
         timeout=30,
     )
@@ -117,11 +217,16 @@ def test_a_calls_temp_files_are_gone_when_it_ends(isolated, view) -> None:
     assert "kept" not in later.output
 
 
+@pytest.mark.parametrize("mode", ["overlay", "empty"])
 def test_the_working_folder_and_a_file_under_tmp_stay_in_sight(
-    isolated, view, tmp_path: Path
+    isolated, view, tmp_path: Path, mode: str
 ) -> None:
-    """The working folder (the tests' lies under /tmp) and a file beside it are bound into
-    the call's own /tmp at their paths; nothing else of the machine's /tmp is."""
+    """The working folder and a file beside it (under /tmp where the tests' lie there) are
+    bound into the call's own /tmp at their paths; in mode empty nothing else of the
+    machine's /tmp is, in mode overlay the rest reads as the machine has it."""
+    if mode == "empty":
+        view = _empty(view)
+    shown = mode == "overlay" and isolation.temp_mode(view.isolation) == "overlay"
     project = Path.cwd()
     (project / "notes.txt").write_text("in the project\n")
     data = tmp_path / "outside" / "data.csv"
@@ -136,7 +241,10 @@ def test_the_working_folder_and_a_file_under_tmp_stay_in_sight(
     )
     result = execute_file(data, "python", code, rules=view, cwd=project)
     assert result.exit_code == 0, result
-    assert result.output.splitlines()[:3] == ["in the project", "1,2", "False"]
+    sibling = str(shown or not data.is_relative_to("/tmp"))
+    assert result.output.splitlines()[:3] == ["in the project", "1,2", sibling]
+    if shown:
+        return
     code = "import json, os; print(json.dumps(os.listdir('/tmp')))"
     listed = execute("python", code, rules=view, cwd=project)
     top = project.relative_to("/tmp").parts[0] if project.is_relative_to("/tmp") else None
@@ -187,3 +295,72 @@ def test_capy_uses_no_key_in_a_hidden_folder_that_moved(isolated, view, monkeypa
     with pytest.raises(KeyFileError, match="was moved or replaced"):
         load_or_create_key_file(key_file_path(key_dir, "vault"))
     assert list(key_dir.iterdir()) == []  # nothing made in the decoy
+
+
+@pytest.mark.parametrize("planted", ["link", "file"])
+def test_what_another_user_left_at_tmp_capy_call_does_not_stop_a_call(
+    layered, view, tmp_path: Path, planted: str
+) -> None:
+    """The overlay shows the machine's /tmp, where anyone may make /tmp/capy-call first: a
+    link the call folder's mount would follow, or a file it cannot mount on. The call's
+    shell removes it from the call's own view before the mount."""
+    place = Path("/tmp/capy-call")
+    if os.path.lexists(place):
+        pytest.skip("/tmp/capy-call already exists on this machine")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "kept.txt").write_text("kept\n")
+    if planted == "link":
+        place.symlink_to(elsewhere)
+    else:
+        place.write_text("planted\n")
+    try:
+        result = execute("python", "import os; print(os.getcwd())", rules=view)
+        assert result.output == "/tmp/capy-call\n", result
+        assert os.path.lexists(place)  # the machine's entry is left as it was
+    finally:
+        place.unlink()
+    assert [p.name for p in elsewhere.iterdir()] == ["kept.txt"]
+
+
+def test_capys_data_folder_stays_hidden_in_a_home_under_tmp(isolated, view, monkeypatch) -> None:
+    """A home under /tmp is bound into the call from a descriptor opened before its mounts,
+    which shows the machine's folder as it is: capy's data folder inside it (and its calls'
+    scripts there) is covered again after the bind."""
+    import shutil
+    import tempfile
+
+    from capy.config.paths import data_dir
+
+    home = Path(tempfile.mkdtemp(prefix="capy-test-home-", dir="/tmp"))
+    try:
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+        (home / "notes.txt").write_text("in the home\n")
+        result = execute("shell", f"cat {home}/notes.txt; ls -A {data_dir()}; echo end", rules=view)
+        assert data_dir().is_relative_to(home) and (data_dir() / "calls").is_dir()
+        assert result.output == "in the home\nend\n", result
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_socket_in_the_machines_tmp_stays_out_of_reach(layered, view) -> None:
+    """The overlay shows a socket's file (a tmux or ssh-agent socket under /tmp), but a
+    connection through it reaches no listener: the overlay's inode is not the socket's."""
+    import socket
+
+    path = f"/tmp/capy-test-socket-{secrets.token_hex(6)}"
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(path)
+        listener.listen(1)
+        code = (
+            "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+            f"try:\n    s.connect({path!r}); print('connected')\n"
+            "except OSError as error:\n    print(type(error).__name__)\n"
+        )
+        result = execute("python", code, rules=view)
+        assert result.output == "ConnectionRefusedError\n", result
+    finally:
+        listener.close()
+        os.unlink(path)

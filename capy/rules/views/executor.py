@@ -346,6 +346,8 @@ class IsolationMount(Section):
 class PrivateTmp(Section):
     folders: tuple[str, ...]
     options: str
+    mode: str
+    shown: tuple[str, ...]
 
 
 class Isolation(Section):
