@@ -1,0 +1,52 @@
+"""Superlatives of how often on outputs where a checker prints one finding with a different
+figure each time: a real `ruff check` run on a file made for the test."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from capy.api.intent_compare import comparison_section
+from capy.rules import load_rules
+
+
+def _ruff_run(folder: Path) -> str:
+    """ruff's concise report on a file with 30 lines too long (each its own length), 8
+    comparisons to None and 3 unused imports."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        ruff = Path(shutil.which("ruff") or "")
+    if not ruff.is_file():
+        pytest.skip("ruff is not installed beside this interpreter or on PATH")
+    lines = ["import os", "import sys", "import json", ""]
+    lines += [f"VALUE_{n} = '{'x' * (75 + n)}'" for n in range(30)]
+    lines += [f"if VALUE_{n} == None:\n    pass" for n in range(8)]
+    (folder / "a.py").write_text("\n".join(lines) + "\n")
+    argv = [str(ruff), "check", "--no-cache", "--isolated", "--select", "E501,E711,F401"]
+    argv += ["--line-length", "79", "--output-format", "concise", "a.py"]
+    return subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=False).stdout
+
+
+def test_how_often_counts_a_message_apart_from_the_figures_it_states(tmp_path):
+    # `E501 Line too long (87 > 79)` states another length on each of its 30 lines: counted
+    # as printed, each was a message of its own and the 8 identical E711 lines ranked first.
+    output = _ruff_run(tmp_path)
+    assert output.count(" E501 ") == 30
+    lines = comparison_section(output, "which check is reported most often", load_rules())
+    assert lines[2] == "30× E501 Line too long (87 > 79)", lines
+    assert lines[3].startswith("8× E711 "), lines
+
+
+def test_how_often_counts_messages_in_any_script():
+    # Messages of letters outside A-Z were no message at all: nothing was counted.
+    text = "\n".join(
+        ["src/a.c:3:1: ошибка: неизвестный тип имени"] * 5
+        + ["src/a.c:9:1: предупреждение: неявное объявление функции"] * 2
+        + ["src/b.c:4:2: ошибка: ожидалась точка с запятой"]
+    )
+    lines = comparison_section(text, "which message is printed most often", load_rules())
+    assert lines[2] == "5× ошибка: неизвестный тип имени", lines
