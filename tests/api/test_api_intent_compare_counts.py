@@ -1,5 +1,6 @@
-"""Superlatives of how often on outputs where a checker prints one finding with a different
-figure each time: a real `ruff check` run on a file made for the test."""
+"""Superlatives on outputs where one kind of row repeats: a listing of many equal folders, a
+checker printing one finding with a different figure each time. Real tools run on files made
+for the test (`ls -l`, `ruff check`), answered as an agent asks."""
 
 from __future__ import annotations
 
@@ -10,8 +11,34 @@ from pathlib import Path
 
 import pytest
 
+from capy.api.execute import execute_code
 from capy.api.intent_compare import comparison_section
+from capy.api.workspace import Workspace
 from capy.rules import load_rules
+
+
+def test_a_listing_of_many_equal_folders_still_has_sizes(project_dir):
+    # `ls -l` of 400 folders (one size each) beside a 9 MB model and a 512-byte README: the
+    # size column held 3 distinct values among 402 rows, under the distinct-values share that
+    # was meant to reject a repeated lint message, and "which file is the largest" was told
+    # nothing matched.
+    listed = project_dir / "listed"
+    listed.mkdir()
+    for n in range(400):
+        (listed / f"pkg{n:03d}").mkdir()
+    with (listed / "model.bin").open("wb") as model:
+        model.truncate(9182736)
+    (listed / "README").write_bytes(b"x" * 512)
+    reply = execute_code(
+        Workspace(project_dir),
+        language="shell",
+        code="ls -l listed",
+        intent="which file is the largest",
+    )
+    shown = reply.text.split("### Sorted by", 1)
+    assert len(shown) == 2, reply.text
+    top = shown[1].splitlines()[1]
+    assert top.endswith(" model.bin") and " 9182736 " in top, reply.text
 
 
 def _ruff_run(folder: Path) -> str:
