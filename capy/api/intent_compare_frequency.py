@@ -32,6 +32,12 @@ _LOCATION = re.compile(r"^[^\s:]+:\d+(?::\d+)?:?\s+")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # A number standing alone (`88`, `3.5`), not the digits of a code or name (`E501`, `pkg01`).
 _NUMBER = re.compile(r"(?<!\w)\d+")
+# A figure a message states (`(88 > 79 characters)`, `expected 4 but found 2`): a number
+# standing alone that says no place, as a line or column does (`path:12:5`, `line 39:`,
+# `file x.py, line 24`), and is no part of a name, version, date or path (`CWE-703`,
+# `4.16.0`, `2026-11-30`, `/703.html`). A line saying only where the next finding is, or
+# naming another thing, stays a message of its own.
+_FIGURE = re.compile(r"(?<![\w:/.#-])(?<![Ll]ine )\d+(?![\w:/]|[.-]\w)")
 _MIN_WORDS = 2
 
 
@@ -50,7 +56,7 @@ def frequency_rows(stored: str, compare: Compare) -> list[tuple[int, str]] | Non
     for line in stored.split("\n"):
         message = _message(line)
         if message:
-            key = without_numbers(message)
+            key = _FIGURE.sub("#", message)
             counts[key] += 1
             first.setdefault(key, message)
     if len(counts) < compare.min_rows or max(counts.values(), default=0) < 2:

@@ -1,6 +1,7 @@
 """Superlatives on outputs where one kind of row repeats: a listing of many equal folders, a
 checker printing one finding with a different figure each time. Real tools run on files made
-for the test (`ls -l`, `ruff check`), answered as an agent asks."""
+for the test (`ls -l`, `ruff check`), and real captured outputs of the niah-real set's dev
+half."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from capy.api.execute import execute_code
 from capy.api.intent_compare import comparison_section
 from capy.api.workspace import Workspace
 from capy.rules import load_rules
+
+OUTPUTS = Path(__file__).parents[2] / "fixtures" / "niah-real" / "outputs"
 
 
 def test_a_listing_of_many_equal_folders_still_has_sizes(project_dir):
@@ -77,3 +80,20 @@ def test_how_often_counts_messages_in_any_script():
     )
     lines = comparison_section(text, "which message is printed most often", load_rules())
     assert lines[2] == "5× ошибка: неизвестный тип имени", lines
+
+
+@pytest.mark.parametrize(
+    ("name", "first"),
+    [
+        # ruff's full format says where each finding is on a line of its own (` --> path:1:1`).
+        ("ruff-click-full.txt", "63× FBT001 Boolean-typed positional argument"),
+        # pytest's `file /path/test_x.py, line 24` under each setup error.
+        ("pytest-humanize-ra.txt", "15× E       fixture 'benchmark' not found"),
+    ],
+)
+def test_a_line_saying_only_where_is_counted_per_place(name, first):
+    # Masking every number made the location lines of a file one message, printed more often
+    # than any finding: a line or column number says where, not a figure of the message.
+    text = (OUTPUTS / name).read_text(encoding="utf-8")
+    lines = comparison_section(text, "which message is printed most often", load_rules())
+    assert lines[2].startswith(first), lines
