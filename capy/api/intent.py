@@ -35,7 +35,7 @@ from capy.api.intent_focus import shown_hits
 from capy.api.intent_relevance import hit_term_shares, source_chunks
 from capy.api.intent_shape import is_failure_intent
 from capy.api.intent_specific import specific_absence
-from capy.api.intent_tally import CLEAN, tally_lines, tally_section
+from capy.api.intent_tally import clean_lines, tally_section
 from capy.api.output_excerpts import (
     GAP,
     answer_sections,
@@ -294,7 +294,7 @@ def _judge(
     named = specific.names
     absent = named or (specific.missing if specific.verdict else [])
     weak = bool(absent) or max(relevances, default=0.0) < budget.relevance_floor
-    clean = tally_lines(stored, rules, says=CLEAN) if failure and not problems else []
+    clean = clean_lines(stored, rules) if failure and not problems else []
     tally = tally_section(stored, shown_intent, rules)
     short = None
     if clean:

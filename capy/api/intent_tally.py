@@ -5,7 +5,10 @@
 brings them. The chunking pack's `log.tally_rules` find such lines; an intent holding one of
 the search pack's `intents.tally` words gets them first. A failure intent on an output that
 flags nothing and says it ran clean (`clean` rules: `OK`, `ℹ fail 0`, a pytest line with no
-failures) is answered by that line alone: the failure it asks about is not there.
+failures) is answered by that line alone: the failure it asks about is not there. A run of
+several parts says so once per part (doctest closes each file with its own counts), so one
+part's clean line is that answer only when no summary line of the run reports a failure (the
+pack's `log.tally_failure`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,20 @@ def tally_lines(stored: str, rules: RuleSet, *, says: str | None = None) -> list
         kept.append(line)
         room -= size
     return kept[::-1]
+
+
+def clean_lines(stored: str, rules: RuleSet) -> list[str]:
+    """The output's lines saying it ran clean, none when any of its summary lines reports a
+    failure (`1 passed and 1 failed.` beside another file's `Test passed.`)."""
+    from capy.chunking.flagging import tally_lines as find
+
+    log = rules.view("chunking").log
+    failed = log.tally_failure_regex
+    if failed is not None:
+        lines = stored.splitlines()
+        if any(index < len(lines) and failed.search(lines[index]) for index in find(stored, log)):
+            return []
+    return tally_lines(stored, rules, says=CLEAN)
 
 
 def _with_block(lines: list[str], index: int) -> list[str]:

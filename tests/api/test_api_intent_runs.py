@@ -10,8 +10,17 @@ encrypted store, the reply as the agent reads it.
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from capy.api.execute import execute_code
+from capy.api.intent_tally import CLEAN, clean_lines, tally_lines
+from capy.api.workspace import Workspace
+from capy.rules import load_rules
 from tests.niah_real_helpers import ask
 
 NEGATIVE_REPLY_BYTES = 300
@@ -70,3 +79,38 @@ def test_a_why_question_gets_the_message_pytest_explains_it_with(project_dir):
     # fall between the error headings and their file lines, all the list had room for.
     text, intent = ask(project_dir, "pytest-humanize-ra-01", "positive")
     assert all(needle in text for needle in intent.needles), text
+
+
+def _doctest_run(folder: Path) -> tuple[str, str]:
+    """(the command, its output) of a real verbose doctest run over two files: the first
+    passes its 150 examples (`150 passed and 0 failed.`, `Test passed.`), the second fails one
+    of its two (`Failed example:`, `1 passed and 1 failed.`, `***Test Failed*** 1 failures.`)."""
+    checks = "\n".join(f"    >>> add({n}, {n})\n    {2 * n}" for n in range(150))
+    (folder / "a.py").write_text(f'def add(a, b):\n    """\n{checks}\n    """\n    return a + b\n')
+    (folder / "b.py").write_text(
+        'def mul(a, b):\n    """\n    >>> mul(2, 3)\n    6\n    >>> mul(2, 2)\n    5\n    """\n'
+        "    return a * b\n"
+    )
+    argv = [sys.executable, "-m", "doctest", "-v", "a.py", "b.py"]
+    run = subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=False)
+    return f"cd {shlex.quote(str(folder))} && {shlex.join(argv)}", run.stdout
+
+
+@pytest.mark.parametrize("intent", ["did any doctest fail", "which examples failed"])
+def test_a_doctest_run_with_a_failing_file_is_not_called_clean(project_dir, intent):
+    # The first file's `Test passed.` answered "did any doctest fail" as a clean run: doctest's
+    # failure lines were flagged by no rule, and one clean summary line was taken for the run's.
+    command, _ = _doctest_run(project_dir)
+    reply = execute_code(Workspace(project_dir), language="shell", code=command, intent=intent)
+    assert "reports no errors" not in reply.text
+    assert "Failed example:" in reply.text and "***Test Failed*** 1 failures." in reply.text
+
+
+def test_a_summary_line_reporting_failures_withholds_the_clean_verdict(tmp_path):
+    # Whatever flags the failures, a run whose summary lines report one is not clean because
+    # another of its summary lines says so.
+    _, output = _doctest_run(tmp_path)
+    rules = load_rules()
+    assert "1 passed and 1 failed." in output
+    assert tally_lines(output, rules, says=CLEAN) == ["150 passed and 0 failed.", "Test passed."]
+    assert clean_lines(output, rules) == []

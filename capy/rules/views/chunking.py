@@ -196,6 +196,7 @@ class Log(Section):
     line_prefix: str | None = None
     error_rules: tuple[ErrorRule, ...]
     tally_rules: tuple[TallyRule, ...] = ()
+    tally_failure: str | None = None
 
     @cached_property
     def active_error_rules(self) -> tuple[ErrorRule, ...]:
@@ -204,6 +205,10 @@ class Log(Section):
     @cached_property
     def active_tally_rules(self) -> tuple[TallyRule, ...]:
         return active(self.tally_rules)
+
+    @cached_property
+    def tally_failure_regex(self) -> re.Pattern[str] | None:
+        return re.compile(self.tally_failure) if self.tally_failure else None
 
     @cached_property
     def active_banner_rules(self) -> tuple[BannerRule, ...]:

@@ -89,6 +89,9 @@ class Compare(Section):
     # Words making a superlative one of how often ("most *often*", "most *common*"): the
     # answer is the message printed most times (`capy.api.intent_compare_frequency`).
     frequency: tuple[str, ...] = ()
+    # A headerless listing whose rows are more than this share one message (numbers masked)
+    # is a repeated finding, not a table with a measure (`capy.api.intent_compare_listing`).
+    repeated_message_share: float = 0.5
     top_rows: int = 5
     min_rows: int = 3
     max_row_bytes: int = 400
