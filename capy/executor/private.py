@@ -139,9 +139,16 @@ def spawner_fstab_for(found: tuple[str, ...]) -> str:
     return f"capy-tmpfs {inside} tmpfs nosuid,nodev,mode=0700,X-mount.mkdir 0 0\n"
 
 
+def call_prefix() -> str:
+    """The start of a call folder's name in `calls_folder`: it names the capy process that made
+    it, so that a later process can tell a crashed one's folders from a live one's."""
+    return f"{HOST_PREFIX}{os.getpid()}-"
+
+
 def calls_folder(place: str) -> str | None:
     """The folder of isolated calls' own folders in `place` (one of capy's hidden folders),
-    made 0700 and of capy's user alone; None where it cannot be."""
+    made 0700 and of capy's user alone; None where it cannot be. The first time a process
+    uses it, the folders of capy processes no longer running are removed (`_sweep_stale`)."""
     path = os.path.join(place, CALLS_FOLDER)
     try:
         os.mkdir(path, 0o700)
@@ -155,7 +162,36 @@ def calls_folder(place: str) -> str | None:
         return None
     if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid() or found.st_mode & 0o077:
         return None
+    _sweep_stale(path)
     return path
+
+
+@cache
+def _sweep_stale(path: str) -> None:
+    """Remove (off the call's path) the call folders a capy process left here when it was
+    killed or crashed: the machine's /tmp, where they were made before, is cleared at boot,
+    this folder never is. A folder is stale only when the process its name gives is gone; a
+    reused pid keeps one (a leak, never a live call's folder removed)."""
+    from capy.executor.janitor import remove_later
+
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for name in names:
+        owner = name.removeprefix(HOST_PREFIX).split("-", 1)[0]
+        if name.startswith(HOST_PREFIX) and owner.isdigit() and not _running(int(owner)):
+            remove_later(Path(path, name))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no right to ask: not ours to judge
+        return True
+    return True
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,9 @@ def _prepare(view, runtime, project_dir, source, timeout, file_path, found) -> _
     their own temp folders, in capy's hidden data folder (see `isolation.calls_root`), or,
     where none is hidden and the folders start empty, under the first of them."""
     own = view.isolation.private_tmp if found is not None else None
-    temp_dir = Path(tempfile.mkdtemp(prefix=private.HOST_PREFIX, dir=_calls_root(view, found)))
+    root = _calls_root(view, found)
+    prefix = private.HOST_PREFIX if root is None else private.call_prefix()
+    temp_dir = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
     try:
         script = os.open(
             temp_dir / runtime.plan.file_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600

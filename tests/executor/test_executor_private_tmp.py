@@ -364,3 +364,28 @@ def test_a_socket_in_the_machines_tmp_stays_out_of_reach(layered, view) -> None:
     finally:
         listener.close()
         os.unlink(path)
+
+
+def test_the_call_folders_a_crashed_capy_left_are_removed(tmp_path) -> None:
+    # Call folders live in capy's data folder, which no boot clears: a capy killed mid-call
+    # left its folder there for good. The next process to use the folder removes those whose
+    # process is gone, and keeps a live process's, and anything not named as capy names them.
+    import subprocess
+
+    from capy.executor import private
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    calls = tmp_path / private.CALLS_FOLDER
+    calls.mkdir(mode=0o700)
+    stale = calls / f"{private.HOST_PREFIX}{gone.pid}-abc123"
+    live = calls / f"{private.HOST_PREFIX}{os.getppid()}-def456"
+    other = calls / "notes"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "script.sh").write_text("echo left behind\n")
+    assert private.calls_folder(str(tmp_path)) == str(calls)
+    janitor.wait_for_cleanup()
+    assert not stale.exists()
+    assert live.exists() and other.exists()
+    assert private.call_prefix() == f"{private.HOST_PREFIX}{os.getpid()}-"
