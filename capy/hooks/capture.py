@@ -110,11 +110,17 @@ def _detectors(path: str) -> PlainSecrets:
 
 
 def redacted_event(context: HookContext, text: str) -> str | None:
-    """`text` with its secrets masked by the detectors capture uses, for the session state the
-    hooks keep in plain files; None where capture, and so the redactor, is off: the event is
-    then not kept rather than kept raw."""
-    capture = capture_for(context)
-    return None if capture is None else capture.secrets.redact(text)
+    """`text` with its secrets masked by the detectors in force, for the session state the
+    hooks keep in plain files, whether capture is on or not; None where the detectors cannot
+    be read (a cache written by an older capy, a removed file): the event is then not kept
+    rather than kept raw."""
+    path = context.rules.get("secrets_file")
+    if not path:
+        return None
+    try:
+        return _detectors(path).redact(text)
+    except OSError:
+        return None
 
 
 def capture_for(context: HookContext) -> Capture | None:

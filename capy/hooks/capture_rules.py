@@ -16,9 +16,10 @@ if TYPE_CHECKING:
     from capy.rules.ruleset import RuleSet
 
 
-def compact_capture(ruleset: RuleSet, *, enabled: bool) -> dict[str, Any] | None:
+def compact_capture(ruleset: RuleSet, *, enabled: bool, secrets_file: str) -> dict[str, Any] | None:
     """The capsules pack's `capture` section, its kinds, and the file holding the detectors in
-    force (the hook redacts with them); None when capture is off or the pack has no section."""
+    force (`write_detectors`: the hook redacts with them); None when capture is off or the pack
+    has no section."""
     from capy.hooks.compiled import in_force
 
     data = ruleset.pack("capsules").data
@@ -27,11 +28,13 @@ def compact_capture(ruleset: RuleSet, *, enabled: bool) -> dict[str, Any] | None
     return {
         **in_force(data["capture"]),
         "kinds": sorted(data["kinds"]),
-        "secrets_file": _write_detectors(ruleset),
+        "secrets_file": secrets_file,
     }
 
 
-def _write_detectors(ruleset: RuleSet) -> str:
+def write_detectors(ruleset: RuleSet) -> str:
+    """The file of the detectors in force, written beside the cache; hooks redact with them
+    what they keep (capsules, and the session's events whether capture is on or not)."""
     import json
     import marshal
     import os

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 # hold what an untrusted project set, so none is read again. 4: capture rules and detectors.
 # 5: the detectors file is marshal data, and the drainer's niceness is in the capture rules.
 # 6: the drainer's niceness is top level: SessionEnd starts the drainer with capture off too.
-CACHE_FORMAT = 6
+# 7: the detectors file is top level: the session's events are kept redacted with capture off.
+CACHE_FORMAT = 7
 _HOOK_PACKS = ("platforms", "routing")
 
 
@@ -80,8 +81,8 @@ def build_entry(start: str) -> dict[str, Any]:
     try:
         watched += overlay_inputs(root)
         data = _compact(root)
-        if data["capture"]:  # its detectors file: gone or changed, the entry is rebuilt
-            watched.append(data["capture"]["secrets_file"])
+        # The detectors file: gone or changed, the entry is rebuilt.
+        watched.append(data["secrets_file"])
     except HookRulesError as error:
         return _entry(watched, error=str(error))
     except ConfigError as error:
@@ -115,8 +116,9 @@ def _compact(root: Path) -> dict[str, Any]:
         if rule.get("kind") == "command":
             rule["kind"], rule["pattern"] = COMMAND_REGEX, command_regex_source(rule["pattern"])
     hooks = settings.hooks
-    from capy.hooks.capture_rules import compact_capture
+    from capy.hooks.capture_rules import compact_capture, write_detectors
 
+    secrets_file = write_detectors(ruleset)
     return {
         "project_root": str(root),
         "data_dir": str(settings.data_dir),
@@ -125,7 +127,8 @@ def _compact(root: Path) -> dict[str, Any]:
             for entry in packs["platforms"]["platforms"]
         },
         "routing": packs["routing"],
-        "capture": compact_capture(ruleset, enabled=hooks.capture),
+        "secrets_file": secrets_file,
+        "capture": compact_capture(ruleset, enabled=hooks.capture, secrets_file=secrets_file),
         "background_niceness": ruleset.view("capsules").worker.background_niceness,
         "settings": {
             "guidance": hooks.guidance,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hooks_helpers import run_hook_process
 from planted_secrets import fresh_secrets, planted_text, raw_in
 
@@ -17,9 +18,14 @@ def _hook(event: str, project: Path, **fields) -> None:
     assert outcome.returncode == 0, outcome.stderr
 
 
-def test_prompts_commands_and_errors_are_kept_redacted(project, tmp_path) -> None:
+@pytest.mark.parametrize("capture", [True, False])
+def test_prompts_commands_and_errors_are_kept_redacted(project, capture) -> None:
+    # With capsule capture off the session's events are still kept (the PreCompact snapshot
+    # and the session saved at its end read them), redacted by the same detectors.
     import os
 
+    if not capture:
+        (project / ".capy.toml").write_text("[hooks]\ncapture = false\n")
     found = fresh_secrets()
     text = " ".join(planted_text(found).split())
     _hook("UserPromptSubmit", project, prompt=f"deploy with {text}")
