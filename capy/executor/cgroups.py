@@ -167,7 +167,7 @@ def _remove_stale_siblings(own_dir: Path) -> None:
     with contextlib.suppress(OSError):
         for entry in own_dir.iterdir():
             owner = entry.name.removeprefix(_GROUP_PREFIX)
-            if entry.name == owner or not owner.isdigit() or _pid_alive(int(owner)):
+            if entry.name == owner or not owner.isdigit() or pid_alive(int(owner)):
                 continue
             _clear(entry)
 
@@ -183,7 +183,8 @@ def _clear(group: Path) -> None:
         _rmdir(group)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user's counts: not ours to judge)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -172,6 +172,7 @@ def _sweep_stale(path: str) -> None:
     killed or crashed: the machine's /tmp, where they were made before, is cleared at boot,
     this folder never is. A folder is stale only when the process its name gives is gone; a
     reused pid keeps one (a leak, never a live call's folder removed)."""
+    from capy.executor.cgroups import pid_alive
     from capy.executor.janitor import remove_later
 
     try:
@@ -180,18 +181,8 @@ def _sweep_stale(path: str) -> None:
         return
     for name in names:
         owner = name.removeprefix(HOST_PREFIX).split("-", 1)[0]
-        if name.startswith(HOST_PREFIX) and owner.isdigit() and not _running(int(owner)):
+        if name.startswith(HOST_PREFIX) and owner.isdigit() and not pid_alive(int(owner)):
             remove_later(Path(path, name))
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process, or no right to ask: not ours to judge
-        return True
-    return True
 
 
 @dataclass(frozen=True)
